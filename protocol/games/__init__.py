@@ -1,0 +1,1 @@
+"""ACPC game files shipped with the package."""

@@ -1,0 +1,47 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import main
+
+
+def test_selfcheck_passes_on_bundled_games(capsys):
+    assert main(["selfcheck", "--hands", "60", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "self-check passed" in out and "holdem.nolimit.2p" in out and "FAILED" not in out
+
+
+def test_selfcheck_rejects_unknown_game(capsys):
+    assert main(["selfcheck", "--game", "nope"]) == 2
+    assert "unknown game" in capsys.readouterr().err
+
+
+def test_games_lists_and_prints(capsys, tmp_path):
+    assert main(["games"]) == 0
+    assert "leduc.limit.2p" in capsys.readouterr().out
+    assert main(["games", "kuhn.limit.2p"]) == 0
+    assert "numRanks = 3" in capsys.readouterr().out
+    bad = tmp_path / "bad.game"
+    bad.write_text("GAMEDEF\nnumPlayers = x\nEND GAMEDEF\n")
+    assert main(["games", str(bad)]) == 2
+    assert f"{bad}:2: 'numPlayers': 'x' is not an integer" in capsys.readouterr().err
+
+
+def test_bad_arguments_exit_with_usage():
+    with pytest.raises(SystemExit) as e:
+        main(["selfcheck", "--hands", "0"])
+    assert e.value.code == 2
+
+
+def test_bench_evaluator_prints_figures_and_ratio():
+    # a small run in a subprocess: the benchmark pins its process to one core
+    out = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "bench", "evaluator", "--hands", "20000", "--boards", "50",
+         "--repeats", "1", "--json"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    r = json.loads(out)
+    assert r["ours_batch_boards_meps"] > 0 and r["ours_random7_meps"] > 0
+    assert "ratio_batch_vs_pokerfast" in r and "ratio_batch_vs_phevaluator" in r

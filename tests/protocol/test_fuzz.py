@@ -1,0 +1,121 @@
+"""Property tests: malformed game files and protocol lines give our clear error types
+and nothing else; every legal line of play keeps the rules' invariants."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol.betting import BettingState, IllegalActionError, apply_betting, raise_to
+from protocol.gamedef import GameDefError, bundled_game, bundled_game_names, bundled_game_text, parse_gamedef
+from protocol.matchstate import (
+    MatchStateError,
+    format_matchstate,
+    format_state_line,
+    parse_matchstate,
+    parse_reply,
+    parse_state_line,
+)
+
+HUNL = bundled_game("holdem.nolimit.2p")
+GAME_TEXTS = [bundled_game_text(n) for n in bundled_game_names()]
+LINES = [
+    "MATCHSTATE:0:0:cr14979c/r19588c/cc/r19702f:8s2h|/7hAdTd/4s/Kc",
+    "MATCHSTATE:1:3:r1112c/r19448r20000c//:2c8h|6cAs/9dKsJc/9c/Td",
+    "MATCHSTATE:1:1::|Qs8d",
+    "MATCHSTATE:0:12:r300r900c/r1800:AsKd|/2c7h9s",
+]
+ALPHABET = "MATCHSTE:0123456789rcfbk/|AKQJT98765432shdcx- \r\n=#"
+
+
+@st.composite
+def mutated(draw, sources):
+    text = draw(st.sampled_from(sources))
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.integers(0, 3))
+        i = draw(st.integers(0, len(text)))
+        if op == 0:
+            text = text[:i] + draw(st.text(alphabet=ALPHABET, max_size=6)) + text[i:]
+        elif op == 1:
+            j = draw(st.integers(i, min(len(text), i + 8)))
+            text = text[:i] + text[j:]
+        elif op == 2 and text:
+            j = draw(st.integers(0, len(text) - 1))
+            text = text[:j] + draw(st.sampled_from(ALPHABET)) + text[j + 1 :]
+        else:
+            text = text[:i] + draw(st.text(max_size=4)) + text[i:]
+    return text
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(mutated(GAME_TEXTS), st.text(max_size=200)))
+def test_malformed_game_files_raise_gamedef_error(text):
+    try:
+        game = parse_gamedef(text)
+    except GameDefError as e:
+        assert str(e)  # a message that names the problem
+        return
+    assert 2 <= game.num_players and 1 <= game.num_rounds <= 4
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(mutated(LINES), st.text(alphabet=ALPHABET, max_size=80), st.text(max_size=40)))
+def test_malformed_matchstates_raise_matchstate_error(line):
+    try:
+        ms = parse_matchstate(line, HUNL)
+    except MatchStateError as e:
+        assert str(e)
+        return
+    # Whatever parses formats to a canonical line that parses to the same state.
+    text = format_matchstate(ms)
+    assert format_matchstate(parse_matchstate(text, HUNL)) == text
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(mutated([l + ":r1000" for l in LINES] + [l + ":c" for l in LINES]), st.text(max_size=60)))
+def test_malformed_replies_raise_matchstate_error(line):
+    try:
+        parse_reply(line, HUNL)
+    except MatchStateError:
+        pass
+
+
+@settings(max_examples=400, deadline=None)
+@given(mutated(["STATE:7:r300c/cc/cc/r900f:AsAh|KsKh/2c7d9h/Js/3c:300|-300:Alice|Bob"]))
+def test_malformed_state_lines_raise_matchstate_error(line):
+    try:
+        parse_state_line(line, HUNL)
+    except MatchStateError:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["holdem.nolimit.2p", "holdem.limit.2p", "leduc.nolimit.2p", "flop.nolimit.2p"]),
+       st.lists(st.tuples(st.integers(0, 2), st.floats(0, 1)), min_size=1, max_size=40))
+def test_legal_play_keeps_invariants(name, choices):
+    game = bundled_game(name)
+    s = BettingState(game)
+    for kind, frac in choices:
+        if s.finished:
+            break
+        p = s.current_player
+        assert not s.folded[p] and not s.is_all_in(p)
+        bounds = s.raise_bounds()
+        if kind == 2 and bounds:
+            lo, hi = bounds
+            s.raise_to(lo + int(frac * (hi - lo)) if game.is_nolimit else None)
+        elif kind == 0 and s.can_fold():
+            s.fold()
+        else:
+            s.call()
+        assert all(0 <= s.spent[q] <= game.stack[q] for q in (0, 1))
+        assert s.max_spent == max(s.spent) or s.folded[0] or s.folded[1]
+        # the betting text replays to the same state
+        t = apply_betting(BettingState(game), s.betting_string())
+        assert t.spent == s.spent and t.round == s.round and t.finished == s.finished
+    if s.finished and not s.is_showdown:
+        pay = s.payoffs()
+        assert sum(pay) == 0 and max(abs(v) for v in pay) <= max(game.stack)
+    elif not s.finished:
+        try:
+            s.raise_to(game.stack[s.current_player] + 1 if game.is_nolimit else None)
+        except IllegalActionError:
+            pass
