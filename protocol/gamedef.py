@@ -227,14 +227,16 @@ def _validate(seen: dict, betting: BettingType | None, source: str) -> GameDef:
             raise GameDefError(f"missing '{_FILE_KEY[field]}'", None, source)
         return get(field)
 
+    def bounded(field: str, lo: int, hi: int) -> int:
+        value = need(field)
+        if not lo <= value <= hi:
+            raise GameDefError(f"{_FILE_KEY[field]} must be {lo}..{hi}, got {value}", line(field), source)
+        return value
+
     # The reference defaults to limit betting when neither keyword is given.
     betting = betting or BettingType.LIMIT
-    num_players = need("num_players")
-    if not 2 <= num_players <= MAX_PLAYERS:
-        raise GameDefError(f"numPlayers must be 2..{MAX_PLAYERS}, got {num_players}", line("num_players"), source)
-    num_rounds = need("num_rounds")
-    if not 1 <= num_rounds <= MAX_ROUNDS:
-        raise GameDefError(f"numRounds must be 1..{MAX_ROUNDS}, got {num_rounds}", line("num_rounds"), source)
+    num_players = bounded("num_players", 2, MAX_PLAYERS)
+    num_rounds = bounded("num_rounds", 1, MAX_ROUNDS)
 
     def per(field: str, count: int, what: str, default=None) -> tuple[int, ...]:
         values = get(field)
@@ -278,15 +280,9 @@ def _validate(seen: dict, betting: BettingType | None, source: str) -> GameDef:
     for r, m in enumerate(max_raises):
         if not 0 <= m <= 255:
             raise GameDefError(f"maxRaises of round {r + 1} must be 0..255, got {m}", line("max_raises"), source)
-    num_suits = need("num_suits")
-    if not 1 <= num_suits <= MAX_SUITS:
-        raise GameDefError(f"numSuits must be 1..{MAX_SUITS}, got {num_suits}", line("num_suits"), source)
-    num_ranks = need("num_ranks")
-    if not 1 <= num_ranks <= MAX_RANKS:
-        raise GameDefError(f"numRanks must be 1..{MAX_RANKS}, got {num_ranks}", line("num_ranks"), source)
-    num_hole = need("num_hole_cards")
-    if not 1 <= num_hole <= MAX_HOLE_CARDS:
-        raise GameDefError(f"numHoleCards must be 1..{MAX_HOLE_CARDS}, got {num_hole}", line("num_hole_cards"), source)
+    num_suits = bounded("num_suits", 1, MAX_SUITS)
+    num_ranks = bounded("num_ranks", 1, MAX_RANKS)
+    num_hole = bounded("num_hole_cards", 1, MAX_HOLE_CARDS)
     board = per("num_board_cards", num_rounds, "round")
     for r, b in enumerate(board):
         if b < 0:
