@@ -161,3 +161,66 @@ def print_evaluator_report(r: dict, as_json: bool = False) -> None:
         print(f"ratio ours random 7-card / pokerfast batch: {r['ratio_random7_vs_pokerfast']:.2f}")
     if "ratio_batch_vs_phevaluator" in r:
         print(f"ratio ours batch path / phevaluator per call: {r['ratio_batch_vs_phevaluator']:.1f}")
+
+
+async def _dealer_match(hands: int, players: str, workdir: str) -> tuple[float, int]:
+    """One call-vs-call match on our dealer; returns (seconds of play, hands)."""
+    import asyncio
+    import sys
+
+    from protocol.client import ClientConnection
+    from protocol.dealer import Dealer, DealerConfig
+    from protocol.gamedef import DEFAULT_GAME, bundled_game
+
+    from bot.player import play
+    from bot.strategies import make_strategy
+
+    game = bundled_game(DEFAULT_GAME)
+    cfg = DealerConfig(os.path.join(workdir, f"bench-{players}"), DEFAULT_GAME, hands, 1, ("call1", "call2"), quiet=True)
+    dealer = Dealer(cfg, game, stdout=open(os.devnull, "w"))
+    ports = await dealer.listen()
+    if players == "processes":
+        procs = [
+            await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot.cli", "play", "127.0.0.1", str(port), "--strategy", "call",
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            for port in ports
+        ]
+        status = await dealer.run()
+        for p in procs:
+            await p.wait()
+    else:
+        tasks = [asyncio.create_task(play("127.0.0.1", port, game, make_strategy("call"))) for port in ports]
+        status = await dealer.run()
+        await asyncio.gather(*tasks)
+    if status != 0:
+        raise RuntimeError(f"benchmark match failed: {dealer.result.error}")
+    return dealer.result.play_seconds, dealer.result.completed_hands
+
+
+def bench_dealer(hands: int = 5000, repeats: int = 3) -> dict:
+    """Hands per second of our dealer over loopback with two `call` players, as
+    separate processes (the real setting) and inside the dealer's event loop."""
+    import tempfile
+
+    from protocol.dealer import run_event_loop
+
+    result: dict = {"machine": machine_description(), "hands": hands, "repeats": repeats}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in ("processes", "in-process"):
+            rates = []
+            for _ in range(repeats):
+                seconds, played = run_event_loop(_dealer_match(hands, mode, tmp))
+                rates.append(played / seconds)
+            result[f"hands_per_second_{mode.replace('-', '_')}"] = statistics.median(rates)
+    return result
+
+
+def print_dealer_report(r: dict, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps(r, indent=2))
+        return
+    print(f"Dealer throughput: {r['hands']} hands of call vs call over loopback, median of {r['repeats']} matches")
+    print(f"machine: {r['machine']}")
+    print(f"  players as separate processes (pokerbot play):  {r['hands_per_second_processes']:8.0f} hands/s")
+    print(f"  players inside the dealer's event loop:         {r['hands_per_second_in_process']:8.0f} hands/s")

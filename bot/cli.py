@@ -47,6 +47,56 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_play(args: argparse.Namespace) -> int:
+    from protocol.dealer import run_event_loop
+    from protocol.logs import configure
+
+    from bot.player import play
+    from bot.strategies import make_strategy
+
+    configure(args.log_level)
+    try:
+        game = load_gamedef(args.game)
+        strategy = make_strategy(args.strategy, args.seed)
+    except (GameDefError, ValueError) as e:
+        print(f"pokerbot play: {e}", file=sys.stderr)
+        return 2
+    return run_event_loop(play(args.host, args.port, game, strategy, args.connect_timeout))
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    from protocol.dealer import run_event_loop
+    from protocol.logs import configure
+
+    from bot import match
+
+    configure(args.log_level)
+    try:
+        game = load_gamedef(args.game)
+    except GameDefError as e:
+        print(f"pokerbot match: {e}", file=sys.stderr)
+        return 2
+    limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
+    try:
+        summary = run_event_loop(match.run(game, args.game, args.hands, args.seed, (args.player_a, args.player_b),
+                                           args.duplicate, args.out, limits))
+    except (RuntimeError, ValueError, OSError) as e:
+        print(f"pokerbot match: {e}", file=sys.stderr)
+        return 1
+    match.print_summary(summary, args.out)
+    return 0 if summary["ok"] else 1
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"port must be 1..65535, got {value}")
+    return value
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -78,6 +128,36 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=_cmd_bench)
 
+    from bot.strategies import STRATEGIES
+
+    pl = sub.add_parser("play", help="play a match as an ACPC player: pokerbot play <host> <port>")
+    pl.add_argument("host", help="dealer host")
+    pl.add_argument("port", type=_port, help="dealer port for this seat")
+    pl.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+    pl.add_argument("--strategy", default="call", choices=sorted(STRATEGIES), help="what to play (default call)")
+    pl.add_argument("--seed", type=int, default=None, help="seed for the strategy's random choices")
+    pl.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to wait for the dealer (default 30)")
+    pl.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
+                    help="JSON log level on stderr (default warning; debug logs every decision)")
+    pl.set_defaults(func=_cmd_play)
+
+    sub.add_parser("dealer", help="run an ACPC dealer (see pokerbot dealer --help)", add_help=False)
+
+    m = sub.add_parser("match", help="play two players on our dealer and report mbb/hand with confidence intervals")
+    m.add_argument("player_a", help=f"a strategy ({', '.join(sorted(STRATEGIES))}) or a command line run as '<cmd> <host> <port>'")
+    m.add_argument("player_b", help="the opponent, the same way")
+    m.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+    m.add_argument("--hands", type=_positive, default=1000, help="hands per match (default 1000)")
+    m.add_argument("--seed", type=int, default=1, help="card seed (default 1)")
+    m.add_argument("--duplicate", action="store_true", help="replay the same cards with the seats swapped")
+    m.add_argument("--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)")
+    m.add_argument("--t_response", type=_positive, default=600_000, metavar="MS", help="dealer limit per reply (default 600000)")
+    m.add_argument("--t_hand", type=_positive, default=600_000, metavar="MS", help="dealer limit per hand (default 600000)")
+    m.add_argument("--t_per_hand", type=_positive, default=7_000, metavar="MS", help="dealer average limit per hand (default 7000)")
+    m.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
+                   help="JSON log level on stderr (default warning)")
+    m.set_defaults(func=_cmd_match)
+
     g = sub.add_parser("games", help=f"list the bundled games, or print one (default game: {DEFAULT_GAME})")
     g.add_argument("name", nargs="?", help="a bundled game name or a game file to print")
     g.set_defaults(func=_cmd_games)
@@ -85,6 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["dealer"]:  # its own command line, the reference dealer's
+        from protocol.dealer import main as dealer_main
+
+        return dealer_main(argv[1:])
     args = build_parser().parse_args(argv)
     return args.func(args)
 

@@ -110,6 +110,8 @@ class BettingState:
         "actors",
         "hole_cards",
         "board_cards",
+        "_to_act",
+        "_betting",
     )
 
     def __init__(
@@ -139,6 +141,8 @@ class BettingState:
         self.actors: list[list[int]] = [[] for _ in range(game.num_rounds)]
         self.hole_cards: list[list[int]] = [[], []]
         self.board_cards: list[int] = []
+        self._betting = ""  # betting_string(), kept up to date by _do
+        self._to_act = self._first_to_act()
         if hole_cards is not None:
             for p, cards in enumerate(hole_cards):
                 if cards:
@@ -161,6 +165,8 @@ class BettingState:
         other.actors = [a[:] for a in self.actors]
         other.hole_cards = [h[:] for h in self.hole_cards]
         other.board_cards = self.board_cards[:]
+        other._to_act = self._to_act
+        other._betting = self._betting
         return other
 
     # ------------------------------------------------------------------ queries
@@ -172,8 +178,9 @@ class BettingState:
 
     def num_acting_players(self) -> int:
         """Players who have neither folded nor gone all-in."""
-        return sum(
-            1 for p in (0, 1) if not self.folded[p] and self.spent[p] < self.game.stack[p]
+        stack = self.game.stack
+        return (not self.folded[0] and self.spent[0] < stack[0]) + (
+            not self.folded[1] and self.spent[1] < stack[1]
         )
 
     def _next_player(self, after: int) -> int:
@@ -187,6 +194,9 @@ class BettingState:
     @property
     def current_player(self) -> int | None:
         """The player to act, or None when the hand is over."""
+        return self._to_act
+
+    def _first_to_act(self) -> int | None:
         if self.finished:
             return None
         acted = self.actors[self.round]
@@ -393,8 +403,9 @@ class BettingState:
 
     def _do(self, action: Action) -> None:
         game = self.game
-        p = self.current_player
+        p = self._to_act
         r = self.round
+        self._betting += str(action)
         self.actions[r].append(action)
         self.actors[r].append(p)
         if action.type is ActionType.FOLD:
@@ -423,16 +434,19 @@ class BettingState:
                 # Nobody can bet any more: straight to the showdown on the last round.
                 self.finished = True
                 self.round = game.num_rounds - 1
+        if self.round != r:
+            self._betting += "/" * (self.round - r)
+        self._to_act = self._first_to_act()
 
     # ------------------------------------------------------------------ cards
     def _check_new_cards(self, cards: Sequence[int], what: str) -> None:
-        deck = set(self.game.deck())
         for c in cards:
-            if isinstance(c, bool) or not isinstance(c, int) or c not in deck:
+            if isinstance(c, bool) or not isinstance(c, int) or not self.game.in_deck(c):
                 shown = card_to_str(c) if isinstance(c, int) and 0 <= c < 52 else repr(c)
                 raise CardError(f"{shown} is not in this game's deck ({what})")
-        known = [c for h in self.hole_cards for c in h] + self.board_cards
-        check_distinct(known + list(cards), what)
+        known = self.hole_cards[0] + self.hole_cards[1] + self.board_cards + list(cards)
+        if len(set(known)) != len(known):
+            check_distinct(known, what)  # names the card
 
     def deal_hole_cards(self, player: int, cards: Sequence[int]) -> None:
         if player not in (0, 1):
@@ -497,9 +511,7 @@ class BettingState:
     # ------------------------------------------------------------------ text
     def betting_string(self) -> str:
         """Betting in ACPC form: actions per round, ``/`` between rounds reached."""
-        return "/".join(
-            "".join(str(a) for a in self.actions[r]) for r in range(self.round + 1)
-        )
+        return self._betting
 
     def __repr__(self) -> str:
         return (
@@ -508,41 +520,47 @@ class BettingState:
         )
 
 
-def apply_betting(state: BettingState, betting: str) -> BettingState:
+def apply_betting(state: BettingState, betting: str, start: int = 0) -> BettingState:
     """Apply an ACPC betting string (``cr300c/r600f``) to ``state`` in place.
 
     Strict: ``/`` must stand exactly where a round ends (after an all-in call the
     empty rounds follow as ``///``), and every action must be legal. Raises
-    ``ActionSyntaxError`` or ``IllegalActionError`` naming the position.
+    ``ActionSyntaxError`` or ``IllegalActionError`` naming the position. With
+    ``start``, the first ``start`` characters are taken as already applied to
+    ``state`` (a client extending the previous state of the hand).
     """
-    segments = betting.split("/")
-    for seg_round, segment in enumerate(segments):
-        i = 0
-        while i < len(segment):
-            j = i + 1
-            if segment[i] == "r":
-                while j < len(segment) and segment[j].isdigit():
-                    j += 1
-            token = segment[i:j]
-            if seg_round != state.round:
+    seg_round = betting.count("/", 0, start)
+    i = start
+    n = len(betting)
+    while i < n:
+        ch = betting[i]
+        if ch == "/":
+            if seg_round + 1 > state.round:
                 raise IllegalActionError(
-                    f"action {token!r} at {state.betting_string()!r}: it is round {state.round + 1}, "
-                    f"but the '/' count says round {seg_round + 1}"
-                    if not state.finished
-                    else f"action {token!r} after the end of the hand at {state.betting_string()!r}"
+                    f"'/' after {betting[:i]!r}: round {seg_round + 1} has not ended"
                 )
-            try:
-                action = parse_action(token, state.game)
-                state.apply(action)
-            except (ActionSyntaxError, IllegalActionError) as e:
-                raise type(e)(f"at {state.betting_string()!r}: {e}") from None
-            i = j
-        if seg_round + 1 < len(segments) and seg_round + 1 > state.round:
+            seg_round += 1
+            i += 1
+            continue
+        j = i + 1
+        if ch == "r":
+            while j < n and betting[j].isdigit():
+                j += 1
+        token = betting[i:j]
+        if seg_round != state.round:
             raise IllegalActionError(
-                f"'/' after {segment!r}: round {seg_round + 1} has not ended"
+                f"action {token!r} at {state.betting_string()!r}: it is round {state.round + 1}, "
+                f"but the '/' count says round {seg_round + 1}"
+                if not state.finished
+                else f"action {token!r} after the end of the hand at {state.betting_string()!r}"
             )
-    if len(segments) != state.round + 1:
+        try:
+            state.apply(parse_action(token, state.game))
+        except (ActionSyntaxError, IllegalActionError) as e:
+            raise type(e)(f"at {state.betting_string()!r}: {e}") from None
+        i = j
+    if seg_round != state.round:
         raise IllegalActionError(
-            f"betting {betting!r} reaches round {state.round + 1} but has {len(segments)} round(s) of text"
+            f"betting {betting!r} reaches round {state.round + 1} but has {seg_round + 1} round(s) of text"
         )
     return state

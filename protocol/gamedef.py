@@ -12,6 +12,7 @@ silently ignores the line.
 from __future__ import annotations
 
 import enum
+import functools
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -90,14 +91,25 @@ class GameDef:
     def deck(self) -> list[int]:
         """The cards in play, as the reference dealer builds them: the top
         ``num_ranks`` ranks and the top ``num_suits`` suits (Leduc-like games use
-        Q K A of hearts and spades), in suit-major order."""
-        from .cards import make_card
+        Q K A of hearts and spades), in suit-major order. A new list each call."""
+        return list(_deck(self.num_suits, self.num_ranks))
 
-        return [
-            make_card(r, s)
-            for s in range(MAX_SUITS - self.num_suits, MAX_SUITS)
-            for r in range(MAX_RANKS - self.num_ranks, MAX_RANKS)
-        ]
+    def in_deck(self, card: int) -> bool:
+        return card in _deck_set(self.num_suits, self.num_ranks)
+
+
+@functools.lru_cache(maxsize=None)
+def _deck(num_suits: int, num_ranks: int) -> tuple[int, ...]:
+    return tuple(
+        r * 4 + s
+        for s in range(MAX_SUITS - num_suits, MAX_SUITS)
+        for r in range(MAX_RANKS - num_ranks, MAX_RANKS)
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def _deck_set(num_suits: int, num_ranks: int) -> frozenset[int]:
+    return frozenset(_deck(num_suits, num_ranks))
 
 
 _INT_LIST_KEYS = {

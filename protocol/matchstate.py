@@ -94,17 +94,22 @@ def _parse_cards_field(field: str, state: BettingState, visible: set[int] | None
                 f"board {'/'.join(board_parts)!r}: the betting reached round {state.round + 1}, "
                 f"so {state.round} board group(s) are expected, got {len(board_parts)}"
             )
-        if game.num_board_cards[0]:
-            raise MatchStateError("games with board cards in the first round are not supported")
-        for r, text in enumerate(board_parts, start=1):
-            cards = parse_cards(text)
-            if len(cards) != game.num_board_cards[r]:
-                raise MatchStateError(
-                    f"round {r + 1} deals {game.num_board_cards[r]} board card(s), got {len(cards)} in {text!r}"
-                )
-            state.deal_board_cards(cards)
+        _deal_board_groups(state, board_parts, 1)
     except CardError as e:
         raise MatchStateError(str(e)) from None
+
+
+def _deal_board_groups(state: BettingState, groups: list[str], first_round: int) -> None:
+    game = state.game
+    if game.num_board_cards[0]:
+        raise MatchStateError("games with board cards in the first round are not supported")
+    for r, text in enumerate(groups, start=first_round):
+        cards = parse_cards(text)
+        if len(cards) != game.num_board_cards[r]:
+            raise MatchStateError(
+                f"round {r + 1} deals {game.num_board_cards[r]} board card(s), got {len(cards)} in {text!r}"
+            )
+        state.deal_board_cards(cards)
 
 
 def _parse_common(fields: list[str], game: GameDef, line: str) -> BettingState:
@@ -138,6 +143,53 @@ def parse_matchstate(line: str, game: GameDef) -> MatchState:
     return MatchState(viewer, state)
 
 
+def parse_next_matchstate(line: str, game: GameDef, prev_line: str | None,
+                          prev: MatchState | None, in_place: bool = False) -> MatchState:
+    """``parse_matchstate``, reusing the previous state of the same hand when this line
+    extends it (same viewer and hand, more betting, more board), as the dealer's lines
+    within a hand do: then only the new actions and cards are applied. With
+    ``in_place`` the previous state object is advanced instead of copied (faster; the
+    previous MatchState then shows the new state too)."""
+    if prev is None or prev_line is None or prev.state.finished:
+        return parse_matchstate(line, game)
+    fields = line.split(":")
+    old = prev_line.split(":")
+    if len(fields) != 5 or fields[:3] != old[:3] or not fields[3].startswith(old[3]):
+        return parse_matchstate(line, game)
+    new_hole, _, new_board = fields[4].partition("/")
+    old_hole, _, old_board = old[4].partition("/")
+    if old_board:
+        if not new_board.startswith(old_board) or new_board[len(old_board) : len(old_board) + 1] not in ("", "/"):
+            return parse_matchstate(line, game)
+        new_groups = new_board[len(old_board) + 1 :].split("/") if len(new_board) > len(old_board) else []
+    else:
+        new_groups = new_board.split("/") if new_board else []
+    known_groups = old_board.count("/") + 1 if old_board else 0
+    state = prev.state if in_place else prev.state.copy()
+    try:
+        apply_betting(state, fields[3], start=len(old[3]))
+        if new_hole != old_hole:  # the showdown reveals the opponent's cards
+            if not state.is_showdown:
+                raise MatchStateError("hole cards changed, but only a showdown reveals them")
+            holes = new_hole.split("|")
+            viewer = prev.viewer
+            if len(holes) != game.num_players or holes[viewer] != old_hole.split("|")[viewer]:
+                raise MatchStateError(f"hole cards {new_hole!r} do not extend {old_hole!r}")
+            cards = parse_cards(holes[1 - viewer])
+            state.deal_hole_cards(1 - viewer, cards)
+        if known_groups + len(new_groups) != state.round:
+            raise MatchStateError(
+                f"board {fields[4]!r}: the betting reached round {state.round + 1}, "
+                f"so {state.round} board group(s) are expected, got {known_groups + len(new_groups)}"
+            )
+        _deal_board_groups(state, new_groups, known_groups + 1)
+    except (ActionSyntaxError, IllegalActionError) as e:
+        raise MatchStateError(f"betting {fields[3]!r}: {e}") from None
+    except CardError as e:
+        raise MatchStateError(str(e)) from None
+    return MatchState(prev.viewer, state)
+
+
 def _format_cards(state: BettingState, shown: list[bool]) -> str:
     holes = "|".join(
         cards_to_str(state.hole_cards[p]) if shown[p] else "" for p in range(state.game.num_players)
@@ -151,12 +203,15 @@ def _format_cards(state: BettingState, shown: list[bool]) -> str:
 
 def format_matchstate(ms: MatchState) -> str:
     """The line the dealer sends to ``ms.viewer`` (no line ending)."""
-    st = ms.state
-    shown = [p == ms.viewer or st.is_showdown for p in range(st.game.num_players)]
-    return (
-        f"{MATCHSTATE_PREFIX}:{ms.viewer}:{st.hand_id}:{st.betting_string()}:"
-        f"{_format_cards(st, shown)}"
-    )
+    return format_view(ms.state, ms.viewer)
+
+
+def format_view(st: BettingState, viewer: int) -> str:
+    """The MATCHSTATE line of the dealer's full state as ``viewer`` sees it: the
+    opponent's hole cards only at a showdown."""
+    showdown = st.is_showdown
+    shown = [p == viewer or showdown for p in range(st.game.num_players)]
+    return f"{MATCHSTATE_PREFIX}:{viewer}:{st.hand_id}:{st.betting_string()}:{_format_cards(st, shown)}"
 
 
 def view_of(state: BettingState, viewer: int) -> MatchState:
@@ -198,15 +253,17 @@ class LoggedHand:
     names: list[str]
 
 
-def _format_value(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:.6f}"
+def format_value(v: float) -> str:
+    """A value as the reference prints it: ``%.6f`` without trailing zeros or point."""
+    text = f"{v:.6f}".rstrip("0")
+    return text[:-1] if text.endswith(".") else text
 
 
 def format_state_line(state: BettingState, values: list[float], names: list[str]) -> str:
     """The log line of a finished hand: betting, all hole cards, board, the value won
     by each position and the name of the player in each position."""
     cards = _format_cards(state, [True] * state.game.num_players)
-    vals = "|".join(_format_value(v) for v in values)
+    vals = "|".join(format_value(v) for v in values)
     return f"{STATE_PREFIX}:{state.hand_id}:{state.betting_string()}:{cards}:{vals}:{'|'.join(names)}"
 
 

@@ -113,3 +113,27 @@ def test_leduc_and_kuhn_lines():
     kuhn = bundled_game("kuhn.limit.2p")
     ms = parse_matchstate("MATCHSTATE:0:0:cr:Ks|", kuhn)
     assert ms.is_our_turn and ms.state.can_fold()
+
+
+def test_incremental_parse_equals_full_parse_along_a_hand():
+    from protocol.betting import parse_action
+    from protocol.matchstate import parse_next_matchstate
+
+    st = BettingState(HUNL, 9, [parse_cards("AsAh"), parse_cards("KsKh")], parse_cards("2c7d9hJs3c"))
+    prev_line = prev = None
+    for action in ["r300", "c", "r600", "r1800", "c", "c", "c", "r20000", "c", None]:
+        line = view_of(st, 1).to_text()
+        ms = parse_next_matchstate(line, HUNL, prev_line, prev)
+        full = parse_matchstate(line, HUNL)
+        assert ms.to_text() == full.to_text() == line
+        assert ms.state.spent == full.state.spent
+        assert ms.state.current_player == full.state.current_player
+        assert ms.state.board_cards == full.state.board_cards
+        if action is not None:
+            st.apply(parse_action(action, HUNL))
+            prev_line, prev = line, ms
+    assert ms.state.is_showdown and ms.state.hole_cards[0] == parse_cards("AsAh")
+    # a line that contradicts the previous one is still checked in full
+    bad = prev_line.replace(":r300c/", ":r150c/")
+    with pytest.raises(MatchStateError):
+        parse_next_matchstate(bad, HUNL, prev_line, prev)

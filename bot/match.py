@@ -1,0 +1,274 @@
+"""``pokerbot match``: play two players against each other on our dealer and report.
+
+A player is a strategy name (run as ``pokerbot play``) or any command line following
+the ``<program> <host> <port>`` convention (host and port are appended). The runner
+starts the dealer in this process, the players as subprocesses, and reads the dealer's
+log when the match is over. It reports, per player, milli-big-blinds per hand with a
+95 % confidence interval, raw and all-in adjusted (a hand where both were all-in before
+the last card is scored by its expected value over every remaining board). With
+``--duplicate`` the same cards are played again with the seats swapped and the paired
+result is reported. A JSON summary and a PNG chart of cumulative winnings are written
+to the output directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import re
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import structlog
+
+from protocol.betting import BettingState
+from protocol.dealer import Dealer, DealerConfig, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from protocol.gamedef import GameDef
+from protocol.matchstate import MatchStateError, parse_state_line
+
+from .strategies import STRATEGIES
+
+log = structlog.get_logger("match")
+Z95 = 1.959963984540054
+
+
+@dataclass
+class PlayerSpec:
+    label: str  # "A" or "B"
+    spec: str  # a strategy name or a command line
+
+    @property
+    def name(self) -> str:
+        """The name the dealer logs: label plus a sanitised short form of the spec."""
+        base = self.spec if self.spec in STRATEGIES else os.path.basename(shlex.split(self.spec)[0])
+        return f"{self.label}-" + re.sub(r"[^A-Za-z0-9_.-]", "_", base)[:40]
+
+    def command(self, host: str, port: int, game_file: str, seed: int) -> list[str]:
+        if self.spec in STRATEGIES:
+            return [sys.executable, "-m", "bot.cli", "play", host, str(port), "--strategy", self.spec,
+                    "--game", game_file, "--seed", str(seed)]
+        return shlex.split(self.spec) + [host, str(port)]
+
+
+@dataclass
+class HandResult:
+    hand: int
+    names: list[str]  # by position
+    values: list[float]  # by position, chips
+    adjusted: list[float]  # all-in adjusted, chips
+
+
+@dataclass
+class MatchRun:
+    name: str
+    seats: list[PlayerSpec]
+    status: int
+    error: str | None
+    hands: list[HandResult]
+    score_line: str | None
+    seconds: float
+    log_path: str
+
+
+def allin_adjusted(state: BettingState) -> list[float] | None:
+    """Expected values over every remaining board when the betting ended before the
+    last round with a showdown to come (both all-in, or one all-in and called), else
+    None."""
+    from solver.equity import runout_equity
+
+    game = state.game
+    if not state.is_showdown:
+        return None
+    last_bet_round = max(r for r in range(game.num_rounds) if state.actions[r])
+    if last_bet_round >= game.num_rounds - 1:
+        return None
+    known = state.board_cards[: game.total_board_cards(last_bet_round)]
+    win, tie = runout_equity(state.hole_cards[0], state.hole_cards[1], known, game.deck(),
+                             game.total_board_cards(game.num_rounds - 1))
+    at_stake = min(state.spent)
+    ev0 = at_stake * (win - (1.0 - win - tie))
+    return [ev0, -ev0]
+
+
+def read_match_log(path: str, game: GameDef, adjust: bool = True) -> tuple[list[HandResult], str | None]:
+    """The hands of a dealer log (checked against the rules) and its SCORE line."""
+    hands: list[HandResult] = []
+    score = None
+    cache: dict = {}
+    with open(path, encoding="utf-8") as f:
+        for line_no, line in enumerate(f, start=1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("SCORE:"):
+                score = line
+                continue
+            try:
+                logged = parse_state_line(line, game)
+            except MatchStateError as e:
+                raise ValueError(f"{path}:{line_no}: {e}") from None
+            st = logged.state
+            adj = None
+            if adjust:
+                key = (tuple(st.hole_cards[0]), tuple(st.hole_cards[1]), tuple(st.board_cards), st.betting_string())
+                if key not in cache:
+                    cache[key] = allin_adjusted(st)
+                adj = cache[key]
+            vals = [float(v) for v in logged.values]
+            hands.append(HandResult(st.hand_id, logged.names, vals, adj if adj is not None else vals))
+    return hands, score
+
+
+def player_series(hands: list[HandResult], name: str, adjusted: bool = False) -> np.ndarray:
+    """Chips won by the player called ``name`` in each hand."""
+    out = np.empty(len(hands))
+    for i, h in enumerate(hands):
+        pos = h.names.index(name)
+        out[i] = (h.adjusted if adjusted else h.values)[pos]
+    return out
+
+
+def summarize(chips: np.ndarray, big_blind: int) -> dict:
+    """Mean milli-big-blinds per hand and the half-width of its 95 % interval."""
+    n = len(chips)
+    mbb = chips / big_blind * 1000.0
+    mean = float(mbb.mean()) if n else 0.0
+    half = float(Z95 * mbb.std(ddof=1) / math.sqrt(n)) if n > 1 else float("inf")
+    return {"hands": n, "mbb_per_hand": mean, "ci95": half, "low": mean - half, "high": mean + half,
+            "total_chips": float(chips.sum())}
+
+
+async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats: list[PlayerSpec],
+                     out_dir: str, name: str, limits: dict | None = None, host: str = "127.0.0.1") -> MatchRun:
+    """One match on our dealer with the players as subprocesses."""
+    limits = limits or {}
+    cfg = DealerConfig(
+        match_name=os.path.join(out_dir, name), game_file=game_file, num_hands=hands, seed=seed,
+        names=(seats[0].name, seats[1].name), quiet=True,
+        t_response_ms=limits.get("t_response", DEFAULT_T_RESPONSE_MS),
+        t_hand_ms=limits.get("t_hand", DEFAULT_T_HAND_MS),
+        t_per_hand_ms=limits.get("t_per_hand", DEFAULT_T_PER_HAND_MS),
+        start_timeout_ms=limits.get("start_timeout", 60_000), host=host,
+    )
+    with open(os.path.join(out_dir, f"{name}.dealer.out"), "w") as dealer_out:
+        dealer = Dealer(cfg, game, stdout=dealer_out)
+        ports = await dealer.listen()
+        procs = []
+        for seat, port in zip(seats, ports):
+            err = open(os.path.join(out_dir, f"{name}.{seat.name}.stderr"), "w")
+            try:
+                procs.append(await asyncio.create_subprocess_exec(
+                    *seat.command(host, port, game_file, seed + (0 if seat.label == "A" else 1)),
+                    stdin=asyncio.subprocess.DEVNULL, stdout=err, stderr=err))
+            except OSError as e:
+                raise RuntimeError(f"cannot start player {seat.spec!r}: {e}") from None
+            finally:
+                err.close()
+        t0 = time.monotonic()
+        status = await dealer.run()
+        seconds = time.monotonic() - t0
+    for p in procs:
+        try:
+            await asyncio.wait_for(p.wait(), 15)
+        except asyncio.TimeoutError:
+            p.kill()
+            await p.wait()
+    log_path = cfg.match_name + ".log"
+    results, score = read_match_log(log_path, game)
+    return MatchRun(name, seats, status, dealer.result.error, results, score, seconds, log_path)
+
+
+def _player_report(run: MatchRun, spec: PlayerSpec, bb: int) -> dict:
+    return {
+        "name": spec.name,
+        "spec": spec.spec,
+        "raw": summarize(player_series(run.hands, spec.name), bb),
+        "allin_adjusted": summarize(player_series(run.hands, spec.name, adjusted=True), bb),
+    }
+
+
+def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int, title: str) -> None:
+    """Cumulative winnings (big blinds) with the 95 % band of a random walk with the
+    observed mean and spread."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5), dpi=110)
+    for label, chips in series:
+        bb = chips / big_blind
+        n = np.arange(1, len(bb) + 1)
+        line = ax.plot(n, np.cumsum(bb), label=label, linewidth=1.2)[0]
+        if len(bb) > 1:
+            mean, sd = bb.mean(), bb.std(ddof=1)
+            ax.fill_between(n, n * mean - Z95 * sd * np.sqrt(n), n * mean + Z95 * sd * np.sqrt(n),
+                            color=line.get_color(), alpha=0.12)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_xlabel("hand")
+    ax.set_ylabel("cumulative winnings of player A (big blinds)")
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple[str, str], duplicate: bool,
+              out_dir: str, limits: dict | None = None) -> dict:
+    os.makedirs(out_dir, exist_ok=True)
+    a, b = PlayerSpec("A", specs[0]), PlayerSpec("B", specs[1])
+    bb = game.big_blind
+    runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits)]
+    if duplicate and runs[0].status == 0:
+        runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits))
+    summary: dict = {
+        "game": game_file, "hands": hands, "seed": seed, "players": {"A": a.spec, "B": b.spec},
+        "matches": [], "ok": all(r.status == 0 for r in runs),
+    }
+    chart_series = []
+    for r in runs:
+        summary["matches"].append({
+            "name": r.name, "log": r.log_path, "seats": [s.name for s in r.seats], "status": r.status,
+            "error": r.error, "score": r.score_line, "hands_played": len(r.hands),
+            "seconds": round(r.seconds, 3), "A": _player_report(r, a, bb), "B": _player_report(r, b, bb),
+        })
+        chart_series.append((f"{r.name} raw", player_series(r.hands, a.name)))
+        chart_series.append((f"{r.name} all-in adjusted", player_series(r.hands, a.name, adjusted=True)))
+    if len(runs) == 2 and len(runs[0].hands) == len(runs[1].hands):
+        paired = {}
+        for kind, adj in (("raw", False), ("allin_adjusted", True)):
+            both = (player_series(runs[0].hands, a.name, adj) + player_series(runs[1].hands, a.name, adj)) / 2
+            paired[kind] = summarize(both, bb)
+        summary["duplicate"] = {"player": "A", **paired}
+        chart_series.append(("duplicate (A, mean of both seats)",
+                             (player_series(runs[0].hands, a.name, True) + player_series(runs[1].hands, a.name, True)) / 2))
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    if any(len(s) for _, s in chart_series):
+        write_chart(os.path.join(out_dir, "winnings.png"), chart_series, bb, f"{a.name} vs {b.name}")
+    return summary
+
+
+def print_summary(summary: dict, out_dir: str) -> None:
+    def fmt(s: dict) -> str:
+        return f"{s['mbb_per_hand']:+9.1f} mbb/hand  ± {s['ci95']:.1f} (95 %)"
+
+    for m in summary["matches"]:
+        print(f"{m['name']}: seats {m['seats'][0]} | {m['seats'][1]}, {m['hands_played']} hands in {m['seconds']:.1f} s"
+              + ("" if m["status"] == 0 else f"  FAILED: {m['error']}"))
+        if m["score"]:
+            print(f"  {m['score']}")
+        for who in ("A", "B"):
+            p = m[who]
+            print(f"  {p['name']:<24} raw {fmt(p['raw'])}   all-in adjusted {fmt(p['allin_adjusted'])}")
+    if "duplicate" in summary:
+        d = summary["duplicate"]
+        print(f"duplicate, player A ({summary['players']['A']}): raw {fmt(d['raw'])}   "
+              f"all-in adjusted {fmt(d['allin_adjusted'])}")
+    print(f"summary: {os.path.join(out_dir, 'summary.json')}, chart: {os.path.join(out_dir, 'winnings.png')}")

@@ -1,0 +1,113 @@
+"""Strategies: what a player does when it is its turn.
+
+A strategy sees the parsed ``MatchState`` and returns an action; the client makes sure
+it is legal before sending. The benchmark opponents live here; the blueprint and the
+full agent plug in behind the same interface.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable, Protocol
+
+from protocol.betting import CALL, FOLD, Action, ActionType, raise_to
+from protocol.matchstate import MatchState
+
+
+class Strategy(Protocol):
+    name: str
+
+    def act(self, ms: MatchState) -> Action:
+        """The action to take; called only when it is this player's turn."""
+        ...
+
+    def hand_over(self, ms: MatchState) -> None:
+        """Called with the final state of every hand."""
+        ...
+
+
+class _Base:
+    name = "base"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def hand_over(self, ms: MatchState) -> None:
+        pass
+
+
+def _raise(ms: MatchState, to: int | None) -> Action:
+    """A raise to ``to`` (limit games: the fixed raise), or a call if none is legal."""
+    state = ms.state
+    bounds = state.raise_bounds()
+    if bounds is None:
+        return CALL
+    if not state.game.is_nolimit:
+        return Action(ActionType.RAISE)
+    return raise_to(min(max(to if to is not None else bounds[0], bounds[0]), bounds[1]))
+
+
+class RandomStrategy(_Base):
+    """Like the reference example player: fold 6 %, otherwise call or raise half and
+    half (probabilities renormalised over the legal actions), raise-to uniform in the
+    legal range."""
+
+    name = "random"
+    FOLD_P, CALL_P, RAISE_P = 0.06, 0.47, 0.47
+
+    def act(self, ms: MatchState) -> Action:
+        state = ms.state
+        bounds = state.raise_bounds()
+        weights = [
+            self.FOLD_P if state.can_fold() else 0.0,
+            self.CALL_P,
+            self.RAISE_P if bounds is not None else 0.0,
+        ]
+        u = self.rng.random() * sum(weights)
+        if u < weights[0]:
+            return FOLD
+        if u < weights[0] + weights[1]:
+            return CALL
+        if not state.game.is_nolimit:
+            return Action(ActionType.RAISE)
+        return raise_to(self.rng.randint(bounds[0], bounds[1]))
+
+
+class CallStrategy(_Base):
+    """Always check or call."""
+
+    name = "call"
+
+    def act(self, ms: MatchState) -> Action:
+        return CALL
+
+
+class RaisePotStrategy(_Base):
+    """Raise the size of the pot (after calling) whenever possible, else call."""
+
+    name = "raise-pot"
+
+    def act(self, ms: MatchState) -> Action:
+        s = ms.state
+        to_call = s.max_spent - s.spent[ms.viewer]
+        return _raise(ms, s.max_spent + s.pot + to_call)
+
+
+class AllInStrategy(_Base):
+    """Raise all-in whenever possible, else call."""
+
+    name = "allin"
+
+    def act(self, ms: MatchState) -> Action:
+        return _raise(ms, ms.state.game.stack[ms.viewer])
+
+
+STRATEGIES: dict[str, Callable[..., Strategy]] = {
+    s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, AllInStrategy)
+}
+
+
+def make_strategy(name: str, seed: int | None = None) -> Strategy:
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}")
+    return STRATEGIES[name](seed)

@@ -1,0 +1,101 @@
+"""Exact showdown equity of two known hands over every way the board can finish.
+
+Used for the all-in adjustment of match results (as in the Libratus match): when both
+players are all-in before the last card, a hand is scored by its expected value over
+all remaining boards instead of the one board that fell.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numba as nb
+import numpy as np
+
+from . import evaluator as ev
+
+_CHUNK = 4096
+
+
+@nb.njit(cache=True)
+def _runout_counts(rem_keys, rem_masks, k, key0, mask0, key1, mask1, row_offsets, rank_values,
+                   flush_values):
+    """Wins of hand 0, ties and total over all k-card completions drawn from the
+    remaining cards (keys and masks per card)."""
+    m = rem_keys.shape[0]
+    keys = np.empty(_CHUNK, dtype=np.int64)
+    masks = np.empty(_CHUNK, dtype=np.int64)
+    out0 = np.empty(_CHUNK, dtype=np.int32)
+    out1 = np.empty(_CHUNK, dtype=np.int32)
+    wins = 0
+    ties = 0
+    total = 0
+    n = 0
+    if k == 0:
+        keys[0] = 0
+        masks[0] = 0
+        n = 1
+    else:
+        idx = np.zeros(k, dtype=np.int64)
+        pk = np.zeros(k + 1, dtype=np.int64)
+        pm = np.zeros(k + 1, dtype=np.int64)
+        level = 0
+        idx[0] = 0
+        while level >= 0:
+            if idx[level] > m - (k - level):
+                level -= 1
+                if level >= 0:
+                    idx[level] += 1
+                continue
+            c = idx[level]
+            pk[level + 1] = pk[level] + rem_keys[c]
+            pm[level + 1] = pm[level] | rem_masks[c]
+            if level == k - 1:
+                keys[n] = pk[k]
+                masks[n] = pm[k]
+                n += 1
+                idx[level] += 1
+                if n == _CHUNK:
+                    ev.strengths_from_keys(key0, mask0, keys, masks, row_offsets, rank_values, flush_values, out0)
+                    ev.strengths_from_keys(key1, mask1, keys, masks, row_offsets, rank_values, flush_values, out1)
+                    for i in range(n):
+                        if out0[i] > out1[i]:
+                            wins += 1
+                        elif out0[i] == out1[i]:
+                            ties += 1
+                    total += n
+                    n = 0
+            else:
+                level += 1
+                idx[level] = idx[level - 1] + 1
+    if n > 0:
+        ev.strengths_from_keys(key0, mask0, keys[:n], masks[:n], row_offsets, rank_values, flush_values, out0[:n])
+        ev.strengths_from_keys(key1, mask1, keys[:n], masks[:n], row_offsets, rank_values, flush_values, out1[:n])
+        for i in range(n):
+            if out0[i] > out1[i]:
+                wins += 1
+            elif out0[i] == out1[i]:
+                ties += 1
+        total += n
+    return wins, ties, total
+
+
+def runout_equity(hole0, hole1, board, deck, board_size: int) -> tuple[float, float]:
+    """(P(hand 0 wins), P(tie)) over every completion of ``board`` to ``board_size``
+    cards from ``deck`` (the game's cards), all boards equally likely."""
+    known = set(hole0) | set(hole1) | set(board)
+    if len(known) != len(hole0) + len(hole1) + len(board):
+        raise ValueError("the hands and the board share a card")
+    if len(hole0) + board_size > ev.MAX_CARDS:
+        raise ValueError(f"hands of more than {ev.MAX_CARDS} cards are not supported")
+    remaining = np.array([c for c in deck if c not in known], dtype=np.int64)
+    k = board_size - len(board)
+    if k < 0 or k > len(remaining):
+        raise ValueError(f"cannot complete a board of {len(board)} cards to {board_size}")
+    rem_keys, rem_masks = ev.hand_keys(remaining[:, None]) if len(remaining) else (np.zeros(0, np.int64),) * 2
+    k0, m0 = ev.board_key(list(hole0) + list(board))
+    k1, m1 = ev.board_key(list(hole1) + list(board))
+    wins, ties, total = _runout_counts(rem_keys, rem_masks, k, k0, m0, k1, m1, ev.ROW_OFFSETS,
+                                       ev.RANK_VALUES, ev.FLUSH_VALUES)
+    assert total == comb(len(remaining), k)
+    return wins / total, ties / total
