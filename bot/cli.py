@@ -22,12 +22,17 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from bot.bench import bench_evaluator, print_evaluator_report
+    from bot import bench
+    from protocol.logs import configure
 
+    configure("warning")
     if args.what == "evaluator":
-        print_evaluator_report(
-            bench_evaluator(hands=args.hands, boards=args.boards, repeats=args.repeats), args.json
+        bench.print_evaluator_report(
+            bench.bench_evaluator(hands=args.hands, boards=args.boards, repeats=args.repeats), args.json
         )
+    elif args.what == "dealer":
+        hands = args.hands if args.hands != 4_000_000 else 5000
+        bench.print_dealer_report(bench.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json)
     return 0
 
 
@@ -121,10 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_selfcheck)
 
     b = sub.add_parser("bench", help="benchmarks that print their figures")
-    b.add_argument("what", choices=["evaluator"], help="what to measure")
-    b.add_argument("--hands", type=_positive, default=4_000_000, help="random 7-card hands (default 4,000,000)")
+    b.add_argument("what", choices=["evaluator", "dealer"], help="what to measure")
+    b.add_argument("--hands", type=_positive, default=4_000_000,
+                   help="evaluator: random 7-card hands (default 4,000,000); dealer: hands per match (default 5,000)")
     b.add_argument("--boards", type=_positive, default=20_000, help="river boards for the batch path (default 20,000)")
-    b.add_argument("--repeats", type=_positive, default=7, help="timed runs; the median is reported (default 7)")
+    b.add_argument("--repeats", type=_positive, default=7,
+                   help="timed runs, the median is reported (default 7; the dealer bench uses at most 3)")
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=_cmd_bench)
 

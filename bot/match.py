@@ -75,10 +75,10 @@ class MatchRun:
     log_path: str
 
 
-def allin_adjusted(state: BettingState) -> list[float] | None:
+def allin_adjusted(state: BettingState, cache: dict | None = None) -> list[float] | None:
     """Expected values over every remaining board when the betting ended before the
     last round with a showdown to come (both all-in, or one all-in and called), else
-    None."""
+    None. ``cache`` maps (hands, known board) to equities."""
     from solver.equity import runout_equity
 
     game = state.game
@@ -88,18 +88,28 @@ def allin_adjusted(state: BettingState) -> list[float] | None:
     if last_bet_round >= game.num_rounds - 1:
         return None
     known = state.board_cards[: game.total_board_cards(last_bet_round)]
-    win, tie = runout_equity(state.hole_cards[0], state.hole_cards[1], known, game.deck(),
-                             game.total_board_cards(game.num_rounds - 1))
+    key = (tuple(state.hole_cards[0]), tuple(state.hole_cards[1]), tuple(known))
+    if cache is not None and key in cache:
+        win, tie = cache[key]
+    else:
+        win, tie = runout_equity(state.hole_cards[0], state.hole_cards[1], known, game.deck(),
+                                 game.total_board_cards(game.num_rounds - 1))
+        if cache is not None:
+            cache[key] = (win, tie)
     at_stake = min(state.spent)
     ev0 = at_stake * (win - (1.0 - win - tie))
     return [ev0, -ev0]
 
 
-def read_match_log(path: str, game: GameDef, adjust: bool = True) -> tuple[list[HandResult], str | None]:
-    """The hands of a dealer log (checked against the rules) and its SCORE line."""
+def read_match_log(path: str, game: GameDef, adjust: bool = True,
+                   cache: dict | None = None) -> tuple[list[HandResult], str | None]:
+    """The hands of a dealer log (checked against the rules) and its SCORE line.
+    ``cache`` keeps all-in equities between logs (a duplicate match deals the same
+    cards twice)."""
     hands: list[HandResult] = []
     score = None
-    cache: dict = {}
+    cache = {} if cache is None else cache
+    last_report = time.monotonic()
     with open(path, encoding="utf-8") as f:
         for line_no, line in enumerate(f, start=1):
             line = line.rstrip("\n")
@@ -115,10 +125,10 @@ def read_match_log(path: str, game: GameDef, adjust: bool = True) -> tuple[list[
             st = logged.state
             adj = None
             if adjust:
-                key = (tuple(st.hole_cards[0]), tuple(st.hole_cards[1]), tuple(st.board_cards), st.betting_string())
-                if key not in cache:
-                    cache[key] = allin_adjusted(st)
-                adj = cache[key]
+                adj = allin_adjusted(st, cache)
+                if time.monotonic() - last_report > 10:
+                    last_report = time.monotonic()
+                    print(f"all-in adjustment: {len(hands)} hands of {path} read", file=sys.stderr, flush=True)
             vals = [float(v) for v in logged.values]
             hands.append(HandResult(st.hand_id, logged.names, vals, adj if adj is not None else vals))
     return hands, score
@@ -137,14 +147,18 @@ def summarize(chips: np.ndarray, big_blind: int) -> dict:
     """Mean milli-big-blinds per hand and the half-width of its 95 % interval."""
     n = len(chips)
     mbb = chips / big_blind * 1000.0
-    mean = float(mbb.mean()) if n else 0.0
-    half = float(Z95 * mbb.std(ddof=1) / math.sqrt(n)) if n > 1 else float("inf")
+    mean = float(mbb.mean()) if n else None
+    if n < 2:  # no interval from fewer than two hands
+        return {"hands": n, "mbb_per_hand": mean, "ci95": None, "low": None, "high": None,
+                "total_chips": float(chips.sum())}
+    half = float(Z95 * mbb.std(ddof=1) / math.sqrt(n))
     return {"hands": n, "mbb_per_hand": mean, "ci95": half, "low": mean - half, "high": mean + half,
             "total_chips": float(chips.sum())}
 
 
 async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats: list[PlayerSpec],
-                     out_dir: str, name: str, limits: dict | None = None, host: str = "127.0.0.1") -> MatchRun:
+                     out_dir: str, name: str, limits: dict | None = None, host: str = "127.0.0.1",
+                     equity_cache: dict | None = None) -> MatchRun:
     """One match on our dealer with the players as subprocesses."""
     limits = limits or {}
     cfg = DealerConfig(
@@ -170,7 +184,21 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
             finally:
                 err.close()
         t0 = time.monotonic()
-        status = await dealer.run()
+        dealer_task = asyncio.create_task(dealer.run())
+        waits = {asyncio.create_task(p.wait()): seat for p, seat in zip(procs, seats)}
+        pending = set(waits) | {dealer_task}
+        while not dealer_task.done():
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for w in done:
+                if w is not dealer_task and not dealer_task.done():
+                    # A player that exits while the match runs has failed: stop now.
+                    await asyncio.sleep(0.5)  # unless the dealer is just finishing
+                    if not dealer_task.done():
+                        dealer.abort_reason(f"player {waits[w].name} exited with status {w.result()}")
+                        dealer_task.cancel()
+        status = await dealer_task
+        for w in pending:
+            w.cancel()
         seconds = time.monotonic() - t0
     for p in procs:
         try:
@@ -179,7 +207,7 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
             p.kill()
             await p.wait()
     log_path = cfg.match_name + ".log"
-    results, score = read_match_log(log_path, game)
+    results, score = read_match_log(log_path, game, cache=equity_cache)
     return MatchRun(name, seats, status, dealer.result.error, results, score, seconds, log_path)
 
 
@@ -224,9 +252,10 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
     os.makedirs(out_dir, exist_ok=True)
     a, b = PlayerSpec("A", specs[0]), PlayerSpec("B", specs[1])
     bb = game.big_blind
-    runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits)]
+    cache: dict = {}
+    runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits, equity_cache=cache)]
     if duplicate and runs[0].status == 0:
-        runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits))
+        runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits, equity_cache=cache))
     summary: dict = {
         "game": game_file, "hands": hands, "seed": seed, "players": {"A": a.spec, "B": b.spec},
         "matches": [], "ok": all(r.status == 0 for r in runs),
@@ -250,6 +279,9 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
                              (player_series(runs[0].hands, a.name, True) + player_series(runs[1].hands, a.name, True)) / 2))
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
+    chart = os.path.join(out_dir, "winnings.png")
+    if os.path.exists(chart):
+        os.remove(chart)  # never leave an old run's chart beside a new summary
     if any(len(s) for _, s in chart_series):
         write_chart(os.path.join(out_dir, "winnings.png"), chart_series, bb, f"{a.name} vs {b.name}")
     return summary
@@ -257,6 +289,8 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
 
 def print_summary(summary: dict, out_dir: str) -> None:
     def fmt(s: dict) -> str:
+        if s["ci95"] is None:
+            return f"{'n/a':>9} ({s['hands']} hands)"
         return f"{s['mbb_per_hand']:+9.1f} mbb/hand  ± {s['ci95']:.1f} (95 %)"
 
     for m in summary["matches"]:
@@ -271,4 +305,5 @@ def print_summary(summary: dict, out_dir: str) -> None:
         d = summary["duplicate"]
         print(f"duplicate, player A ({summary['players']['A']}): raw {fmt(d['raw'])}   "
               f"all-in adjusted {fmt(d['allin_adjusted'])}")
-    print(f"summary: {os.path.join(out_dir, 'summary.json')}, chart: {os.path.join(out_dir, 'winnings.png')}")
+    chart = os.path.join(out_dir, "winnings.png")
+    print(f"summary: {os.path.join(out_dir, 'summary.json')}" + (f", chart: {chart}" if os.path.exists(chart) else ""))

@@ -19,7 +19,14 @@ import numpy as np
 from protocol.betting import BettingState
 from protocol.gamedef import GameDef, bundled_game, bundled_game_names
 from protocol.hand_rank import hand_strength
-from protocol.matchstate import format_matchstate, format_state_line, parse_matchstate, parse_state_line, view_of
+from protocol.matchstate import (
+    format_matchstate,
+    format_state_line,
+    parse_matchstate,
+    parse_next_matchstate,
+    parse_state_line,
+    view_of,
+)
 from solver import evaluator
 
 
@@ -59,6 +66,7 @@ def check_game(name: str, game: GameDef, hands: int, seed: int) -> GameReport:
     for hand in range(hands):
         cards = rng.sample(deck, 2 * nh + nb)
         state = BettingState(game, hand, [cards[:nh], cards[nh : 2 * nh]], cards[2 * nh :])
+        prev: list = [(None, None), (None, None)]  # per viewer: last line and parse
         try:
             while not state.finished:
                 random_action(state, rng)
@@ -68,6 +76,11 @@ def check_game(name: str, game: GameDef, hands: int, seed: int) -> GameReport:
                     again = parse_matchstate(text, game)
                     if format_matchstate(again) != text or again.state.spent != state.spent:
                         raise AssertionError(f"MATCHSTATE round trip changed {text!r}")
+                    # the client's incremental parse must agree with the full one
+                    step = parse_next_matchstate(text, game, prev[viewer][0], prev[viewer][1])
+                    if format_matchstate(step) != text or step.state.current_player != again.state.current_player:
+                        raise AssertionError(f"incremental parse differs at {text!r}")
+                    prev[viewer] = (text, step)
             pay = state.payoffs()
             if sum(pay) != 0 or any(abs(v) > max(game.stack) for v in pay):
                 raise AssertionError(f"payoffs {pay} at {state.betting_string()!r}")

@@ -152,6 +152,7 @@ class Dealer:
         self._err: TextIO | None = None
         self._log: TextIO | None = None
         self.result = MatchResult(0, [0.0, 0.0])
+        self._abort_reason = "aborted"
 
     # ------------------------------------------------------------------ network
     async def listen(self) -> list[int]:
@@ -213,6 +214,11 @@ class Dealer:
         if major != VERSION[0] or minor > VERSION[1]:
             self._error_line("ERROR: this server is currently using version %d.%d.%d" % VERSION)
 
+    def abort_reason(self, reason: str) -> None:
+        """Say why the task running ``run`` is about to be cancelled (it then ends the
+        match as a failure, keeping the completed hands)."""
+        self._abort_reason = reason
+
     # ------------------------------------------------------------------ output
     def _stamp(self) -> str:
         t = time.time()
@@ -265,14 +271,19 @@ class Dealer:
             if not cfg.quiet:
                 self._err_write(f"STARTED at {self._stamp()}\n")
             await self._play(seats)
-        except MatchError as e:
-            for line in str(e).splitlines():
+        except (MatchError, asyncio.CancelledError) as e:
+            # Cancelled: someone called abort(), e.g. a match runner whose player died.
+            message = str(e) if isinstance(e, MatchError) else f"ERROR: match aborted: {self._abort_reason}"
+            for line in message.splitlines():
                 self._error_line(line)
-            self.result.error = str(e)
-            log.error("match_failed", match=cfg.match_name, hands=self.result.completed_hands, error=str(e))
+            self.result.error = message
+            log.error("match_failed", match=cfg.match_name, hands=self.result.completed_hands, error=message)
         finally:
             for seat in seats:
                 seat.conn.close()
+            for fut in self._pending:  # players that connected before a failure
+                if fut.done() and not fut.cancelled():
+                    fut.result().close()
             for server in self._servers:
                 server.close()
         if self.result.error is None:
@@ -324,8 +335,8 @@ class Dealer:
                 action = await self._get_action(seat, acting_text, state, acting, sent_at,
                                                 t_response, t_hand, t_match, hand)
                 state.apply(action)
-                log.debug("action", match=cfg.match_name, hand=hand, seat=seat.index + 1,
-                          position=acting, action=str(action))
+                log.debug("action", match=cfg.match_name, hand=hand, seat=seat.index + 1, position=acting,
+                          action=str(action), ms=round((time.monotonic() - sent_at) * 1000, 3))
             values = state.payoffs()
             for p in range(2):
                 self.result.totals[seat_of[p]] += values[p]
@@ -346,14 +357,18 @@ class Dealer:
                           sent_at: float, t_response: float, t_hand: float, t_match: float, hand: int):
         while True:
             elapsed = time.monotonic() - sent_at
-            wait = min(t_response, t_hand - seat.used_hand, t_match - seat.used_match) - elapsed
+            budget = min(t_hand - seat.used_hand, t_match - seat.used_match)
+            wait = min(t_response, budget) - elapsed
             line = await self._read_line(seat, max(wait, 0.0)) if wait > 0 else None
             now = time.monotonic()
             if line is None:
-                spent = now - sent_at
+                if budget < t_response and now - sent_at >= budget:
+                    # The hand or match budget ran out first: the reference says so
+                    # when the late reply arrives; we need not wait for it.
+                    raise MatchError(f"ERROR: seat {seat.index + 1} ran out of time")
                 raise MatchError(
                     f"ERROR: could not get action from seat {seat.index + 1}\n"
-                    f"{spent:.1f} seconds spent waiting; timeout {t_response:.1f}"
+                    f"{now - sent_at:.1f} seconds spent waiting; timeout {t_response:.1f}"
                 )
             if not self.cfg.quiet:
                 self._err_write(f"FROM {seat.index + 1} at {self._stamp()} {line if line.endswith(chr(10)) else line + chr(10)}")

@@ -16,8 +16,19 @@ import structlog
 LEVELS = ("debug", "info", "warning", "error")
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the time (test runners swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure(level: str = "info", stream: TextIO | None = None) -> None:
-    """JSON lines with an ISO timestamp and the level, to ``stream`` (stderr)."""
+    """JSON lines with an ISO timestamp and the level, to ``stream`` (default: the
+    current standard error)."""
     if level not in LEVELS:
         raise ValueError(f"log level must be one of {', '.join(LEVELS)}, got {level!r}")
     structlog.configure(
@@ -27,6 +38,6 @@ def configure(level: str = "info", stream: TextIO | None = None) -> None:
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or _CurrentStderr()),
         cache_logger_on_first_use=True,
     )

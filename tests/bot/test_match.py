@@ -1,0 +1,47 @@
+import json
+import sys
+
+import pytest
+
+from bot.cli import main
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_match_reports_zero_sum_results_with_intervals(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["match", "random", "call", "--hands", "300", "--seed", "3", "--out", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    m = s["matches"][0]
+    assert s["ok"] and m["hands_played"] == 300 and m["score"].startswith("SCORE:")
+    for kind in ("raw", "allin_adjusted"):
+        a, b = m["A"][kind], m["B"][kind]
+        assert a["mbb_per_hand"] == pytest.approx(-b["mbb_per_hand"])
+        assert a["total_chips"] == pytest.approx(-b["total_chips"])
+        assert a["low"] < a["mbb_per_hand"] < a["high"] and a["ci95"] > 0
+    assert (out / "winnings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "A-random" in capsys.readouterr().out
+
+
+def test_duplicate_call_vs_allin_cancels_exactly(tmp_path):
+    out = tmp_path / "d"
+    assert main(["match", "call", "allin", "--hands", "60", "--seed", "9", "--duplicate", "--out", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert len(s["matches"]) == 2
+    # every hand is all-in preflop, and each player holds both sides of the same cards
+    assert s["duplicate"]["raw"]["mbb_per_hand"] == 0 and s["duplicate"]["allin_adjusted"]["mbb_per_hand"] == 0
+    m1, m2 = s["matches"]
+    assert m1["A"]["raw"]["total_chips"] == -m2["A"]["raw"]["total_chips"]
+    assert m1["A"]["allin_adjusted"]["ci95"] < m1["A"]["raw"]["ci95"]  # the adjustment removes card luck
+
+
+def test_command_line_player_and_a_crashing_player(tmp_path):
+    cmd = f"{sys.executable} -m bot.cli play --strategy call"
+    out = tmp_path / "c"
+    assert main(["match", cmd, "raise-pot", "--hands", "50", "--out", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["matches"][0]["hands_played"] == 50 and s["matches"][0]["A"]["name"].startswith("A-")
+    out = tmp_path / "x"
+    assert main(["match", "false", "call", "--hands", "50", "--out", str(out), "--t_response", "5000"]) == 1
+    s = json.loads((out / "summary.json").read_text())
+    assert not s["ok"] and "ERROR" in s["matches"][0]["error"]

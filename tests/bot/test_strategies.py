@@ -1,0 +1,59 @@
+from collections import Counter
+
+import pytest
+
+from protocol.betting import CALL, ActionType, raise_to
+from protocol.gamedef import bundled_game
+from protocol.matchstate import parse_matchstate
+
+from bot.strategies import STRATEGIES, make_strategy
+
+HUNL = bundled_game("holdem.nolimit.2p")
+
+
+def ms(text, game=HUNL):
+    return parse_matchstate(text, game)
+
+
+def test_random_matches_the_reference_example_player():
+    s = make_strategy("random", seed=1)
+    spot = ms("MATCHSTATE:1:0::|AsKd")
+    counts = Counter()
+    sizes = []
+    for _ in range(20000):
+        a = s.act(spot)
+        counts[a.type] += 1
+        if a.type is ActionType.RAISE:
+            sizes.append(a.size)
+            assert spot.state.can_apply(a)
+    assert abs(counts[ActionType.FOLD] / 20000 - 0.06) < 0.01
+    assert abs(counts[ActionType.CALL] / 20000 - 0.47) < 0.02
+    assert min(sizes) < 1000 and max(sizes) > 19000  # uniform over 200..20000
+    assert abs(sum(sizes) / len(sizes) - 10100) < 400
+    # no fold when checking is free: call and raise split the rest half and half
+    spot = ms("MATCHSTATE:0:0:c:AsKd|")
+    counts = Counter(s.act(spot).type for _ in range(4000))
+    assert counts[ActionType.FOLD] == 0 and abs(counts[ActionType.CALL] / 4000 - 0.5) < 0.04
+
+
+def test_call_raise_pot_allin():
+    spot = ms("MATCHSTATE:1:0::|AsKd")
+    assert make_strategy("call").act(spot) == CALL
+    assert make_strategy("raise-pot").act(spot) == raise_to(300)  # call 50 -> pot 200 -> raise to 100 + 200
+    assert make_strategy("allin").act(spot) == raise_to(20000)
+    spot = ms("MATCHSTATE:0:0:r300:AsKd|")
+    assert make_strategy("raise-pot").act(spot) == raise_to(900)  # call 200 -> pot 600 -> raise to 300 + 600
+    spot = ms("MATCHSTATE:0:0:r20000:AsKd|")
+    assert make_strategy("allin").act(spot) == CALL and make_strategy("raise-pot").act(spot) == CALL
+
+
+def test_limit_game_raises():
+    limit = bundled_game("holdem.limit.2p")
+    spot = ms("MATCHSTATE:1:0::|AsKd", limit)
+    assert make_strategy("allin").act(spot).type is ActionType.RAISE
+
+
+def test_unknown_strategy():
+    with pytest.raises(ValueError, match="unknown strategy"):
+        make_strategy("nope")
+    assert set(STRATEGIES) == {"random", "call", "raise-pot", "allin"}
