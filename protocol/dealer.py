@@ -36,6 +36,7 @@ import structlog
 from .betting import BettingState
 from .gamedef import GameDef, GameDefError, load_gamedef
 from .lines import LineConnection, LineTooLong
+from .logs import log_enabled
 from .matchstate import format_state_line, format_value, format_view
 from .replies import ReplyKind, read_reply
 
@@ -271,9 +272,17 @@ class Dealer:
             if not cfg.quiet:
                 self._err_write(f"STARTED at {self._stamp()}\n")
             await self._play(seats)
-        except (MatchError, asyncio.CancelledError) as e:
-            # Cancelled: someone called abort(), e.g. a match runner whose player died.
-            message = str(e) if isinstance(e, MatchError) else f"ERROR: match aborted: {self._abort_reason}"
+        except (MatchError, asyncio.CancelledError, Exception) as e:
+            # Cancelled: someone called abort_reason() and cancelled us, e.g. a match
+            # runner whose player died. Any other exception is our bug: the match
+            # still ends cleanly, with the hands played kept in the log.
+            if isinstance(e, MatchError):
+                message = str(e)
+            elif isinstance(e, asyncio.CancelledError):
+                message = f"ERROR: match aborted: {self._abort_reason}"
+            else:
+                log.exception("dealer_internal_error", match=cfg.match_name)
+                message = f"ERROR: dealer internal error: {e!r}"
             for line in message.splitlines():
                 self._error_line(line)
             self.result.error = message
@@ -315,6 +324,7 @@ class Dealer:
         t_response = cfg.t_response_ms / 1000
         t_hand = cfg.t_hand_ms / 1000
         t_match = cfg.t_per_hand_ms * cfg.num_hands / 1000
+        debug = log_enabled(log, "debug")
         for hand in range(cfg.num_hands):
             player0_seat = 0 if cfg.fixed_seats else hand % 2
             seat_of = [(p + player0_seat) % 2 for p in range(2)]  # position -> seat
@@ -335,8 +345,9 @@ class Dealer:
                 action = await self._get_action(seat, acting_text, state, acting, sent_at,
                                                 t_response, t_hand, t_match, hand)
                 state.apply(action)
-                log.debug("action", match=cfg.match_name, hand=hand, seat=seat.index + 1, position=acting,
-                          action=str(action), ms=round((time.monotonic() - sent_at) * 1000, 3))
+                if debug:
+                    log.debug("action", match=cfg.match_name, hand=hand, seat=seat.index + 1, position=acting,
+                              action=str(action), ms=round((time.monotonic() - sent_at) * 1000, 3))
             values = state.payoffs()
             for p in range(2):
                 self.result.totals[seat_of[p]] += values[p]
@@ -347,7 +358,8 @@ class Dealer:
             for seat in seats:
                 self._send(seat, views.text((seat.index - player0_seat) % 2))
             self.result.completed_hands += 1
-            log.debug("hand_end", match=cfg.match_name, hand=hand, betting=state.betting_string(), values=values)
+            if debug:
+                log.debug("hand_end", match=cfg.match_name, hand=hand, betting=state.betting_string(), values=values)
             # A player that stops reading must not grow our buffers without bound.
             for seat in seats:
                 if seat.conn.buffered_output() > 1 << 20:

@@ -41,3 +41,11 @@ def configure(level: str = "info", stream: TextIO | None = None) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=stream or _CurrentStderr()),
         cache_logger_on_first_use=True,
     )
+
+
+def log_enabled(logger, level: str) -> bool:
+    """Whether ``logger`` emits ``level``: lets hot loops skip building arguments."""
+    try:
+        return bool(logger.is_enabled_for(getattr(logging, level.upper())))
+    except AttributeError:  # a logger without level filtering logs everything
+        return True

@@ -21,6 +21,9 @@ def test_match_reports_zero_sum_results_with_intervals(tmp_path, capsys):
         assert a["low"] < a["mbb_per_hand"] < a["high"] and a["ci95"] > 0
     assert (out / "winnings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "A-random" in capsys.readouterr().out
+    # our players never make the dealer correct them (every warning fails a competition check)
+    err = (out / "match1.err").read_text()
+    assert "WARNING" not in err and "ERROR" not in err and "SCORE:" in err
 
 
 def test_duplicate_call_vs_allin_cancels_exactly(tmp_path):

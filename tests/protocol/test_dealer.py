@@ -219,3 +219,41 @@ def test_command_line_errors(capsys, tmp_path):
     assert dealer_main([str(tmp_path / "x"), "holdem.nolimit.2p", "10", "1", "a", "b", "-p", "1,2,3"]) == 2
     with pytest.raises(SystemExit):
         dealer_main(["only-a-name"])
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+REPLY_JUNK = st.one_of(
+    st.text(alphabet="MATCHSTE:0123456789rcfbkRCFBK/|AKQJT98765432shdcx- #;", max_size=40),
+    st.text(max_size=20),
+    st.sampled_from([":c", ":f", ":r", ":r1", ":r99999", ":b300", ":k", "", ":x", "::", ":c:c"]),
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.booleans(), REPLY_JUNK), min_size=1, max_size=6))
+def test_dealer_survives_any_replies(tmp_path_factory, junk):
+    """Players sending arbitrary lines (alone, or glued to the right state): the
+    dealer warns and goes on, or the match fails cleanly; it never crashes, and the
+    completed hands are in the log."""
+    tmp = tmp_path_factory.mktemp("fuzz")
+
+    def script(ms, text, n):
+        if n < len(junk):
+            glued, j = junk[n]
+            return [text + j if glued else j, text + ":c"]
+        return None
+
+    async def go():
+        return await run_match(tmp, hands=3, t_response_ms=1500, scripts=(script, script))
+
+    status, dealer, out, files, _ = asyncio.run(go())
+    assert status in (0, 1)
+    hands = log_hands(files["log"])
+    assert len(hands) == dealer.result.completed_hands
+    if status == 0:
+        assert len(hands) == 3 and "SCORE:" in out
+    for line in files["err"].splitlines():
+        if "WARNING" in line:
+            assert line.startswith("WARNING: ")
