@@ -30,47 +30,43 @@ def _runout_counts(rem_keys, rem_masks, k, key0, mask0, key1, mask1, row_offsets
     wins = 0
     ties = 0
     total = 0
-    n = 0
-    if k == 0:
-        keys[0] = 0
-        masks[0] = 0
-        n = 1
-    else:
-        idx = np.zeros(k, dtype=np.int64)
-        pk = np.zeros(k + 1, dtype=np.int64)
-        pm = np.zeros(k + 1, dtype=np.int64)
-        level = 0
-        idx[0] = 0
-        while level >= 0:
-            if idx[level] > m - (k - level):
-                level -= 1
-                if level >= 0:
+    idx = np.zeros(max(k, 1), dtype=np.int64)
+    pk = np.zeros(k + 1, dtype=np.int64)
+    pm = np.zeros(k + 1, dtype=np.int64)
+    level = 0
+    done = False
+    while not done:
+        # Fill the buffer with the next boards (resumable combination walk) ...
+        n = 0
+        if k == 0:
+            keys[0] = 0
+            masks[0] = 0
+            n = 1
+            done = True
+        else:
+            while n < _CHUNK:
+                if level < 0:
+                    done = True
+                    break
+                if idx[level] > m - (k - level):
+                    level -= 1
+                    if level >= 0:
+                        idx[level] += 1
+                    continue
+                c = idx[level]
+                pk[level + 1] = pk[level] + rem_keys[c]
+                pm[level + 1] = pm[level] | rem_masks[c]
+                if level == k - 1:
+                    keys[n] = pk[k]
+                    masks[n] = pm[k]
+                    n += 1
                     idx[level] += 1
-                continue
-            c = idx[level]
-            pk[level + 1] = pk[level] + rem_keys[c]
-            pm[level + 1] = pm[level] | rem_masks[c]
-            if level == k - 1:
-                keys[n] = pk[k]
-                masks[n] = pm[k]
-                n += 1
-                idx[level] += 1
-                if n == _CHUNK:
-                    ev.strengths_from_keys(key0, mask0, keys, masks, row_offsets, rank_values, flush_values, out0)
-                    ev.strengths_from_keys(key1, mask1, keys, masks, row_offsets, rank_values, flush_values, out1)
-                    for i in range(n):
-                        if out0[i] > out1[i]:
-                            wins += 1
-                        elif out0[i] == out1[i]:
-                            ties += 1
-                    total += n
-                    n = 0
-            else:
-                level += 1
-                idx[level] = idx[level - 1] + 1
-    if n > 0:
-        ev.strengths_from_keys(key0, mask0, keys[:n], masks[:n], row_offsets, rank_values, flush_values, out0[:n])
-        ev.strengths_from_keys(key1, mask1, keys[:n], masks[:n], row_offsets, rank_values, flush_values, out1[:n])
+                else:
+                    level += 1
+                    idx[level] = idx[level - 1] + 1
+        # ... then rank both hands on all of them at once.
+        ev.strengths_from_keys(key0, mask0, keys[:n], masks[:n], row_offsets, rank_values, flush_values, out0)
+        ev.strengths_from_keys(key1, mask1, keys[:n], masks[:n], row_offsets, rank_values, flush_values, out1)
         for i in range(n):
             if out0[i] > out1[i]:
                 wins += 1
