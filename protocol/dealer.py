@@ -358,6 +358,9 @@ class Dealer:
             for seat in seats:
                 self._send(seat, views.text((seat.index - player0_seat) % 2))
             self.result.completed_hands += 1
+            if not cfg.quiet and hand % 100 == 0:  # the reference's progress lines
+                for seat in seats:
+                    self._err_write(f"Seconds cumulatively spent in match for seat {seat.index}: {int(seat.used_match)}\n")
             if debug:
                 log.debug("hand_end", match=cfg.match_name, hand=hand, betting=state.betting_string(), values=values)
             # A player that stops reading must not grow our buffers without bound.
