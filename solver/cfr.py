@@ -1,0 +1,328 @@
+"""Vector-form CFR+ over a public tree, for all hands of both players at once.
+
+One iteration updates each player in turn (alternating updates): a forward pass over
+the tree carries the opponent's reach (and the player's own, for the average
+strategy), a backward pass computes counterfactual values per hand, updates regrets
+with regret matching+ (negative regrets floored at zero) and accumulates the
+linearly weighted average strategy. Terminal values cost O(hands): folds use per-card
+reach totals for card removal; showdowns one sweep over the hands sorted by
+strength, with per-card totals.
+
+Values are chips won over the whole hand (as the dealer pays), counterfactual: for a
+hand h of player i, the sum over opponent hands j compatible with h of the opponent's
+reach of j times i's payoff. Trees come from ``solver.tree`` and hold no chance nodes
+yet (river subgames).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from protocol.betting import BettingState
+
+from . import ranges as rg
+from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
+
+NUM_CARDS = 52
+
+
+@nb.njit(cache=True)
+def _compat_sums(q, c1, c2, out):
+    """out[h] = sum of q over hands sharing no card with hand h (c2 = -1: one card)."""
+    card = np.zeros(NUM_CARDS)
+    total = 0.0
+    for j in range(q.shape[0]):
+        total += q[j]
+        card[c1[j]] += q[j]
+        if c2[j] >= 0:
+            card[c2[j]] += q[j]
+    for h in range(q.shape[0]):
+        if c2[h] >= 0:
+            out[h] = total - card[c1[h]] - card[c2[h]] + q[h]  # h itself was taken twice
+        else:
+            out[h] = total - card[c1[h]]  # h itself holds the card: already taken out
+
+
+@nb.njit(cache=True)
+def _showdown(q, c1, c2, order, group_end, stake, out):
+    """out[h] = stake * (reach of compatible weaker hands - of stronger ones).
+    ``order`` lists hands weakest first; hands order[k..group_end[k]) tie."""
+    n = order.shape[0]
+    card = np.zeros(NUM_CARDS)
+    total = 0.0
+    k = 0
+    while k < n:  # wins: everything weaker, already summed
+        e = group_end[k]
+        for t in range(k, e):
+            h = order[t]
+            v = total - card[c1[h]]
+            if c2[h] >= 0:
+                v -= card[c2[h]]
+            out[h] = v
+        for t in range(k, e):
+            h = order[t]
+            total += q[h]
+            card[c1[h]] += q[h]
+            if c2[h] >= 0:
+                card[c2[h]] += q[h]
+        k = e
+    card[:] = 0.0
+    total = 0.0
+    k = n - 1
+    while k >= 0:  # losses: everything stronger
+        s = k
+        while s > 0 and group_end[s - 1] == group_end[k]:
+            s -= 1
+        for t in range(s, k + 1):
+            h = order[t]
+            v = total - card[c1[h]]
+            if c2[h] >= 0:
+                v -= card[c2[h]]
+            out[h] = stake * (out[h] - v)
+        for t in range(s, k + 1):
+            h = order[t]
+            total += q[h]
+            card[c1[h]] += q[h]
+            if c2[h] >= 0:
+                card[c2[h]] += q[h]
+        k = s - 1
+
+
+@nb.njit(cache=True)
+def _strategy(regret, kind, first_child, num_children, sigma):
+    """Regret matching at every decision node (uniform where no positive regret)."""
+    H = regret.shape[1]
+    for n in range(kind.shape[0]):
+        if kind[n] != DECISION:
+            continue
+        f = first_child[n]
+        m = num_children[n]
+        for h in range(H):
+            s = 0.0
+            for c in range(f, f + m):
+                r = regret[c, h]
+                if r > 0.0:
+                    s += r
+            if s > 0.0:
+                for c in range(f, f + m):
+                    r = regret[c, h]
+                    sigma[c, h] = r / s if r > 0.0 else 0.0
+            else:
+                for c in range(f, f + m):
+                    sigma[c, h] = 1.0 / m
+
+
+@nb.njit(cache=True)
+def _traverse(i, kind, player, first_child, num_children, spent, c1, c2, order, group_end,
+              reach_me0, reach_opp0, sigma, regret, avg, weight, update, best_response,
+              reach_me, reach_opp, cfv, tmp):
+    """One pass for player i. update: apply CFR+ regret and average updates;
+    best_response: take the best action per hand at i's nodes instead of sigma."""
+    n_nodes = kind.shape[0]
+    H = c1.shape[0]
+    for h in range(H):
+        reach_me[0, h] = reach_me0[h]
+        reach_opp[0, h] = reach_opp0[h]
+    for n in range(n_nodes):  # forward: parents come before children
+        if kind[n] != DECISION:
+            continue
+        f = first_child[n]
+        for c in range(f, f + num_children[n]):
+            if player[n] == i:
+                for h in range(H):
+                    reach_me[c, h] = reach_me[n, h] * sigma[c, h]
+                    reach_opp[c, h] = reach_opp[n, h]
+            else:
+                for h in range(H):
+                    reach_me[c, h] = reach_me[n, h]
+                    reach_opp[c, h] = reach_opp[n, h] * sigma[c, h]
+    for n in range(n_nodes - 1, -1, -1):  # backward: children before parents
+        k = kind[n]
+        if k == FOLD_TERMINAL:
+            _compat_sums(reach_opp[n], c1, c2, tmp)
+            folder = player[n]
+            amount = spent[n, folder]
+            sign = -1.0 if folder == i else 1.0
+            for h in range(H):
+                cfv[n, h] = sign * amount * tmp[h]
+        elif k == SHOWDOWN:
+            stake = min(spent[n, 0], spent[n, 1])
+            _showdown(reach_opp[n], c1, c2, order, group_end, stake, tmp)
+            for h in range(H):
+                cfv[n, h] = tmp[h]
+        else:
+            f = first_child[n]
+            m = num_children[n]
+            if player[n] == i:
+                if best_response:
+                    for h in range(H):
+                        best = cfv[f, h]
+                        for c in range(f + 1, f + m):
+                            if cfv[c, h] > best:
+                                best = cfv[c, h]
+                        cfv[n, h] = best
+                else:
+                    for h in range(H):
+                        v = 0.0
+                        for c in range(f, f + m):
+                            v += sigma[c, h] * cfv[c, h]
+                        cfv[n, h] = v
+                    if update:
+                        for c in range(f, f + m):
+                            for h in range(H):
+                                r = regret[c, h] + cfv[c, h] - cfv[n, h]
+                                regret[c, h] = r if r > 0.0 else 0.0
+                                avg[c, h] += weight * reach_me[n, h] * sigma[c, h]
+            else:
+                for h in range(H):
+                    v = 0.0
+                    for c in range(f, f + m):
+                        v += cfv[c, h]
+                    cfv[n, h] = v
+
+
+@nb.njit(cache=True)
+def _run_cfr(kind, player, first_child, num_children, spent, c1, c2, order, group_end, reach0, reach1,
+             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach_me, reach_opp, cfv, tmp):
+    """CFR+ iterations with alternating updates. Each decision node belongs to one
+    player, so one regret array serves both. Returns the iterations done."""
+    done = 0
+    for t in range(start_iteration, start_iteration + iterations):
+        for i in range(2):
+            _strategy(regret, kind, first_child, num_children, sigma)
+            me = reach0 if i == 0 else reach1
+            opp = reach1 if i == 0 else reach0
+            _traverse(i, kind, player, first_child, num_children, spent, c1, c2, order, group_end,
+                      me, opp, sigma, regret, avg, float(t + 1), True, False, reach_me, reach_opp, cfv, tmp)
+        done += 1
+        if deadline_ns > 0:
+            with nb.objmode(now="int64"):
+                now = time.perf_counter_ns()
+            if now >= deadline_ns:
+                break
+    return done
+
+
+@dataclass
+class RiverSubgame:
+    """A river spot ready to solve: the tree, the live hands and the reaches."""
+
+    tree: PublicTree
+    hands: np.ndarray  # (H, hole cards) live hands (not blocked by the board)
+    hand_index: np.ndarray  # their indices in the game's canonical hand order
+    reach: np.ndarray  # (2, H) each player's reach (range) of each live hand
+    order: np.ndarray  # live hands weakest first
+    group_end: np.ndarray  # per position in order: end of its tie group
+    c1: np.ndarray
+    c2: np.ndarray
+
+    @property
+    def pot(self) -> int:
+        return int(self.tree.spent[0].sum())
+
+
+def river_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None = None) -> RiverSubgame:
+    """Set up the subgame of ``state`` (on the river, board known). ``reach``: (2, all
+    hands) ranges over the game's canonical hands; default uniform."""
+    tree = build_tree(state, sizes)
+    all_hands = rg.hole_hands(state.game)
+    if all_hands.shape[1] > 2:
+        raise ValueError("hands of more than two cards are not supported by the solver")
+    strengths = rg.strengths_on_board(all_hands, list(tree.board))
+    live = np.nonzero(strengths >= 0)[0]
+    hands = all_hands[live]
+    s = strengths[live]
+    order = np.argsort(s, kind="stable").astype(np.int64)
+    sorted_s = s[order]
+    group_end = np.empty(len(order), dtype=np.int64)
+    end = len(order)
+    for k in range(len(order) - 1, -1, -1):
+        if k < len(order) - 1 and sorted_s[k] != sorted_s[k + 1]:
+            end = k + 1
+        group_end[k] = end
+    full = np.ones((2, len(all_hands))) if reach is None else np.asarray(reach, dtype=np.float64)
+    c2 = hands[:, 1].copy() if hands.shape[1] == 2 else np.full(len(hands), -1, dtype=np.int64)
+    return RiverSubgame(tree, hands, live, np.ascontiguousarray(full[:, live]), order, group_end,
+                        hands[:, 0].copy(), c2)
+
+
+@dataclass
+class SolveResult:
+    strategy: np.ndarray  # (nodes, H): probability of the action into each node, per hand of the actor
+    iterations: int
+    stopped_early: bool
+    seconds: float
+
+
+def libratus_iterations(pot: int, big_blind: int) -> int:
+    """Libratus: 1,000 CFR+ iterations while at most 16 big blinds are in the pot, else 1,900."""
+    return 1000 if pot <= 16 * big_blind else 1900
+
+
+def solve(sub: RiverSubgame, iterations: int, deadline: float | None = None) -> SolveResult:
+    """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early."""
+    t = sub.tree
+    n, H = t.num_nodes, sub.hands.shape[0]
+    regret = np.zeros((n, H))
+    avg = np.zeros((n, H))
+    sigma = np.zeros((n, H))
+    reach_me = np.zeros((n, H))
+    reach_opp = np.zeros((n, H))
+    cfv = np.zeros((n, H))
+    tmp = np.zeros(H)
+    t0 = time.perf_counter()
+    deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
+    done = _run_cfr(t.kind, t.player, t.first_child, t.num_children, t.spent, sub.c1, sub.c2, sub.order,
+                    sub.group_end, sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
+                    deadline_ns, reach_me, reach_opp, cfv, tmp)
+    return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
+
+
+def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
+    """Normalise accumulated strategy weights per decision node and hand (uniform
+    where a hand never reached the node)."""
+    out = np.zeros_like(avg)
+    for n in np.nonzero(tree.kind == DECISION)[0]:
+        f, m = tree.first_child[n], tree.num_children[n]
+        block = avg[f : f + m]
+        s = block.sum(axis=0)
+        out[f : f + m] = np.where(s > 0, block / np.where(s > 0, s, 1), 1.0 / m)
+    return out
+
+
+def counterfactual_values(sub: RiverSubgame, strategy: np.ndarray, player: int,
+                          best_response: bool = False) -> np.ndarray:
+    """Counterfactual values at the root, per live hand of ``player``, when both play
+    ``strategy`` (or ``player`` best-responds to the other's part of it)."""
+    t = sub.tree
+    n, H = t.num_nodes, sub.hands.shape[0]
+    cfv = np.zeros((n, H))
+    me = sub.reach[player]
+    opp = sub.reach[1 - player]
+    _traverse(player, t.kind, t.player, t.first_child, t.num_children, t.spent, sub.c1, sub.c2, sub.order,
+              sub.group_end, me, opp, strategy, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False,
+              best_response, np.zeros((n, H)), np.zeros((n, H)), cfv, np.zeros(H))
+    return cfv[0].copy()
+
+
+def exploitability(sub: RiverSubgame, strategy: np.ndarray) -> float:
+    """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
+    best-response values (expected over the joint deal of compatible hands)."""
+    joint = _joint_weight(sub)
+    br = [float(sub.reach[p] @ counterfactual_values(sub, strategy, p, best_response=True)) for p in (0, 1)]
+    return (br[0] + br[1]) / 2.0 / joint
+
+
+def expected_values(sub: RiverSubgame, strategy: np.ndarray) -> tuple[float, float]:
+    joint = _joint_weight(sub)
+    return tuple(float(sub.reach[p] @ counterfactual_values(sub, strategy, p)) / joint for p in (0, 1))
+
+
+def _joint_weight(sub: RiverSubgame) -> float:
+    compat = np.zeros(sub.hands.shape[0])
+    _compat_sums(sub.reach[1], sub.c1, sub.c2, compat)
+    return float(sub.reach[0] @ compat)

@@ -1,0 +1,146 @@
+"""Vector CFR+ on river subgames: the O(n) terminal sweeps against brute force, the
+values against a direct enumeration, convergence, and Kuhn poker's known value."""
+
+import numpy as np
+import pytest
+
+from protocol.betting import BettingState, apply_betting
+from protocol.cards import parse_cards
+from protocol.gamedef import bundled_game, parse_gamedef
+from solver import cfr
+from solver.tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, build_tree
+
+SPOT_GAME = parse_gamedef(
+    "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
+    "firstPlayer = 2 1 1 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"
+)
+
+
+def river_state(board="QsJh2h8d3c", betting="r500c/cc/cc/"):
+    s = BettingState(SPOT_GAME, 0, None, parse_cards(board))
+    return apply_betting(s, betting)
+
+
+def test_reference_river_tree_has_the_reference_size():
+    # NOTES.md: bets 25/50/100/200 % + all-in, raises 50/100 % + all-in: 44 decisions, 85 terminals
+    t = build_tree(river_state(), BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), max_raises=3))
+    assert (t.num_decisions, t.num_terminals) == (44, 85)
+    assert (t.first_child[t.kind == DECISION] > np.nonzero(t.kind == DECISION)[0]).all()  # parents first
+    assert t.memory_bytes(1081) > 0
+
+
+def brute_compat_and_showdown(sub, q, stake):
+    H = len(q)
+    masks = [set(h) for h in sub.hands.tolist()]
+    strength = np.empty(H)
+    strength[sub.order] = np.arange(H)  # rank positions; ties share a group
+    group = np.empty(H, dtype=np.int64)
+    group[sub.order] = sub.group_end
+    compat = np.zeros(H)
+    show = np.zeros(H)
+    for h in range(H):
+        for j in range(H):
+            if masks[h] & masks[j]:
+                continue
+            compat[h] += q[j]
+            if group[h] > group[j]:
+                show[h] += stake * q[j]
+            elif group[h] < group[j]:
+                show[h] -= stake * q[j]
+    return compat, show
+
+
+@pytest.mark.parametrize("game", ["hunl", "leduc"])
+def test_terminal_sweeps_against_brute_force(game):
+    if game == "hunl":
+        sub = cfr.river_subgame(river_state("AsKs7s7d2c"), BetSizes())
+    else:  # one-card hands
+        leduc = bundled_game("leduc.nolimit.2p")
+        sub = cfr.river_subgame(apply_betting(BettingState(leduc, 0, None, parse_cards("Kh")), "cc/"), BetSizes())
+    rng = np.random.default_rng(0)
+    q = rng.random(len(sub.hands))
+    compat, show = brute_compat_and_showdown(sub, q, 700)
+    out = np.zeros(len(q))
+    cfr._compat_sums(q, sub.c1, sub.c2, out)
+    assert np.allclose(out, compat)
+    cfr._showdown(q, sub.c1, sub.c2, sub.order, sub.group_end, 700, out)
+    assert np.allclose(out, show)
+
+
+def direct_values(sub, strategy, player):
+    """Counterfactual values at the root by enumerating terminals and hand pairs."""
+    t = sub.tree
+    H = len(sub.hands)
+    masks = np.array([[not (set(a) & set(b)) for b in sub.hands.tolist()] for a in sub.hands.tolist()], dtype=float)
+    rank = np.empty(H)
+    rank[sub.order] = sub.group_end  # equal for ties, larger is stronger
+    parent = np.full(t.num_nodes, -1)
+    for n in np.nonzero(t.kind == DECISION)[0]:
+        parent[t.first_child[n] : t.first_child[n] + t.num_children[n]] = n
+    out = np.zeros(H)
+    for z in np.nonzero(t.kind != DECISION)[0]:
+        own = np.ones(H)
+        opp = sub.reach[1 - player].copy()
+        c = z
+        while parent[c] >= 0:
+            p = parent[c]
+            if t.player[p] == player:
+                own *= strategy[c]
+            else:
+                opp *= strategy[c]
+            c = p
+        if t.kind[z] == FOLD_TERMINAL:
+            amount = t.spent[z, t.player[z]] * (-1 if t.player[z] == player else 1)
+            u = amount * masks
+        else:
+            stake = t.spent[z].min()
+            u = stake * np.sign(rank[:, None] - rank[None, :]) * masks
+        out += own * (u @ opp)
+    return out
+
+
+def test_values_agree_with_direct_enumeration():
+    sub = cfr.river_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
+    rng = np.random.default_rng(1)
+    sub.reach[:] = rng.random(sub.reach.shape)
+    strategy = cfr.average_strategy(sub.tree, rng.random((sub.tree.num_nodes, len(sub.hands))))
+    for p in (0, 1):
+        assert np.allclose(cfr.counterfactual_values(sub, strategy, p), direct_values(sub, strategy, p))
+    ev0, ev1 = cfr.expected_values(sub, strategy)
+    assert ev0 == pytest.approx(-ev1)
+    for p in (0, 1):  # a best response is at least as good, hand by hand
+        br = cfr.counterfactual_values(sub, strategy, p, best_response=True)
+        assert (br >= cfr.counterfactual_values(sub, strategy, p) - 1e-9).all()
+
+
+def test_cfr_plus_converges_on_a_river_spot():
+    sub = cfr.river_subgame(river_state(), BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
+    uniform = cfr.average_strategy(sub.tree, np.ones((sub.tree.num_nodes, len(sub.hands))))
+    e0 = cfr.exploitability(sub, uniform)
+    e = [cfr.exploitability(sub, cfr.solve(sub, n).strategy) for n in (20, 100, 400)]
+    assert e0 > e[0] > e[1] > e[2] >= 0
+    assert e[2] / sub.pot < 0.003  # 0.3 % of the pot
+    r = cfr.solve(sub, 400)
+    assert r.iterations == 400 and not r.stopped_early
+    assert np.array_equal(r.strategy, cfr.solve(sub, 400).strategy)  # deterministic
+
+
+def test_deadline_stops_early():
+    sub = cfr.river_subgame(river_state(), BetSizes())
+    r = cfr.solve(sub, 10**7, deadline=0.2)
+    assert r.stopped_early and 0 < r.iterations < 10**7 and r.seconds < 2
+
+
+def test_kuhn_value_is_minus_one_eighteenth():
+    """Kuhn poker is one betting round with private cards: the whole game is a
+    'river subgame' from the root, ranges uniform, card removal doing the deal."""
+    kuhn = bundled_game("kuhn.limit.2p")
+    sub = cfr.river_subgame(BettingState(kuhn), BetSizes())
+    r = cfr.solve(sub, 2000)
+    ev0, ev1 = cfr.expected_values(sub, r.strategy)
+    assert ev0 == pytest.approx(-1 / 18, abs=1e-3) and ev1 == pytest.approx(1 / 18, abs=1e-3)
+    assert cfr.exploitability(sub, r.strategy) < 1e-3
+
+
+def test_libratus_iteration_rule():
+    assert cfr.libratus_iterations(1600, 100) == 1000 and cfr.libratus_iterations(1601, 100) == 1900
