@@ -50,54 +50,51 @@ def _compat_sums(q, c1, c2, out):
 @nb.njit(cache=True)
 def _showdown(q, c1, c2, order, group_end, stake, out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones).
-    ``order`` lists hands weakest first; hands order[k..group_end[k]) tie."""
+    ``order`` lists hands weakest first; hands order[k..group_end[k]) tie.
+
+    One ascending sweep gives, per hand, the compatible reach strictly weaker (W) and
+    weaker-or-tied (WT); with the compatible total C, stronger = C - WT, so the value
+    is stake * (W + WT - C)."""
     n = order.shape[0]
     card = np.zeros(NUM_CARDS)
     total = 0.0
+    two = c2[0] >= 0 if n > 0 else False
     k = 0
-    while k < n:  # wins: everything weaker, already summed
+    while k < n:
         e = group_end[k]
-        for t in range(k, e):
+        for t in range(k, e):  # strictly weaker: the totals before this group
             h = order[t]
             v = total - card[c1[h]]
-            if c2[h] >= 0:
+            if two:
                 v -= card[c2[h]]
             out[h] = v
         for t in range(k, e):
             h = order[t]
             total += q[h]
             card[c1[h]] += q[h]
-            if c2[h] >= 0:
+            if two:
                 card[c2[h]] += q[h]
+        for t in range(k, e):  # weaker or tied: the totals after it, h itself removed
+            h = order[t]
+            if two:
+                out[h] += total - card[c1[h]] - card[c2[h]] + q[h]
+            else:
+                out[h] += total - card[c1[h]]
         k = e
-    card[:] = 0.0
-    total = 0.0
-    k = n - 1
-    while k >= 0:  # losses: everything stronger
-        s = k
-        while s > 0 and group_end[s - 1] == group_end[k]:
-            s -= 1
-        for t in range(s, k + 1):
-            h = order[t]
-            v = total - card[c1[h]]
-            if c2[h] >= 0:
-                v -= card[c2[h]]
-            out[h] = stake * (out[h] - v)
-        for t in range(s, k + 1):
-            h = order[t]
-            total += q[h]
-            card[c1[h]] += q[h]
-            if c2[h] >= 0:
-                card[c2[h]] += q[h]
-        k = s - 1
+    for h in range(n):  # minus the compatible total
+        if two:
+            out[h] = stake * (out[h] - (total - card[c1[h]] - card[c2[h]] + q[h]))
+        else:
+            out[h] = stake * (out[h] - (total - card[c1[h]]))
 
 
 @nb.njit(cache=True)
-def _strategy(regret, kind, first_child, num_children, sigma):
-    """Regret matching at every decision node (uniform where no positive regret)."""
+def _strategy(regret, kind, player, first_child, num_children, who, sigma):
+    """Regret matching at the decision nodes of player ``who`` (-1: all players),
+    uniform where no regret is positive."""
     H = regret.shape[1]
     for n in range(kind.shape[0]):
-        if kind[n] != DECISION:
+        if kind[n] != DECISION or (who >= 0 and player[n] != who):
             continue
         f = first_child[n]
         m = num_children[n]
@@ -191,9 +188,12 @@ def _run_cfr(kind, player, first_child, num_children, spent, c1, c2, order, grou
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. Returns the iterations done."""
     done = 0
+    _strategy(regret, kind, player, first_child, num_children, -1, sigma)
     for t in range(start_iteration, start_iteration + iterations):
         for i in range(2):
-            _strategy(regret, kind, first_child, num_children, sigma)
+            # Only the other player's regrets changed since sigma was last made (they
+            # moved last); i's part is still current.
+            _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma)
             me = reach0 if i == 0 else reach1
             opp = reach1 if i == 0 else reach0
             _traverse(i, kind, player, first_child, num_children, spent, c1, c2, order, group_end,
