@@ -224,3 +224,68 @@ def print_dealer_report(r: dict, as_json: bool = False) -> None:
     print(f"machine: {r['machine']}")
     print(f"  players as separate processes (pokerbot play):  {r['hands_per_second_processes']:8.0f} hands/s")
     print(f"  players inside the dealer's event loop:         {r['hands_per_second_in_process']:8.0f} hands/s")
+
+
+def _reference_river_spot():
+    """NOTES.md's river spot: board Qs Jh 2h 8d 3c, pot 1000, 4000 behind each, full
+    ranges; bets 25/50/100/200 % + all-in, raises 50/100 % + all-in (three raises)."""
+    from protocol.betting import BettingState, apply_betting
+    from protocol.cards import parse_cards
+    from protocol.gamedef import parse_gamedef
+    from solver.tree import BetSizes
+
+    game = parse_gamedef(
+        "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
+        "firstPlayer = 2 1 1 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\n"
+        "END GAMEDEF\n"
+    )
+    state = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "r500c/cc/cc/")
+    return state, BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), max_raises=3)
+
+
+def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
+    """The river reference spot: tree size, ms per CFR+ iteration on one core, the
+    iterations and time to reach 0.3 % of the pot, and a 1,000-iteration solve."""
+    from solver import cfr
+
+    cpu = pin_to_one_core()
+    state, sizes = _reference_river_spot()
+    sub = cfr.river_subgame(state, sizes)
+    cfr.solve(sub, 2)  # compile and warm up
+    per_iter = median_time(lambda: cfr.solve(sub, iterations), repeats) / iterations
+    reached = None
+    for n in (25, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1000):
+        r = cfr.solve(sub, n)
+        if cfr.exploitability(sub, r.strategy) <= 0.003 * sub.pot:
+            reached = (n, r.seconds)
+            break
+    full = cfr.solve(sub, 1000)
+    return {
+        "machine": machine_description(), "pinned_cpu": cpu, "repeats": repeats,
+        "river": {
+            "decision_nodes": sub.tree.num_decisions, "terminal_nodes": sub.tree.num_terminals,
+            "hands": int(sub.hands.shape[0]), "ms_per_iteration_1_core": per_iter * 1000,
+            "reference_postflop_solver_ms": 0.59,
+            "iterations_to_0.3pct_pot": reached[0] if reached else None,
+            "seconds_to_0.3pct_pot": reached[1] if reached else None,
+            "seconds_for_1000_iterations": full.seconds,
+            "exploitability_after_1000_pct_pot": 100 * cfr.exploitability(sub, full.strategy) / sub.pot,
+        },
+    }
+
+
+def print_solver_report(r: dict, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps(r, indent=2))
+        return
+    v = r["river"]
+    print(f"Vector CFR+ on the river reference spot (NOTES.md), one core, median of {r['repeats']} runs")
+    print(f"machine: {r['machine']}")
+    print(f"  tree: {v['decision_nodes']} decision nodes, {v['terminal_nodes']} terminals, {v['hands']} hands per player")
+    print(f"  {v['ms_per_iteration_1_core']:.2f} ms per iteration (postflop-solver: {v['reference_postflop_solver_ms']} ms; "
+          f"ratio {v['ms_per_iteration_1_core'] / v['reference_postflop_solver_ms']:.1f}x)")
+    if v["iterations_to_0.3pct_pot"]:
+        print(f"  0.3 % of the pot reached after {v['iterations_to_0.3pct_pot']} iterations, {v['seconds_to_0.3pct_pot']:.2f} s")
+    print(f"  1,000 iterations (Libratus's count): {v['seconds_for_1000_iterations']:.2f} s, "
+          f"exploitability {v['exploitability_after_1000_pct_pot']:.3f} % of the pot")
+    print("  turn spot and two cores: not built yet (chance nodes, parallel kernel)")
