@@ -28,67 +28,54 @@ from . import ranges as rg
 from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
 
 NUM_CARDS = 52
+#: Card index of the missing second card of one-card hands: its totals stay zero.
+NO_CARD = NUM_CARDS
 
 
-@nb.njit(cache=True)
-def _compat_sums(q, c1, c2, out):
-    """out[h] = sum of q over hands sharing no card with hand h (c2 = -1: one card)."""
-    card = np.zeros(NUM_CARDS)
+@nb.njit(cache=True, fastmath=True)
+def _compat_sums(q, c1, c2, dup, out):
+    """out[h] = sum of q over hands sharing no card with hand h. Two-card hands
+    (dup = 1) subtract h itself twice through the card totals and add it back once."""
+    card = np.zeros(NUM_CARDS + 1)
     total = 0.0
     for j in range(q.shape[0]):
         total += q[j]
         card[c1[j]] += q[j]
-        if c2[j] >= 0:
-            card[c2[j]] += q[j]
+        card[c2[j]] += q[j]
+    card[NO_CARD] = 0.0
     for h in range(q.shape[0]):
-        if c2[h] >= 0:
-            out[h] = total - card[c1[h]] - card[c2[h]] + q[h]  # h itself was taken twice
-        else:
-            out[h] = total - card[c1[h]]  # h itself holds the card: already taken out
+        out[h] = total - card[c1[h]] - card[c2[h]] + dup * q[h]
 
 
-@nb.njit(cache=True)
-def _showdown(q, c1, c2, order, group_end, stake, out):
-    """out[h] = stake * (reach of compatible weaker hands - of stronger ones).
-    ``order`` lists hands weakest first; hands order[k..group_end[k]) tie.
+@nb.njit(cache=True, fastmath=True)
+def _showdown(q, c1, c2, dup, group_end, stake, out):
+    """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
+    hands indexed weakest first; hands k..group_end[k] tie.
 
     One ascending sweep gives, per hand, the compatible reach strictly weaker (W) and
     weaker-or-tied (WT); with the compatible total C, stronger = C - WT, so the value
     is stake * (W + WT - C)."""
-    n = order.shape[0]
-    card = np.zeros(NUM_CARDS)
+    n = q.shape[0]
+    card = np.zeros(NUM_CARDS + 1)
     total = 0.0
-    two = c2[0] >= 0 if n > 0 else False
     k = 0
     while k < n:
         e = group_end[k]
-        for t in range(k, e):  # strictly weaker: the totals before this group
-            h = order[t]
-            v = total - card[c1[h]]
-            if two:
-                v -= card[c2[h]]
-            out[h] = v
-        for t in range(k, e):
-            h = order[t]
+        for h in range(k, e):  # strictly weaker: the totals before this group
+            out[h] = total - card[c1[h]] - card[c2[h]]
+        for h in range(k, e):
             total += q[h]
             card[c1[h]] += q[h]
-            if two:
-                card[c2[h]] += q[h]
-        for t in range(k, e):  # weaker or tied: the totals after it, h itself removed
-            h = order[t]
-            if two:
-                out[h] += total - card[c1[h]] - card[c2[h]] + q[h]
-            else:
-                out[h] += total - card[c1[h]]
+            card[c2[h]] += q[h]
+        card[NO_CARD] = 0.0
+        for h in range(k, e):  # weaker or tied: the totals after it, h itself removed
+            out[h] += total - card[c1[h]] - card[c2[h]] + dup * q[h]
         k = e
     for h in range(n):  # minus the compatible total
-        if two:
-            out[h] = stake * (out[h] - (total - card[c1[h]] - card[c2[h]] + q[h]))
-        else:
-            out[h] = stake * (out[h] - (total - card[c1[h]]))
+        out[h] = stake * (out[h] - (total - card[c1[h]] - card[c2[h]] + dup * q[h]))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath=True)
 def _strategy(regret, kind, player, first_child, num_children, who, sigma):
     """Regret matching at the decision nodes of player ``who`` (-1: all players),
     uniform where no regret is positive."""
@@ -105,50 +92,53 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma):
                 if r > 0.0:
                     s += r
             if s > 0.0:
+                inv = 1.0 / s
                 for c in range(f, f + m):
                     r = regret[c, h]
-                    sigma[c, h] = r / s if r > 0.0 else 0.0
+                    sigma[c, h] = r * inv if r > 0.0 else 0.0
             else:
                 for c in range(f, f + m):
                     sigma[c, h] = 1.0 / m
 
 
-@nb.njit(cache=True)
-def _traverse(i, kind, player, first_child, num_children, spent, c1, c2, order, group_end,
-              reach_me0, reach_opp0, sigma, regret, avg, weight, update, best_response,
-              reach_me, reach_opp, cfv, tmp):
-    """One pass for player i. update: apply CFR+ regret and average updates;
-    best_response: take the best action per hand at i's nodes instead of sigma."""
+@nb.njit(cache=True, fastmath=True)
+def _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, dup, group_end,
+              reach0, reach1, sigma, regret, avg, weight, update, best_response,
+              reach, cfv, compat, compat_slot, tmp):
+    """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
+    slot[p] is s (it only changes below p's own decisions). update: CFR+ regret and
+    average updates; best_response: the best action per hand at i's nodes."""
     n_nodes = kind.shape[0]
     H = c1.shape[0]
+    o = 1 - i
     for h in range(H):
-        reach_me[0, h] = reach_me0[h]
-        reach_opp[0, h] = reach_opp0[h]
+        reach[0, 0, h] = reach0[h]
+        reach[1, 0, h] = reach1[h]
     for n in range(n_nodes):  # forward: parents come before children
         if kind[n] != DECISION:
             continue
+        p = player[n]
+        src = slot[p, n]
         f = first_child[n]
         for c in range(f, f + num_children[n]):
-            if player[n] == i:
-                for h in range(H):
-                    reach_me[c, h] = reach_me[n, h] * sigma[c, h]
-                    reach_opp[c, h] = reach_opp[n, h]
-            else:
-                for h in range(H):
-                    reach_me[c, h] = reach_me[n, h]
-                    reach_opp[c, h] = reach_opp[n, h] * sigma[c, h]
+            for h in range(H):
+                reach[p, c, h] = reach[p, src, h] * sigma[c, h]
+    for s in range(n_nodes):
+        compat_slot[s] = -1
     for n in range(n_nodes - 1, -1, -1):  # backward: children before parents
         k = kind[n]
         if k == FOLD_TERMINAL:
-            _compat_sums(reach_opp[n], c1, c2, tmp)
+            so = slot[o, n]
+            if compat_slot[so] < 0:  # siblings share the opponent's reach: sum it once
+                _compat_sums(reach[o, so], c1, c2, dup, compat[so])
+                compat_slot[so] = so
             folder = player[n]
-            amount = spent[n, folder]
-            sign = -1.0 if folder == i else 1.0
+            v = spent[n, folder] * (-1.0 if folder == i else 1.0)
             for h in range(H):
-                cfv[n, h] = sign * amount * tmp[h]
+                cfv[n, h] = v * compat[so, h]
         elif k == SHOWDOWN:
             stake = min(spent[n, 0], spent[n, 1])
-            _showdown(reach_opp[n], c1, c2, order, group_end, stake, tmp)
+            _showdown(reach[o, slot[o, n]], c1, c2, dup, group_end, stake, tmp)
             for h in range(H):
                 cfv[n, h] = tmp[h]
         else:
@@ -169,11 +159,12 @@ def _traverse(i, kind, player, first_child, num_children, spent, c1, c2, order, 
                             v += sigma[c, h] * cfv[c, h]
                         cfv[n, h] = v
                     if update:
+                        me = slot[i, n]
                         for c in range(f, f + m):
                             for h in range(H):
                                 r = regret[c, h] + cfv[c, h] - cfv[n, h]
                                 regret[c, h] = r if r > 0.0 else 0.0
-                                avg[c, h] += weight * reach_me[n, h] * sigma[c, h]
+                                avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
             else:
                 for h in range(H):
                     v = 0.0
@@ -183,8 +174,8 @@ def _traverse(i, kind, player, first_child, num_children, spent, c1, c2, order, 
 
 
 @nb.njit(cache=True)
-def _run_cfr(kind, player, first_child, num_children, spent, c1, c2, order, group_end, reach0, reach1,
-             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach_me, reach_opp, cfv, tmp):
+def _run_cfr(kind, player, first_child, num_children, spent, slot, c1, c2, dup, group_end, reach0, reach1,
+             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, compat, compat_slot, tmp):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. Returns the iterations done."""
     done = 0
@@ -194,10 +185,9 @@ def _run_cfr(kind, player, first_child, num_children, spent, c1, c2, order, grou
             # Only the other player's regrets changed since sigma was last made (they
             # moved last); i's part is still current.
             _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma)
-            me = reach0 if i == 0 else reach1
-            opp = reach1 if i == 0 else reach0
-            _traverse(i, kind, player, first_child, num_children, spent, c1, c2, order, group_end,
-                      me, opp, sigma, regret, avg, float(t + 1), True, False, reach_me, reach_opp, cfv, tmp)
+            _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, dup, group_end,
+                      reach0, reach1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
+                      compat_slot, tmp)
         done += 1
         if deadline_ns > 0:
             with nb.objmode(now="int64"):
@@ -209,20 +199,36 @@ def _run_cfr(kind, player, first_child, num_children, spent, c1, c2, order, grou
 
 @dataclass
 class RiverSubgame:
-    """A river spot ready to solve: the tree, the live hands and the reaches."""
+    """A river spot ready to solve: the tree, the live hands (weakest first) and the
+    players' reaches over them."""
 
     tree: PublicTree
-    hands: np.ndarray  # (H, hole cards) live hands (not blocked by the board)
+    hands: np.ndarray  # (H, hole cards) live hands, weakest first
     hand_index: np.ndarray  # their indices in the game's canonical hand order
     reach: np.ndarray  # (2, H) each player's reach (range) of each live hand
-    order: np.ndarray  # live hands weakest first
-    group_end: np.ndarray  # per position in order: end of its tie group
+    group_end: np.ndarray  # per hand: one past the last hand it ties with
     c1: np.ndarray
-    c2: np.ndarray
+    c2: np.ndarray  # NO_CARD for one-card hands
+    dup: float  # 1.0 for two-card hands (see _compat_sums), else 0.0
+    slot: np.ndarray  # (2, nodes): where each player's reach at a node is kept
 
     @property
     def pot(self) -> int:
         return int(self.tree.spent[0].sum())
+
+
+def _reach_slots(tree: PublicTree) -> np.ndarray:
+    """slot[p, n]: the node at or above n just below p's latest decision (the root if
+    none): p's reach changes only there."""
+    slot = np.zeros((2, tree.num_nodes), dtype=np.int64)
+    for n in range(tree.num_nodes):
+        if tree.kind[n] != DECISION:
+            continue
+        f, m = tree.first_child[n], tree.num_children[n]
+        for c in range(f, f + m):
+            for p in (0, 1):
+                slot[p, c] = c if tree.player[n] == p else slot[p, n]
+    return slot
 
 
 def river_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None = None) -> RiverSubgame:
@@ -233,21 +239,31 @@ def river_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None
     if all_hands.shape[1] > 2:
         raise ValueError("hands of more than two cards are not supported by the solver")
     strengths = rg.strengths_on_board(all_hands, list(tree.board))
-    live = np.nonzero(strengths >= 0)[0]
+    live = rg.by_strength(strengths)
     hands = all_hands[live]
     s = strengths[live]
-    order = np.argsort(s, kind="stable").astype(np.int64)
-    sorted_s = s[order]
-    group_end = np.empty(len(order), dtype=np.int64)
-    end = len(order)
-    for k in range(len(order) - 1, -1, -1):
-        if k < len(order) - 1 and sorted_s[k] != sorted_s[k + 1]:
+    group_end = np.empty(len(live), dtype=np.int64)
+    end = len(live)
+    for k in range(len(live) - 1, -1, -1):
+        if k < len(live) - 1 and s[k] != s[k + 1]:
             end = k + 1
         group_end[k] = end
     full = np.ones((2, len(all_hands))) if reach is None else np.asarray(reach, dtype=np.float64)
-    c2 = hands[:, 1].copy() if hands.shape[1] == 2 else np.full(len(hands), -1, dtype=np.int64)
-    return RiverSubgame(tree, hands, live, np.ascontiguousarray(full[:, live]), order, group_end,
-                        hands[:, 0].copy(), c2)
+    two = hands.shape[1] == 2
+    c2 = hands[:, 1].copy() if two else np.full(len(hands), NO_CARD, dtype=np.int64)
+    return RiverSubgame(tree, hands, live, np.ascontiguousarray(full[:, live]), group_end,
+                        hands[:, 0].copy(), c2, 1.0 if two else 0.0, _reach_slots(tree))
+
+
+class _Work:
+    """Scratch arrays of one solve (their size is what ``PublicTree.memory_bytes`` reports)."""
+
+    def __init__(self, n: int, H: int) -> None:
+        self.reach = np.zeros((2, n, H))
+        self.cfv = np.zeros((n, H))
+        self.compat = np.zeros((n, H))
+        self.compat_slot = np.zeros(n, dtype=np.int64)
+        self.tmp = np.zeros(H)
 
 
 @dataclass
@@ -270,15 +286,12 @@ def solve(sub: RiverSubgame, iterations: int, deadline: float | None = None) -> 
     regret = np.zeros((n, H))
     avg = np.zeros((n, H))
     sigma = np.zeros((n, H))
-    reach_me = np.zeros((n, H))
-    reach_opp = np.zeros((n, H))
-    cfv = np.zeros((n, H))
-    tmp = np.zeros(H)
+    w = _Work(n, H)
     t0 = time.perf_counter()
     deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
-    done = _run_cfr(t.kind, t.player, t.first_child, t.num_children, t.spent, sub.c1, sub.c2, sub.order,
-                    sub.group_end, sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
-                    deadline_ns, reach_me, reach_opp, cfv, tmp)
+    done = _run_cfr(t.kind, t.player, t.first_child, t.num_children, t.spent, sub.slot, sub.c1, sub.c2,
+                    sub.dup, sub.group_end, sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
+                    deadline_ns, w.reach, w.cfv, w.compat, w.compat_slot, w.tmp)
     return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
 
 
@@ -299,14 +312,12 @@ def counterfactual_values(sub: RiverSubgame, strategy: np.ndarray, player: int,
     """Counterfactual values at the root, per live hand of ``player``, when both play
     ``strategy`` (or ``player`` best-responds to the other's part of it)."""
     t = sub.tree
-    n, H = t.num_nodes, sub.hands.shape[0]
-    cfv = np.zeros((n, H))
-    me = sub.reach[player]
-    opp = sub.reach[1 - player]
-    _traverse(player, t.kind, t.player, t.first_child, t.num_children, t.spent, sub.c1, sub.c2, sub.order,
-              sub.group_end, me, opp, strategy, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False,
-              best_response, np.zeros((n, H)), np.zeros((n, H)), cfv, np.zeros(H))
-    return cfv[0].copy()
+    w = _Work(t.num_nodes, sub.hands.shape[0])
+    _traverse(player, t.kind, t.player, t.first_child, t.num_children, t.spent, sub.slot, sub.c1, sub.c2,
+              sub.dup, sub.group_end, sub.reach[0], sub.reach[1], np.ascontiguousarray(strategy),
+              np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, w.reach, w.cfv, w.compat,
+              w.compat_slot, w.tmp)
+    return w.cfv[0].copy()
 
 
 def exploitability(sub: RiverSubgame, strategy: np.ndarray) -> float:
@@ -324,5 +335,5 @@ def expected_values(sub: RiverSubgame, strategy: np.ndarray) -> tuple[float, flo
 
 def _joint_weight(sub: RiverSubgame) -> float:
     compat = np.zeros(sub.hands.shape[0])
-    _compat_sums(sub.reach[1], sub.c1, sub.c2, compat)
+    _compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
     return float(sub.reach[0] @ compat)

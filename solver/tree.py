@@ -61,12 +61,11 @@ class PublicTree:
     def num_terminals(self) -> int:
         return int((self.kind != DECISION).sum())
 
-    def memory_bytes(self, num_hands: int, float_bytes: int = 4) -> int:
-        """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets and
-        average strategy per decision edge and hand, values per node and hand for
-        each player, reaches per node and hand."""
-        edges = int(self.num_children[self.kind == DECISION].sum())
-        return (2 * edges + 4 * self.num_nodes) * num_hands * float_bytes
+    def memory_bytes(self, num_hands: int, float_bytes: int = 8) -> int:
+        """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets,
+        average and current strategy, both players' reaches, values and fold totals,
+        each per node and hand."""
+        return 7 * self.num_nodes * num_hands * float_bytes
 
 
 def _actions(state: BettingState, sizes: BetSizes) -> list[Action]:

@@ -32,10 +32,7 @@ def test_reference_river_tree_has_the_reference_size():
 def brute_compat_and_showdown(sub, q, stake):
     H = len(q)
     masks = [set(h) for h in sub.hands.tolist()]
-    strength = np.empty(H)
-    strength[sub.order] = np.arange(H)  # rank positions; ties share a group
-    group = np.empty(H, dtype=np.int64)
-    group[sub.order] = sub.group_end
+    group = sub.group_end  # hands are weakest first; ties share a group end
     compat = np.zeros(H)
     show = np.zeros(H)
     for h in range(H):
@@ -61,9 +58,9 @@ def test_terminal_sweeps_against_brute_force(game):
     q = rng.random(len(sub.hands))
     compat, show = brute_compat_and_showdown(sub, q, 700)
     out = np.zeros(len(q))
-    cfr._compat_sums(q, sub.c1, sub.c2, out)
+    cfr._compat_sums(q, sub.c1, sub.c2, sub.dup, out)
     assert np.allclose(out, compat)
-    cfr._showdown(q, sub.c1, sub.c2, sub.order, sub.group_end, 700, out)
+    cfr._showdown(q, sub.c1, sub.c2, sub.dup, sub.group_end, 700, out)
     assert np.allclose(out, show)
 
 
@@ -72,8 +69,7 @@ def direct_values(sub, strategy, player):
     t = sub.tree
     H = len(sub.hands)
     masks = np.array([[not (set(a) & set(b)) for b in sub.hands.tolist()] for a in sub.hands.tolist()], dtype=float)
-    rank = np.empty(H)
-    rank[sub.order] = sub.group_end  # equal for ties, larger is stronger
+    rank = sub.group_end  # equal for ties, larger is stronger (hands are weakest first)
     parent = np.full(t.num_nodes, -1)
     for n in np.nonzero(t.kind == DECISION)[0]:
         parent[t.first_child[n] : t.first_child[n] + t.num_children[n]] = n
