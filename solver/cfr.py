@@ -76,9 +76,9 @@ def _showdown(q, c1, c2, dup, group_end, stake, out):
 
 
 @nb.njit(cache=True, fastmath=True)
-def _strategy(regret, kind, player, first_child, num_children, who, sigma):
+def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
     """Regret matching at the decision nodes of player ``who`` (-1: all players),
-    uniform where no regret is positive."""
+    uniform where no regret is positive. Inner loops run over hands (contiguous)."""
     H = regret.shape[1]
     for n in range(kind.shape[0]):
         if kind[n] != DECISION or (who >= 0 and player[n] != who):
@@ -86,19 +86,14 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma):
         f = first_child[n]
         m = num_children[n]
         for h in range(H):
-            s = 0.0
-            for c in range(f, f + m):
-                r = regret[c, h]
-                if r > 0.0:
-                    s += r
-            if s > 0.0:
-                inv = 1.0 / s
-                for c in range(f, f + m):
-                    r = regret[c, h]
-                    sigma[c, h] = r * inv if r > 0.0 else 0.0
-            else:
-                for c in range(f, f + m):
-                    sigma[c, h] = 1.0 / m
+            tmp[h] = 0.0
+        for c in range(f, f + m):
+            for h in range(H):
+                tmp[h] += max(regret[c, h], 0.0)
+        uniform = 1.0 / m
+        for c in range(f, f + m):
+            for h in range(H):
+                sigma[c, h] = max(regret[c, h], 0.0) / tmp[h] if tmp[h] > 0.0 else uniform
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -147,17 +142,16 @@ def _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, d
             if player[n] == i:
                 if best_response:
                     for h in range(H):
-                        best = cfv[f, h]
-                        for c in range(f + 1, f + m):
-                            if cfv[c, h] > best:
-                                best = cfv[c, h]
-                        cfv[n, h] = best
+                        cfv[n, h] = cfv[f, h]
+                    for c in range(f + 1, f + m):
+                        for h in range(H):
+                            cfv[n, h] = max(cfv[n, h], cfv[c, h])
                 else:
                     for h in range(H):
-                        v = 0.0
-                        for c in range(f, f + m):
-                            v += sigma[c, h] * cfv[c, h]
-                        cfv[n, h] = v
+                        cfv[n, h] = 0.0
+                    for c in range(f, f + m):
+                        for h in range(H):
+                            cfv[n, h] += sigma[c, h] * cfv[c, h]
                     if update:
                         me = slot[i, n]
                         for c in range(f, f + m):
@@ -167,10 +161,10 @@ def _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, d
                                 avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
             else:
                 for h in range(H):
-                    v = 0.0
-                    for c in range(f, f + m):
-                        v += cfv[c, h]
-                    cfv[n, h] = v
+                    cfv[n, h] = 0.0
+                for c in range(f, f + m):
+                    for h in range(H):
+                        cfv[n, h] += cfv[c, h]
 
 
 @nb.njit(cache=True)
@@ -179,12 +173,12 @@ def _run_cfr(kind, player, first_child, num_children, spent, slot, c1, c2, dup, 
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. Returns the iterations done."""
     done = 0
-    _strategy(regret, kind, player, first_child, num_children, -1, sigma)
+    _strategy(regret, kind, player, first_child, num_children, -1, sigma, tmp)
     for t in range(start_iteration, start_iteration + iterations):
         for i in range(2):
             # Only the other player's regrets changed since sigma was last made (they
             # moved last); i's part is still current.
-            _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma)
+            _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma, tmp)
             _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, dup, group_end,
                       reach0, reach1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
                       compat_slot, tmp)
