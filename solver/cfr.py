@@ -10,8 +10,8 @@ strength, with per-card totals.
 
 Values are chips won over the whole hand (as the dealer pays), counterfactual: for a
 hand h of player i, the sum over opponent hands j compatible with h of the opponent's
-reach of j times i's payoff. Trees come from ``solver.tree`` and hold no chance nodes
-yet (river subgames).
+reach of j times i's payoff (averaged over the cards still to come at chance nodes).
+Trees come from ``solver.tree``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 from protocol.betting import BettingState
 
 from . import ranges as rg
-from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
+from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
 
 NUM_CARDS = 52
 #: Card index of the missing second card of one-card hands: its totals stay zero.
@@ -48,30 +48,37 @@ def _compat_sums(q, c1, c2, dup, out):
 
 
 @nb.njit(cache=True, fastmath=True)
-def _showdown(q, c1, c2, dup, group_end, stake, out):
+def _showdown(q, c1, c2, dup, order, group_end, stake, out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
-    hands indexed weakest first; hands k..group_end[k] tie.
+    the hands in ``order`` (weakest first; positions k..group_end[k] tie); hands not
+    in it (dead on this board) get 0.
 
     One ascending sweep gives, per hand, the compatible reach strictly weaker (W) and
     weaker-or-tied (WT); with the compatible total C, stronger = C - WT, so the value
     is stake * (W + WT - C)."""
-    n = q.shape[0]
+    n = order.shape[0]
     card = np.zeros(NUM_CARDS + 1)
     total = 0.0
+    for h in range(out.shape[0]):
+        out[h] = 0.0
     k = 0
     while k < n:
         e = group_end[k]
-        for h in range(k, e):  # strictly weaker: the totals before this group
+        for t in range(k, e):  # strictly weaker: the totals before this group
+            h = order[t]
             out[h] = total - card[c1[h]] - card[c2[h]]
-        for h in range(k, e):
+        for t in range(k, e):
+            h = order[t]
             total += q[h]
             card[c1[h]] += q[h]
             card[c2[h]] += q[h]
         card[NO_CARD] = 0.0
-        for h in range(k, e):  # weaker or tied: the totals after it, h itself removed
+        for t in range(k, e):  # weaker or tied: the totals after it, h itself removed
+            h = order[t]
             out[h] += total - card[c1[h]] - card[c2[h]] + dup * q[h]
         k = e
-    for h in range(n):  # minus the compatible total
+    for t in range(n):  # minus the compatible total
+        h = order[t]
         out[h] = stake * (out[h] - (total - card[c1[h]] - card[c2[h]] + dup * q[h]))
 
 
@@ -97,12 +104,14 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 
 
 @nb.njit(cache=True, fastmath=True)
-def _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, dup, group_end,
+def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+              c1, c2, dup, orders, group_ends, board_start, board_len,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
               reach, cfv, compat, compat_slot, tmp):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
-    slot[p] is s (it only changes below p's own decisions). update: CFR+ regret and
-    average updates; best_response: the best action per hand at i's nodes."""
+    slot[p] is s (it changes only below p's own decisions and chance nodes). update:
+    CFR+ regret and average updates; best_response: the best action per hand at i's
+    nodes. A chance child removes the hands holding its card (reach and value 0)."""
     n_nodes = kind.shape[0]
     H = c1.shape[0]
     o = 1 - i
@@ -110,14 +119,22 @@ def _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, d
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
     for n in range(n_nodes):  # forward: parents come before children
-        if kind[n] != DECISION:
-            continue
-        p = player[n]
-        src = slot[p, n]
+        k = kind[n]
         f = first_child[n]
-        for c in range(f, f + num_children[n]):
-            for h in range(H):
-                reach[p, c, h] = reach[p, src, h] * sigma[c, h]
+        if k == DECISION:
+            p = player[n]
+            src = slot[p, n]
+            for c in range(f, f + num_children[n]):
+                for h in range(H):
+                    reach[p, c, h] = reach[p, src, h] * sigma[c, h]
+        elif k == CHANCE:
+            for c in range(f, f + num_children[n]):
+                d = dealt[c]
+                for p in range(2):
+                    src = slot[p, n]
+                    for h in range(H):
+                        live = c1[h] != d and c2[h] != d
+                        reach[p, c, h] = reach[p, src, h] if live else 0.0
     for s in range(n_nodes):
         compat_slot[s] = -1
     for n in range(n_nodes - 1, -1, -1):  # backward: children before parents
@@ -133,9 +150,23 @@ def _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, d
                 cfv[n, h] = v * compat[so, h]
         elif k == SHOWDOWN:
             stake = min(spent[n, 0], spent[n, 1])
-            _showdown(reach[o, slot[o, n]], c1, c2, dup, group_end, stake, tmp)
+            b = board_of[n]
+            s0 = board_start[b]
+            _showdown(reach[o, slot[o, n]], c1, c2, dup, orders[s0 : s0 + board_len[b]],
+                      group_ends[s0 : s0 + board_len[b]], stake, tmp)
             for h in range(H):
                 cfv[n, h] = tmp[h]
+        elif k == CHANCE:
+            f = first_child[n]
+            for h in range(H):
+                cfv[n, h] = 0.0
+            for c in range(f, f + num_children[n]):
+                d = dealt[c]
+                for h in range(H):
+                    if c1[h] != d and c2[h] != d:
+                        cfv[n, h] += cfv[c, h]
+            for h in range(H):
+                cfv[n, h] *= chance_weight[n]
         else:
             f = first_child[n]
             m = num_children[n]
@@ -168,7 +199,8 @@ def _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, d
 
 
 @nb.njit(cache=True)
-def _run_cfr(kind, player, first_child, num_children, spent, slot, c1, c2, dup, group_end, reach0, reach1,
+def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
+             orders, group_ends, board_start, board_len, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, compat, compat_slot, tmp):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. Returns the iterations done."""
@@ -179,7 +211,8 @@ def _run_cfr(kind, player, first_child, num_children, spent, slot, c1, c2, dup, 
             # Only the other player's regrets changed since sigma was last made (they
             # moved last); i's part is still current.
             _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma, tmp)
-            _traverse(i, kind, player, first_child, num_children, spent, slot, c1, c2, dup, group_end,
+            _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+                      c1, c2, dup, orders, group_ends, board_start, board_len,
                       reach0, reach1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
                       compat_slot, tmp)
         done += 1
@@ -192,61 +225,96 @@ def _run_cfr(kind, player, first_child, num_children, spent, slot, c1, c2, dup, 
 
 
 @dataclass
-class RiverSubgame:
-    """A river spot ready to solve: the tree, the live hands (weakest first) and the
-    players' reaches over them."""
+class Subgame:
+    """A spot ready to solve: the public tree, the hands still possible at its root
+    and the players' reaches over them, and per showdown board the hands by
+    strength."""
 
     tree: PublicTree
-    hands: np.ndarray  # (H, hole cards) live hands, weakest first
+    hands: np.ndarray  # (H, hole cards) hands not blocked by the root board
     hand_index: np.ndarray  # their indices in the game's canonical hand order
-    reach: np.ndarray  # (2, H) each player's reach (range) of each live hand
-    group_end: np.ndarray  # per hand: one past the last hand it ties with
+    reach: np.ndarray  # (2, H) each player's reach (range) of each hand
     c1: np.ndarray
     c2: np.ndarray  # NO_CARD for one-card hands
     dup: float  # 1.0 for two-card hands (see _compat_sums), else 0.0
     slot: np.ndarray  # (2, nodes): where each player's reach at a node is kept
+    chance_weight: np.ndarray  # per node: 1 / (cards that can come for a given pair of hands)
+    orders: np.ndarray  # per board, concatenated: live hands weakest first
+    group_ends: np.ndarray  # per board, concatenated: one past the last tied position
+    board_start: np.ndarray
+    board_len: np.ndarray
 
     @property
     def pot(self) -> int:
         return int(self.tree.spent[0].sum())
 
+    def kernel_args(self) -> tuple:
+        t = self.tree
+        return (t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of,
+                self.chance_weight, self.slot, self.c1, self.c2, self.dup, self.orders, self.group_ends,
+                self.board_start, self.board_len)
+
 
 def _reach_slots(tree: PublicTree) -> np.ndarray:
-    """slot[p, n]: the node at or above n just below p's latest decision (the root if
-    none): p's reach changes only there."""
+    """slot[p, n]: the node at or above n where p's reach last changed (below p's
+    decisions and below chance nodes); the root if nowhere."""
     slot = np.zeros((2, tree.num_nodes), dtype=np.int64)
     for n in range(tree.num_nodes):
-        if tree.kind[n] != DECISION:
+        k = tree.kind[n]
+        if k != DECISION and k != CHANCE:
             continue
         f, m = tree.first_child[n], tree.num_children[n]
         for c in range(f, f + m):
             for p in (0, 1):
-                slot[p, c] = c if tree.player[n] == p else slot[p, n]
+                changes = k == CHANCE or tree.player[n] == p
+                slot[p, c] = c if changes else slot[p, n]
     return slot
 
 
-def river_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None = None) -> RiverSubgame:
-    """Set up the subgame of ``state`` (on the river, board known). ``reach``: (2, all
-    hands) ranges over the game's canonical hands; default uniform."""
+def make_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None = None) -> Subgame:
+    """Set up the subgame from ``state`` (its board known, no hole cards needed).
+    ``reach``: (2, all hands) ranges over the game's canonical hands; default uniform."""
     tree = build_tree(state, sizes)
-    all_hands = rg.hole_hands(state.game)
+    game = state.game
+    all_hands = rg.hole_hands(game)
     if all_hands.shape[1] > 2:
         raise ValueError("hands of more than two cards are not supported by the solver")
-    strengths = rg.strengths_on_board(all_hands, list(tree.board))
-    live = rg.by_strength(strengths)
+    live = np.nonzero(~rg.blocked_by(all_hands, tree.board))[0]
     hands = all_hands[live]
-    s = strengths[live]
-    group_end = np.empty(len(live), dtype=np.int64)
-    end = len(live)
-    for k in range(len(live) - 1, -1, -1):
-        if k < len(live) - 1 and s[k] != s[k + 1]:
-            end = k + 1
-        group_end[k] = end
-    full = np.ones((2, len(all_hands))) if reach is None else np.asarray(reach, dtype=np.float64)
     two = hands.shape[1] == 2
+    orders, ends, starts, lens = [], [], [], []
+    at = 0
+    for board in tree.boards:
+        strengths = rg.strengths_on_board(hands, list(board))
+        order = rg.by_strength(strengths)
+        s = strengths[order]
+        group_end = np.empty(len(order), dtype=np.int64)
+        end = len(order)
+        for k in range(len(order) - 1, -1, -1):
+            if k < len(order) - 1 and s[k] != s[k + 1]:
+                end = k + 1
+            group_end[k] = end
+        orders.append(order)
+        ends.append(group_end)
+        starts.append(at)
+        lens.append(len(order))
+        at += len(order)
+    weight = np.zeros(tree.num_nodes)
+    for n in np.nonzero(tree.kind == CHANCE)[0]:
+        weight[n] = 1.0 / (tree.num_children[n] - 2 * hands.shape[1])
+    full = np.ones((2, len(all_hands))) if reach is None else np.asarray(reach, dtype=np.float64)
     c2 = hands[:, 1].copy() if two else np.full(len(hands), NO_CARD, dtype=np.int64)
-    return RiverSubgame(tree, hands, live, np.ascontiguousarray(full[:, live]), group_end,
-                        hands[:, 0].copy(), c2, 1.0 if two else 0.0, _reach_slots(tree))
+    return Subgame(
+        tree, hands, live, np.ascontiguousarray(full[:, live]), hands[:, 0].copy(), c2, 1.0 if two else 0.0,
+        _reach_slots(tree), weight,
+        np.concatenate(orders).astype(np.int64) if orders else np.zeros(0, np.int64),
+        np.concatenate(ends).astype(np.int64) if ends else np.zeros(0, np.int64),
+        np.array(starts, dtype=np.int64), np.array(lens, dtype=np.int64),
+    )
+
+
+#: The river is the simplest subgame; the name the first version used.
+river_subgame = make_subgame
 
 
 class _Work:
@@ -273,7 +341,7 @@ def libratus_iterations(pot: int, big_blind: int) -> int:
     return 1000 if pot <= 16 * big_blind else 1900
 
 
-def solve(sub: RiverSubgame, iterations: int, deadline: float | None = None) -> SolveResult:
+def solve(sub: Subgame, iterations: int, deadline: float | None = None) -> SolveResult:
     """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
@@ -283,8 +351,7 @@ def solve(sub: RiverSubgame, iterations: int, deadline: float | None = None) -> 
     w = _Work(n, H)
     t0 = time.perf_counter()
     deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
-    done = _run_cfr(t.kind, t.player, t.first_child, t.num_children, t.spent, sub.slot, sub.c1, sub.c2,
-                    sub.dup, sub.group_end, sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
+    done = _run_cfr(*sub.kernel_args(), sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
                     deadline_ns, w.reach, w.cfv, w.compat, w.compat_slot, w.tmp)
     return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
 
@@ -301,20 +368,19 @@ def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
     return out
 
 
-def counterfactual_values(sub: RiverSubgame, strategy: np.ndarray, player: int,
+def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int,
                           best_response: bool = False) -> np.ndarray:
     """Counterfactual values at the root, per live hand of ``player``, when both play
     ``strategy`` (or ``player`` best-responds to the other's part of it)."""
     t = sub.tree
     w = _Work(t.num_nodes, sub.hands.shape[0])
-    _traverse(player, t.kind, t.player, t.first_child, t.num_children, t.spent, sub.slot, sub.c1, sub.c2,
-              sub.dup, sub.group_end, sub.reach[0], sub.reach[1], np.ascontiguousarray(strategy),
+    _traverse(player, *sub.kernel_args(), sub.reach[0], sub.reach[1], np.ascontiguousarray(strategy),
               np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, w.reach, w.cfv, w.compat,
               w.compat_slot, w.tmp)
     return w.cfv[0].copy()
 
 
-def exploitability(sub: RiverSubgame, strategy: np.ndarray) -> float:
+def exploitability(sub: Subgame, strategy: np.ndarray) -> float:
     """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
     best-response values (expected over the joint deal of compatible hands)."""
     joint = _joint_weight(sub)
@@ -322,12 +388,12 @@ def exploitability(sub: RiverSubgame, strategy: np.ndarray) -> float:
     return (br[0] + br[1]) / 2.0 / joint
 
 
-def expected_values(sub: RiverSubgame, strategy: np.ndarray) -> tuple[float, float]:
+def expected_values(sub: Subgame, strategy: np.ndarray) -> tuple[float, float]:
     joint = _joint_weight(sub)
     return tuple(float(sub.reach[p] @ counterfactual_values(sub, strategy, p)) / joint for p in (0, 1))
 
 
-def _joint_weight(sub: RiverSubgame) -> float:
+def _joint_weight(sub: Subgame) -> float:
     compat = np.zeros(sub.hands.shape[0])
     _compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
     return float(sub.reach[0] @ compat)

@@ -5,8 +5,10 @@ children, children contiguous), so the solver walks it with plain loops: forward
 order for reach probabilities, backward for values. Legality, raise bounds and
 payoffs all come from ``protocol.betting``.
 
-This module builds trees within the current betting round of the last round (river
-subgames); chance nodes for later rounds are the next step (see the solver issue).
+Chance nodes deal the next board card (turn, river, Leduc's board card), one card per
+node, each remaining card a child; an all-in before the last card is followed by
+chance nodes down to the full board, then the showdown. Rounds that deal several
+cards at once (the flop) are not expanded: subgames start on the turn or later.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 
 from protocol.betting import CALL, FOLD, LIMIT_RAISE, Action, BettingState, raise_to
 
-DECISION, FOLD_TERMINAL, SHOWDOWN = 0, 1, 2
+DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,11 @@ class PublicTree:
     first_child: np.ndarray  # int32
     num_children: np.ndarray  # int32
     spent: np.ndarray  # int64 (nodes, 2): chips each player has put in over the hand
-    actions: list[Action] = field(default_factory=list)  # the action leading to each node (root: None)
-    board: tuple[int, ...] = ()
+    dealt: np.ndarray  # int64: the card a chance node's child deals, else -1
+    board_of: np.ndarray  # int64: showdowns: index into ``boards`` of their full board, else -1
+    boards: list[tuple[int, ...]] = field(default_factory=list)  # the full boards of the showdowns
+    actions: list[Action | None] = field(default_factory=list)  # the action leading to each node
+    board: tuple[int, ...] = ()  # the public board at the root
 
     @property
     def num_nodes(self) -> int:
@@ -59,7 +64,11 @@ class PublicTree:
 
     @property
     def num_terminals(self) -> int:
-        return int((self.kind != DECISION).sum())
+        return int(((self.kind == FOLD_TERMINAL) | (self.kind == SHOWDOWN)).sum())
+
+    @property
+    def num_chance(self) -> int:
+        return int((self.kind == CHANCE).sum())
 
     def memory_bytes(self, num_hands: int, float_bytes: int = 8) -> int:
         """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets,
@@ -93,57 +102,87 @@ def _actions(state: BettingState, sizes: BetSizes) -> list[Action]:
 
 
 def build_tree(state: BettingState, sizes: BetSizes) -> PublicTree:
-    """The public tree of the rest of the current round of ``state``, which must be
-    in the game's last round (a river subgame)."""
+    """The public tree of the rest of the hand from ``state`` (no hole cards needed;
+    the board dealt so far is ``state``'s)."""
     game = state.game
     if state.finished:
         raise ValueError("the hand is over")
-    if state.round != game.num_rounds - 1:
-        raise ValueError("trees with later rounds (chance nodes) are not built yet; start on the last round")
+    if len(state.board_cards) != game.total_board_cards(state.round):
+        raise ValueError("the state's board must hold exactly the cards of the rounds reached")
+    for r in range(state.round + 1, game.num_rounds):
+        if game.num_board_cards[r] > 1:
+            raise ValueError(f"round {r + 1} deals {game.num_board_cards[r]} cards at once; "
+                             "subgames must start after such rounds (on the turn or later)")
     kind: list[int] = []
     player: list[int] = []
     first: list[int] = []
     count: list[int] = []
     spent: list[tuple[int, int]] = []
+    dealt: list[int] = []
+    board_of: list[int] = []
+    boards: dict[tuple[int, ...], int] = {}
     labels: list[Action | None] = []
 
-    def add(st: BettingState, label: Action | None) -> int:
+    def needs_card(st: BettingState) -> bool:
+        return len(st.board_cards) < game.total_board_cards(st.round)
+
+    def add(st: BettingState, label: Action | None, card: int = -1) -> int:
         i = len(kind)
-        if st.finished:
+        b = -1
+        if needs_card(st):
+            kind.append(CHANCE)
+            player.append(-1)
+        elif st.finished:
             folded = st.folded[0] or st.folded[1]
             kind.append(FOLD_TERMINAL if folded else SHOWDOWN)
             player.append((0 if st.folded[0] else 1) if folded else -1)
+            if not folded:
+                b = boards.setdefault(tuple(st.board_cards), len(boards))
         else:
             kind.append(DECISION)
             player.append(st.current_player)
         first.append(-1)
         count.append(0)
         spent.append((st.spent[0], st.spent[1]))
+        dealt.append(card)
+        board_of.append(b)
         labels.append(label)
         return i
 
     # Depth-first, children contiguous: place a node's children, then recurse.
     root = add(state, None)
     stack = [(root, state)]
+    deck = game.deck()
     while stack:
         node, st = stack.pop()
-        if kind[node] != DECISION:
-            continue
-        acts = _actions(st, sizes)
-        first[node] = len(kind)
-        count[node] = len(acts)
         children = []
-        for a in acts:
-            child = st.copy()
-            child.apply(a)
-            children.append((add(child, a), child))
-        stack.extend(reversed(children))
+        if kind[node] == DECISION:
+            for a in _actions(st, sizes):
+                child = st.copy()
+                child.apply(a)
+                children.append((child, a, -1))
+        elif kind[node] == CHANCE:
+            used = set(st.board_cards)
+            for c in deck:
+                if c not in used:
+                    child = st.copy()
+                    child.deal_board_cards([c])
+                    children.append((child, labels[node], c))
+        else:
+            continue
+        first[node] = len(kind)
+        count[node] = len(children)
+        placed = [(add(child, a, c), child) for child, a, c in children]
+        stack.extend(reversed(placed))
     return PublicTree(
         kind=np.array(kind, dtype=np.int8),
         player=np.array(player, dtype=np.int8),
         first_child=np.array(first, dtype=np.int32),
         num_children=np.array(count, dtype=np.int32),
         spent=np.array(spent, dtype=np.int64),
+        dealt=np.array(dealt, dtype=np.int64),
+        board_of=np.array(board_of, dtype=np.int64),
+        boards=sorted(boards, key=boards.get),
         actions=labels,
-        board=tuple(state.visible_board()),
+        board=tuple(state.board_cards),
     )

@@ -32,7 +32,8 @@ def test_reference_river_tree_has_the_reference_size():
 def brute_compat_and_showdown(sub, q, stake):
     H = len(q)
     masks = [set(h) for h in sub.hands.tolist()]
-    group = sub.group_end  # hands are weakest first; ties share a group end
+    group = np.empty(H, dtype=np.int64)
+    group[sub.orders] = sub.group_ends  # equal for ties, larger is stronger
     compat = np.zeros(H)
     show = np.zeros(H)
     for h in range(H):
@@ -60,7 +61,7 @@ def test_terminal_sweeps_against_brute_force(game):
     out = np.zeros(len(q))
     cfr._compat_sums(q, sub.c1, sub.c2, sub.dup, out)
     assert np.allclose(out, compat)
-    cfr._showdown(q, sub.c1, sub.c2, sub.dup, sub.group_end, 700, out)
+    cfr._showdown(q, sub.c1, sub.c2, sub.dup, sub.orders, sub.group_ends, 700, out)
     assert np.allclose(out, show)
 
 
@@ -69,7 +70,8 @@ def direct_values(sub, strategy, player):
     t = sub.tree
     H = len(sub.hands)
     masks = np.array([[not (set(a) & set(b)) for b in sub.hands.tolist()] for a in sub.hands.tolist()], dtype=float)
-    rank = sub.group_end  # equal for ties, larger is stronger (hands are weakest first)
+    rank = np.empty(H)
+    rank[sub.orders] = sub.group_ends  # equal for ties, larger is stronger
     parent = np.full(t.num_nodes, -1)
     for n in np.nonzero(t.kind == DECISION)[0]:
         parent[t.first_child[n] : t.first_child[n] + t.num_children[n]] = n
@@ -140,3 +142,42 @@ def test_kuhn_value_is_minus_one_eighteenth():
 
 def test_libratus_iteration_rule():
     assert cfr.libratus_iterations(1600, 100) == 1000 and cfr.libratus_iterations(1601, 100) == 1900
+
+
+def test_leduc_value_matches_openspiel():
+    """The whole of Leduc hold'em (a chance node deals the board card): OpenSpiel's
+    leduc_poker is worth -0.0856 per hand to the first player."""
+    leduc = bundled_game("leduc.limit.2p")
+    sub = cfr.make_subgame(BettingState(leduc), BetSizes())
+    assert sub.tree.num_chance == 5
+    r = cfr.solve(sub, 3000)
+    ev0, ev1 = cfr.expected_values(sub, r.strategy)
+    assert ev0 == pytest.approx(-0.0856, abs=1e-3) and ev0 == pytest.approx(-ev1)
+    assert cfr.exploitability(sub, r.strategy) < 1e-3
+
+
+def test_turn_subgame_chance_values_against_the_rivers():
+    """A turn subgame where nobody bets: its value per hand is the average over the
+    river cards of the river showdown values."""
+    state = river_state("QsJh2h8d", "r500c/cc/")
+    sizes = BetSizes(bets=((0.5,), (1.0,)), max_raises=1)
+    sub = cfr.make_subgame(state, sizes)
+    assert sub.tree.num_chance > 0 and len(sub.tree.boards) > 1
+    # a strategy that always checks/calls: value = equity-weighted pot share
+    check = np.zeros((sub.tree.num_nodes, len(sub.hands)))
+    for n in np.nonzero(sub.tree.kind == DECISION)[0]:
+        f = sub.tree.first_child[n]
+        labels = [str(sub.tree.actions[c]) for c in range(f, f + sub.tree.num_children[n])]
+        check[f + labels.index("c")] = 1.0
+    got = cfr.counterfactual_values(sub, check, 0)
+    rng = np.random.default_rng(3)
+    from solver.equity import runout_equity
+
+    for h in rng.choice(len(sub.hands), 5, replace=False):
+        want = 0.0
+        for j in range(len(sub.hands)):
+            if set(sub.hands[h]) & set(sub.hands[j]):
+                continue
+            win, tie = runout_equity(list(sub.hands[h]), list(sub.hands[j]), list(state.board_cards), list(range(52)), 5)
+            want += 500 * (2 * win + tie - 1)
+        assert got[h] == pytest.approx(want, rel=1e-9)
