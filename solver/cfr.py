@@ -48,38 +48,37 @@ def _compat_sums(q, c1, c2, dup, out):
 
 
 @nb.njit(cache=True, fastmath=True)
-def _showdown(q, c1, c2, dup, order, group_end, stake, out):
+def _showdown(q, dup, order, c1s, c2s, group_end, stake, qs, vs, out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
-    the hands in ``order`` (weakest first; positions k..group_end[k] tie); hands not
-    in it (dead on this board) get 0.
+    the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; positions
+    k..group_end[k] tie); hands not in it (dead on this board) get 0.
 
-    One ascending sweep gives, per hand, the compatible reach strictly weaker (W) and
-    weaker-or-tied (WT); with the compatible total C, stronger = C - WT, so the value
-    is stake * (W + WT - C)."""
+    The reach is gathered into strength order (``qs``) so the sweeps run over
+    contiguous memory. One ascending sweep gives, per hand, the compatible reach
+    strictly weaker (W) and weaker-or-tied (WT); with the compatible total C,
+    stronger = C - WT, so the value is stake * (W + WT - C)."""
     n = order.shape[0]
+    for t in range(n):
+        qs[t] = q[order[t]]
     card = np.zeros(NUM_CARDS + 1)
     total = 0.0
-    for h in range(out.shape[0]):
-        out[h] = 0.0
     k = 0
     while k < n:
         e = group_end[k]
         for t in range(k, e):  # strictly weaker: the totals before this group
-            h = order[t]
-            out[h] = total - card[c1[h]] - card[c2[h]]
+            vs[t] = total - card[c1s[t]] - card[c2s[t]]
         for t in range(k, e):
-            h = order[t]
-            total += q[h]
-            card[c1[h]] += q[h]
-            card[c2[h]] += q[h]
+            total += qs[t]
+            card[c1s[t]] += qs[t]
+            card[c2s[t]] += qs[t]
         card[NO_CARD] = 0.0
         for t in range(k, e):  # weaker or tied: the totals after it, h itself removed
-            h = order[t]
-            out[h] += total - card[c1[h]] - card[c2[h]] + dup * q[h]
+            vs[t] += total - card[c1s[t]] - card[c2s[t]] + dup * qs[t]
         k = e
+    for h in range(out.shape[0]):
+        out[h] = 0.0
     for t in range(n):  # minus the compatible total
-        h = order[t]
-        out[h] = stake * (out[h] - (total - card[c1[h]] - card[c2[h]] + dup * q[h]))
+        out[order[t]] = stake * (vs[t] - (total - card[c1s[t]] - card[c2s[t]] + dup * qs[t]))
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -105,9 +104,9 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, group_ends, board_start, board_len,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
-              reach, cfv, compat, compat_slot, tmp):
+              reach, cfv, compat, compat_slot, tmp, qs, vs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
     CFR+ regret and average updates; best_response: the best action per hand at i's
@@ -152,8 +151,9 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
             stake = min(spent[n, 0], spent[n, 1])
             b = board_of[n]
             s0 = board_start[b]
-            _showdown(reach[o, slot[o, n]], c1, c2, dup, orders[s0 : s0 + board_len[b]],
-                      group_ends[s0 : s0 + board_len[b]], stake, tmp)
+            e0 = s0 + board_len[b]
+            _showdown(reach[o, slot[o, n]], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0],
+                      group_ends[s0:e0], stake, qs, vs, tmp)
             for h in range(H):
                 cfv[n, h] = tmp[h]
         elif k == CHANCE:
@@ -200,8 +200,9 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
 
 @nb.njit(cache=True)
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
-             orders, group_ends, board_start, board_len, reach0, reach1,
-             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, compat, compat_slot, tmp):
+             orders, c1s, c2s, group_ends, board_start, board_len, reach0, reach1,
+             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, compat, compat_slot, tmp,
+             qs, vs):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. Returns the iterations done."""
     done = 0
@@ -212,9 +213,9 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
             # moved last); i's part is still current.
             _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma, tmp)
             _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                      c1, c2, dup, orders, group_ends, board_start, board_len,
+                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                       reach0, reach1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
-                      compat_slot, tmp)
+                      compat_slot, tmp, qs, vs)
         done += 1
         if deadline_ns > 0:
             with nb.objmode(now="int64"):
@@ -240,6 +241,8 @@ class Subgame:
     slot: np.ndarray  # (2, nodes): where each player's reach at a node is kept
     chance_weight: np.ndarray  # per node: 1 / (cards that can come for a given pair of hands)
     orders: np.ndarray  # per board, concatenated: live hands weakest first
+    c1s: np.ndarray  # per board, concatenated: their cards, in that order
+    c2s: np.ndarray
     group_ends: np.ndarray  # per board, concatenated: one past the last tied position
     board_start: np.ndarray
     board_len: np.ndarray
@@ -251,8 +254,8 @@ class Subgame:
     def kernel_args(self) -> tuple:
         t = self.tree
         return (t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of,
-                self.chance_weight, self.slot, self.c1, self.c2, self.dup, self.orders, self.group_ends,
-                self.board_start, self.board_len)
+                self.chance_weight, self.slot, self.c1, self.c2, self.dup, self.orders, self.c1s, self.c2s,
+                self.group_ends, self.board_start, self.board_len)
 
 
 def _reach_slots(tree: PublicTree) -> np.ndarray:
@@ -280,6 +283,8 @@ def make_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None 
     if all_hands.shape[1] > 2:
         raise ValueError("hands of more than two cards are not supported by the solver")
     live = np.nonzero(~rg.blocked_by(all_hands, tree.board))[0]
+    if len(tree.boards) == 1:  # one showdown board (a river spot): keep hands weakest first
+        live = live[rg.by_strength(rg.strengths_on_board(all_hands[live], list(tree.boards[0])))]
     hands = all_hands[live]
     two = hands.shape[1] == 2
     orders, ends, starts, lens = [], [], [], []
@@ -303,11 +308,12 @@ def make_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None 
     for n in np.nonzero(tree.kind == CHANCE)[0]:
         weight[n] = 1.0 / (tree.num_children[n] - 2 * hands.shape[1])
     full = np.ones((2, len(all_hands))) if reach is None else np.asarray(reach, dtype=np.float64)
+    c1 = hands[:, 0].copy()
     c2 = hands[:, 1].copy() if two else np.full(len(hands), NO_CARD, dtype=np.int64)
+    order = np.concatenate(orders).astype(np.int64) if orders else np.zeros(0, np.int64)
     return Subgame(
-        tree, hands, live, np.ascontiguousarray(full[:, live]), hands[:, 0].copy(), c2, 1.0 if two else 0.0,
-        _reach_slots(tree), weight,
-        np.concatenate(orders).astype(np.int64) if orders else np.zeros(0, np.int64),
+        tree, hands, live, np.ascontiguousarray(full[:, live]), c1, c2, 1.0 if two else 0.0,
+        _reach_slots(tree), weight, order, c1[order], c2[order],
         np.concatenate(ends).astype(np.int64) if ends else np.zeros(0, np.int64),
         np.array(starts, dtype=np.int64), np.array(lens, dtype=np.int64),
     )
@@ -326,6 +332,11 @@ class _Work:
         self.compat = np.zeros((n, H))
         self.compat_slot = np.zeros(n, dtype=np.int64)
         self.tmp = np.zeros(H)
+        self.qs = np.zeros(H)
+        self.vs = np.zeros(H)
+
+    def args(self) -> tuple:
+        return (self.reach, self.cfv, self.compat, self.compat_slot, self.tmp, self.qs, self.vs)
 
 
 @dataclass
@@ -352,7 +363,7 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None) -> Solve
     t0 = time.perf_counter()
     deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
     done = _run_cfr(*sub.kernel_args(), sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
-                    deadline_ns, w.reach, w.cfv, w.compat, w.compat_slot, w.tmp)
+                    deadline_ns, *w.args())
     return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
 
 
@@ -375,8 +386,7 @@ def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int,
     t = sub.tree
     w = _Work(t.num_nodes, sub.hands.shape[0])
     _traverse(player, *sub.kernel_args(), sub.reach[0], sub.reach[1], np.ascontiguousarray(strategy),
-              np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, w.reach, w.cfv, w.compat,
-              w.compat_slot, w.tmp)
+              np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, *w.args())
     return w.cfv[0].copy()
 
 
