@@ -198,24 +198,91 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
                         cfv[n, h] += cfv[c, h]
 
 
+NO_GADGET, RESOLVE, MAXMARGIN = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def _gadget_reach(kind, g_regret, norm, out):
+    """The opponent's reach into the subgame under the gadget's current strategy:
+    Resolve, per hand the probability of entering (S) rather than taking the
+    alternative (T); Maxmargin, the probability of picking the hand over N(c)."""
+    H = out.shape[0]
+    if kind == RESOLVE:
+        for c in range(H):
+            t = max(g_regret[0, c], 0.0)
+            e = max(g_regret[1, c], 0.0)
+            out[c] = e / (t + e) if t + e > 0.0 else 0.5
+    else:
+        s = 0.0
+        live = 0
+        for c in range(H):
+            if norm[c] > 0.0:
+                s += max(g_regret[0, c], 0.0)
+                live += 1
+        for c in range(H):
+            if norm[c] <= 0.0:
+                out[c] = 0.0
+            elif s > 0.0:
+                out[c] = max(g_regret[0, c], 0.0) / s / norm[c]
+            else:
+                out[c] = 1.0 / live / norm[c]
+
+
+@nb.njit(cache=True)
+def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
+    """Regret matching+ at the gadget's root decision, given the opponent's
+    counterfactual values at the subgame root (``cfv_root``) and its reach ``enter``."""
+    H = cfv_root.shape[0]
+    if kind == RESOLVE:
+        for c in range(H):
+            if norm[c] <= 0.0:
+                continue
+            v_t = norm[c] * alt[c]  # the alternative, counterfactually
+            v_s = cfv_root[c]
+            v = (1.0 - enter[c]) * v_t + enter[c] * v_s
+            g_regret[0, c] = max(g_regret[0, c] + v_t - v, 0.0)
+            g_regret[1, c] = max(g_regret[1, c] + v_s - v, 0.0)
+    else:
+        mean = 0.0
+        for c in range(H):
+            if norm[c] > 0.0:
+                mean += enter[c] * norm[c] * (cfv_root[c] / norm[c] - alt[c])
+        for c in range(H):
+            if norm[c] > 0.0:
+                g_regret[0, c] = max(g_regret[0, c] + cfv_root[c] / norm[c] - alt[c] - mean, 0.0)
+
+
 @nb.njit(cache=True)
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
              orders, c1s, c2s, group_ends, board_start, board_len, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, compat, compat_slot, tmp,
-             qs, vs):
+             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
-    player, so one regret array serves both. Returns the iterations done."""
+    player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
+    player ``g_player`` enters the subgame through it: their root reach is the
+    gadget's (``g_reach``), updated after each of their passes. Returns the
+    iterations done."""
     done = 0
     _strategy(regret, kind, player, first_child, num_children, -1, sigma, tmp)
+    r0 = reach0
+    r1 = reach1
     for t in range(start_iteration, start_iteration + iterations):
         for i in range(2):
             # Only the other player's regrets changed since sigma was last made (they
             # moved last); i's part is still current.
             _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma, tmp)
+            if gadget != NO_GADGET:
+                _gadget_reach(gadget, g_regret, g_norm, g_reach)
+                if g_player == 0:
+                    r0 = g_reach
+                else:
+                    r1 = g_reach
             _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                       c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
-                      reach0, reach1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
+                      r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
                       compat_slot, tmp, qs, vs)
+            if gadget != NO_GADGET and i == g_player:
+                _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
         if deadline_ns > 0:
             with nb.objmode(now="int64"):
@@ -352,8 +419,37 @@ def libratus_iterations(pot: int, big_blind: int) -> int:
     return 1000 if pot <= 16 * big_blind else 1900
 
 
-def solve(sub: Subgame, iterations: int, deadline: float | None = None) -> SolveResult:
-    """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early."""
+@dataclass
+class Gadget:
+    """A safe augmented subgame (the safe-nested paper; DESIGN.md): ``player`` (the
+    opponent) enters the subgame through a root decision against ``alt_values``,
+    their expected value per hand (subgame hand order) if they do not: the
+    blueprint's value (Estimated-Maxmargin), plus gifts (Reach), or a best-response
+    value (Resolve, Maxmargin proper). ``kind``: "resolve" or "maxmargin". The
+    subgame's reach of ``player`` is ignored: every hand may enter."""
+
+    kind: str
+    player: int
+    alt_values: np.ndarray
+
+    def code(self) -> int:
+        if self.kind not in ("resolve", "maxmargin"):
+            raise ValueError(f"gadget kind must be 'resolve' or 'maxmargin', got {self.kind!r}")
+        return RESOLVE if self.kind == "resolve" else MAXMARGIN
+
+
+def opponent_weights(sub: Subgame, player: int) -> np.ndarray:
+    """N(c): for each hand c of ``player``, the reach of the other player's hands
+    compatible with it (chance and the other player only)."""
+    out = np.zeros(sub.hands.shape[0])
+    _compat_sums(sub.reach[1 - player], sub.c1, sub.c2, sub.dup, out)
+    return out
+
+
+def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: Gadget | None = None) -> SolveResult:
+    """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
+    makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
+    stands (unsafe)."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     regret = np.zeros((n, H))
@@ -362,8 +458,15 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None) -> Solve
     w = _Work(n, H)
     t0 = time.perf_counter()
     deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
+    if gadget is None:
+        g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H))
+    else:
+        alt = np.asarray(gadget.alt_values, dtype=np.float64)
+        if alt.shape != (H,):
+            raise ValueError(f"alt_values needs one value per subgame hand ({H}), got shape {alt.shape}")
+        g = (gadget.code(), gadget.player, alt, opponent_weights(sub, gadget.player), np.zeros((2, H)), np.zeros(H))
     done = _run_cfr(*sub.kernel_args(), sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
-                    deadline_ns, *w.args())
+                    deadline_ns, *w.args(), *g)
     return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
 
 
@@ -388,6 +491,19 @@ def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int,
     _traverse(player, *sub.kernel_args(), sub.reach[0], sub.reach[1], np.ascontiguousarray(strategy),
               np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, *w.args())
     return w.cfv[0].copy()
+
+
+def node_values(sub: Subgame, strategy: np.ndarray, player: int, best_response: bool = False,
+                root_reach: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Counterfactual values of ``player`` at every node (nodes, H), and both players'
+    reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's."""
+    t = sub.tree
+    w = _Work(t.num_nodes, sub.hands.shape[0])
+    r = sub.reach if root_reach is None else root_reach
+    _traverse(player, *sub.kernel_args(), r[0], r[1], np.ascontiguousarray(strategy),
+              np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, *w.args())
+    reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
+    return w.cfv, reaches
 
 
 def exploitability(sub: Subgame, strategy: np.ndarray) -> float:
