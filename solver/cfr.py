@@ -17,7 +17,7 @@ Trees come from ``solver.tree``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba as nb
 import numpy as np
@@ -25,7 +25,7 @@ import numpy as np
 from protocol.betting import BettingState
 
 from . import ranges as rg
-from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
+from .tree import CHANCE, DECISION, FOLD_TERMINAL, MATRIX_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
 
 NUM_CARDS = 52
 #: Card index of the missing second card of one-card hands: its totals stay zero.
@@ -104,7 +104,7 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, payoff,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
               reach, cfv, compat, compat_slot, tmp, qs, vs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
@@ -147,6 +147,13 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
             v = spent[n, folder] * (-1.0 if folder == i else 1.0)
             for h in range(H):
                 cfv[n, h] = v * compat[so, h]
+        elif k == MATRIX_TERMINAL:  # explicit games: payoff[n, c, h] to player 0
+            q = reach[o, slot[o, n]]
+            for h in range(H):
+                v = 0.0
+                for j in range(H):
+                    v += (payoff[n, h, j] if i == 0 else -payoff[n, j, h]) * q[j]
+                cfv[n, h] = v
         elif k == SHOWDOWN:
             stake = min(spent[n, 0], spent[n, 1])
             b = board_of[n]
@@ -254,7 +261,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 
 @nb.njit(cache=True)
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
-             orders, c1s, c2s, group_ends, board_start, board_len, reach0, reach1,
+             orders, c1s, c2s, group_ends, board_start, board_len, payoff, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, compat, compat_slot, tmp,
              qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
@@ -278,7 +285,7 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                 else:
                     r1 = g_reach
             _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, payoff,
                       r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
                       compat_slot, tmp, qs, vs)
             if gadget != NO_GADGET and i == g_player:
@@ -313,6 +320,7 @@ class Subgame:
     group_ends: np.ndarray  # per board, concatenated: one past the last tied position
     board_start: np.ndarray
     board_len: np.ndarray
+    payoff: np.ndarray = field(default_factory=lambda: np.zeros((1, 1, 1)))  # explicit games only
 
     @property
     def pot(self) -> int:
@@ -322,7 +330,7 @@ class Subgame:
         t = self.tree
         return (t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of,
                 self.chance_weight, self.slot, self.c1, self.c2, self.dup, self.orders, self.c1s, self.c2s,
-                self.group_ends, self.board_start, self.board_len)
+                self.group_ends, self.board_start, self.board_len, self.payoff)
 
 
 def _reach_slots(tree: PublicTree) -> np.ndarray:
@@ -388,6 +396,23 @@ def make_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None 
 
 #: The river is the simplest subgame; the name the first version used.
 river_subgame = make_subgame
+
+
+def explicit_subgame(root, reach: np.ndarray) -> Subgame:
+    """A small explicit (non-poker) game from ``tree.ExplicitNode``s: private states
+    0..H-1 per player, all compatible, payoffs from the terminals' matrices;
+    ``reach`` (2, H) the players' chance weights."""
+    from .tree import build_explicit_tree
+
+    tree, payoff = build_explicit_tree(root)
+    H = payoff.shape[1]
+    reach = np.ascontiguousarray(np.asarray(reach, dtype=np.float64))
+    if reach.shape != (2, H):
+        raise ValueError(f"reach must be (2, {H}), got {reach.shape}")
+    none = np.full(H, NO_CARD, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    return Subgame(tree, np.zeros((H, 0), dtype=np.int64), np.arange(H), reach, none, none.copy(), 0.0,
+                   _reach_slots(tree), np.zeros(tree.num_nodes), empty, empty, empty, empty, empty, empty, payoff)
 
 
 class _Work:

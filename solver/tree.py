@@ -19,7 +19,7 @@ import numpy as np
 
 from protocol.betting import CALL, FOLD, LIMIT_RAISE, Action, BettingState, raise_to
 
-DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE = 0, 1, 2, 3
+DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE, MATRIX_TERMINAL = 0, 1, 2, 3, 4
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class PublicTree:
 
     @property
     def num_terminals(self) -> int:
-        return int(((self.kind == FOLD_TERMINAL) | (self.kind == SHOWDOWN)).sum())
+        return int(((self.kind == FOLD_TERMINAL) | (self.kind == SHOWDOWN) | (self.kind == MATRIX_TERMINAL)).sum())
 
     @property
     def num_chance(self) -> int:
@@ -186,3 +186,64 @@ def build_tree(state: BettingState, sizes: BetSizes) -> PublicTree:
         actions=labels,
         board=tuple(state.board_cards),
     )
+
+
+@dataclass
+class ExplicitNode:
+    """A node of a small explicit game (not poker): a decision of ``player`` with
+    ``children`` {action label: node}, or a terminal with ``payoff[c][h]``, player 0's
+    winnings when player 0 holds private state c and player 1 holds h."""
+
+    player: int = -1
+    children: dict = field(default_factory=dict)
+    payoff: list | None = None
+
+
+def build_explicit_tree(root: ExplicitNode) -> tuple[PublicTree, np.ndarray]:
+    """Flatten an explicit game into a PublicTree (decisions and matrix terminals)
+    plus the payoff matrices (nodes, H, H). Lets the safe-solving examples of the
+    papers (Coin Toss) run through the same solver."""
+    nodes: list[ExplicitNode] = []
+    labels: list = []
+    first: list[int] = []
+    count: list[int] = []
+    nodes.append(root)
+    labels.append(None)
+    first.append(-1)
+    count.append(0)
+    stack = [0]
+    while stack:
+        n = stack.pop()
+        node = nodes[n]
+        if node.payoff is not None:
+            continue
+        first[n] = len(nodes)
+        count[n] = len(node.children)
+        placed = []
+        for label, child in node.children.items():
+            placed.append(len(nodes))
+            nodes.append(child)
+            labels.append(label)
+            first.append(-1)
+            count.append(0)
+        stack.extend(reversed(placed))
+    size = max(max(len(x.payoff), len(x.payoff[0])) for x in nodes if x.payoff is not None)
+    payoff = np.zeros((len(nodes), size, size))
+    for i, x in enumerate(nodes):
+        if x.payoff is not None:
+            m = np.asarray(x.payoff, dtype=np.float64)
+            payoff[i, : m.shape[0], : m.shape[1]] = m
+    kind = np.array([MATRIX_TERMINAL if x.payoff is not None else DECISION for x in nodes], dtype=np.int8)
+    n = len(nodes)
+    tree = PublicTree(
+        kind=kind,
+        player=np.array([x.player if x.payoff is None else -1 for x in nodes], dtype=np.int8),
+        first_child=np.array(first, dtype=np.int32),
+        num_children=np.array(count, dtype=np.int32),
+        spent=np.zeros((n, 2), dtype=np.int64),
+        dealt=np.full(n, -1, dtype=np.int64),
+        board_of=np.full(n, -1, dtype=np.int64),
+        boards=[],
+        actions=labels,
+    )
+    return tree, payoff
