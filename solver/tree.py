@@ -101,10 +101,25 @@ def _actions(state: BettingState, sizes: BetSizes) -> list[Action]:
     return out
 
 
-def build_tree(state: BettingState, sizes: BetSizes) -> PublicTree:
+def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
+               extra_root_raises: tuple[int, ...] = ()) -> PublicTree:
     """The public tree of the rest of the hand from ``state`` (no hole cards needed;
-    the board dealt so far is ``state``'s)."""
+    the board dealt so far is ``state``'s). ``sizes`` is one abstraction for every
+    round or one per round (by 0-based round). ``extra_root_raises`` adds raise-to
+    totals to the root's actions (an opponent's off-tree bet; illegal ones are
+    refused)."""
     game = state.game
+    for to in extra_root_raises:
+        if not state.can_apply(raise_to(to)):
+            raise ValueError(f"raise to {to} is not legal at the root ({state.betting_string()!r})")
+
+    def sizes_for(st: BettingState) -> BetSizes:
+        if isinstance(sizes, dict):
+            if st.round not in sizes:
+                raise ValueError(f"no bet sizes for round {st.round + 1}")
+            return sizes[st.round]
+        return sizes
+
     if state.finished:
         raise ValueError("the hand is over")
     if len(state.board_cards) != game.total_board_cards(state.round):
@@ -157,7 +172,11 @@ def build_tree(state: BettingState, sizes: BetSizes) -> PublicTree:
         node, st = stack.pop()
         children = []
         if kind[node] == DECISION:
-            for a in _actions(st, sizes):
+            acts = _actions(st, sizes_for(st))
+            if node == root and extra_root_raises:
+                acts = acts + [raise_to(to) for to in extra_root_raises if raise_to(to) not in acts]
+                acts.sort(key=lambda a: (a.type, a.size))
+            for a in acts:
                 child = st.copy()
                 child.apply(a)
                 children.append((child, a, -1))

@@ -181,3 +181,18 @@ def test_turn_subgame_chance_values_against_the_rivers():
             win, tie = runout_equity(list(sub.hands[h]), list(sub.hands[j]), list(state.board_cards), list(range(52)), 5)
             want += 500 * (2 * win + tie - 1)
         assert got[h] == pytest.approx(want, rel=1e-9)
+
+
+def test_per_round_sizes_and_an_off_tree_root_raise():
+    state = river_state("QsJh2h8d", "r500c/cc/")
+    sizes = {2: BetSizes(bets=((0.5,), (0.6,)), max_raises=2), 3: BetSizes(bets=((0.5,), (0.6, 1.0)), max_raises=2)}
+    t = build_tree(state, sizes)
+    root_actions = [str(t.actions[c]) for c in range(t.first_child[0], t.first_child[0] + t.num_children[0])]
+    assert root_actions == ["c", "r1000", "r4500"]
+    t2 = build_tree(state, sizes, extra_root_raises=(1333,))
+    root_actions = [str(t2.actions[c]) for c in range(t2.first_child[0], t2.first_child[0] + t2.num_children[0])]
+    assert root_actions == ["c", "r1000", "r1333", "r4500"] and t2.num_nodes > t.num_nodes
+    with pytest.raises(ValueError, match="not legal"):
+        build_tree(state, sizes, extra_root_raises=(100,))
+    with pytest.raises(ValueError, match="no bet sizes for round 3"):
+        build_tree(state, {3: BetSizes()})
