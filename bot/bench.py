@@ -243,6 +243,19 @@ def _reference_river_spot():
     return state, BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), max_raises=3)
 
 
+def _reference_turn_spot():
+    """NOTES.md's turn spot on Qs Jh 2h 8d: turn bets 50 % + all-in, raises 60 % +
+    all-in; river bets 50 % + all-in, raises 60/100 % + all-in (two raises a round)."""
+    from protocol.betting import BettingState, apply_betting
+    from protocol.cards import parse_cards
+    from solver.tree import BetSizes
+
+    river_state, _ = _reference_river_spot()
+    state = apply_betting(BettingState(river_state.game, 0, None, parse_cards("QsJh2h8d")), "r500c/cc/")
+    sizes = {2: BetSizes(bets=((0.5,), (0.6,)), max_raises=2), 3: BetSizes(bets=((0.5,), (0.6, 1.0)), max_raises=2)}
+    return state, sizes
+
+
 def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
     """The river reference spot: tree size, ms per CFR+ iteration on one core, the
     iterations and time to reach 0.3 % of the pot, and a 1,000-iteration solve."""
@@ -260,6 +273,10 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
             reached = (n, r.seconds)
             break
     full = cfr.solve(sub, 1000)
+    turn_state, turn_sizes = _reference_turn_spot()
+    turn = cfr.make_subgame(turn_state, turn_sizes)
+    cfr.solve(turn, 1)
+    turn_iter = median_time(lambda: cfr.solve(turn, 3), 3) / 3
     return {
         "machine": machine_description(), "pinned_cpu": cpu, "repeats": repeats,
         "river": {
@@ -270,6 +287,14 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
             "seconds_to_0.3pct_pot": reached[1] if reached else None,
             "seconds_for_1000_iterations": full.seconds,
             "exploitability_after_1000_pct_pot": 100 * cfr.exploitability(sub, full.strategy) / sub.pot,
+        },
+        "turn": {
+            "decision_nodes": turn.tree.num_decisions, "terminal_nodes": turn.tree.num_terminals,
+            "chance_nodes": turn.tree.num_chance, "hands": int(turn.hands.shape[0]),
+            "memory_mb": turn.tree.memory_bytes(turn.hands.shape[0]) / 1e6,
+            "ms_per_iteration_1_core": turn_iter * 1000,
+            "reference_postflop_solver_ms_1_core": 30.7, "reference_postflop_solver_ms_2_cores": 16.2,
+            "reference_terminals": 3100,
         },
     }
 
@@ -288,4 +313,12 @@ def print_solver_report(r: dict, as_json: bool = False) -> None:
         print(f"  0.3 % of the pot reached after {v['iterations_to_0.3pct_pot']} iterations, {v['seconds_to_0.3pct_pot']:.2f} s")
     print(f"  1,000 iterations (Libratus's count): {v['seconds_for_1000_iterations']:.2f} s, "
           f"exploitability {v['exploitability_after_1000_pct_pot']:.3f} % of the pot")
-    print("  turn spot and two cores: not built yet (chance nodes, parallel kernel)")
+    u = r["turn"]
+    ours_per_terminal = u["ms_per_iteration_1_core"] / u["terminal_nodes"] * 1000
+    theirs_per_terminal = u["reference_postflop_solver_ms_1_core"] / u["reference_terminals"] * 1000
+    print(f"  turn: {u['decision_nodes']} decision nodes, {u['terminal_nodes']} terminals, {u['chance_nodes']} chance "
+          f"nodes, {u['hands']} hands, {u['memory_mb']:.0f} MB")
+    print(f"  {u['ms_per_iteration_1_core']:.1f} ms per iteration on one core, {ours_per_terminal:.1f} us per terminal "
+          f"(postflop-solver: {u['reference_postflop_solver_ms_1_core']} ms for about {u['reference_terminals']} "
+          f"terminals, {theirs_per_terminal:.1f} us per terminal; ratio {ours_per_terminal / theirs_per_terminal:.1f}x)")
+    print("  two cores: not measured (the kernel is single-threaded so far)")
