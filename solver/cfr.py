@@ -106,7 +106,7 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, payoff,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
-              reach, cfv, compat, compat_slot, tmp, qs, vs):
+              reach, cfv, tmp, qs, vs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
     CFR+ regret and average updates; best_response: the best action per hand at i's
@@ -134,19 +134,14 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
                     for h in range(H):
                         live = c1[h] != d and c2[h] != d
                         reach[p, c, h] = reach[p, src, h] if live else 0.0
-    for s in range(n_nodes):
-        compat_slot[s] = -1
     for n in range(n_nodes - 1, -1, -1):  # backward: children before parents
         k = kind[n]
         if k == FOLD_TERMINAL:
-            so = slot[o, n]
-            if compat_slot[so] < 0:  # siblings share the opponent's reach: sum it once
-                _compat_sums(reach[o, so], c1, c2, dup, compat[so])
-                compat_slot[so] = so
+            _compat_sums(reach[o, slot[o, n]], c1, c2, dup, tmp)
             folder = player[n]
             v = spent[n, folder] * (-1.0 if folder == i else 1.0)
             for h in range(H):
-                cfv[n, h] = v * compat[so, h]
+                cfv[n, h] = v * tmp[h]
         elif k == MATRIX_TERMINAL:  # explicit games: payoff[n, c, h] to player 0
             q = reach[o, slot[o, n]]
             for h in range(H):
@@ -262,7 +257,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 @nb.njit(cache=True)
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
              orders, c1s, c2s, group_ends, board_start, board_len, payoff, reach0, reach1,
-             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, compat, compat_slot, tmp,
+             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
              qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
@@ -286,8 +281,7 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                     r1 = g_reach
             _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                       c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, payoff,
-                      r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, compat,
-                      compat_slot, tmp, qs, vs)
+                      r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, tmp, qs, vs)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
@@ -421,14 +415,12 @@ class _Work:
     def __init__(self, n: int, H: int) -> None:
         self.reach = np.zeros((2, n, H))
         self.cfv = np.zeros((n, H))
-        self.compat = np.zeros((n, H))
-        self.compat_slot = np.zeros(n, dtype=np.int64)
         self.tmp = np.zeros(H)
         self.qs = np.zeros(H)
         self.vs = np.zeros(H)
 
     def args(self) -> tuple:
-        return (self.reach, self.cfv, self.compat, self.compat_slot, self.tmp, self.qs, self.vs)
+        return (self.reach, self.cfv, self.tmp, self.qs, self.vs)
 
 
 @dataclass

@@ -72,9 +72,9 @@ class PublicTree:
 
     def memory_bytes(self, num_hands: int, float_bytes: int = 8) -> int:
         """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets,
-        average and current strategy, both players' reaches, values and fold totals,
-        each per node and hand."""
-        return 7 * self.num_nodes * num_hands * float_bytes
+        average and current strategy, both players' reaches and values, each per
+        node and hand."""
+        return 6 * self.num_nodes * num_hands * float_bytes
 
 
 def _actions(state: BettingState, sizes: BetSizes) -> list[Action]:
