@@ -272,7 +272,7 @@ class Dealer:
             if not cfg.quiet:
                 self._err_write(f"STARTED at {self._stamp()}\n")
             await self._play(seats)
-        except (MatchError, asyncio.CancelledError, Exception) as e:
+        except (asyncio.CancelledError, Exception) as e:
             # Cancelled: someone called abort_reason() and cancelled us, e.g. a match
             # runner whose player died. Any other exception is our bug: the match
             # still ends cleanly, with the hands played kept in the log.
