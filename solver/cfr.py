@@ -48,7 +48,7 @@ def _compat_sums(q, c1, c2, dup, out):
 
 
 @nb.njit(cache=True, fastmath=True)
-def _showdown(q, dup, order, c1s, c2s, group_end, stake, qs, vs, out):
+def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
     the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; positions
     k..group_end[k] tie); hands not in it (dead on this board) get 0.
@@ -58,8 +58,11 @@ def _showdown(q, dup, order, c1s, c2s, group_end, stake, qs, vs, out):
     strictly weaker (W) and weaker-or-tied (WT); with the compatible total C,
     stronger = C - WT, so the value is stake * (W + WT - C)."""
     n = order.shape[0]
-    for t in range(n):
-        qs[t] = q[order[t]]
+    if identity:  # the order is 0..n-1 (a river spot: hands stored weakest first): no gathering
+        qs = q
+    else:
+        for t in range(n):
+            qs[t] = q[order[t]]
     card = np.zeros(NUM_CARDS + 1)
     total = 0.0
     k = 0
@@ -75,6 +78,10 @@ def _showdown(q, dup, order, c1s, c2s, group_end, stake, qs, vs, out):
         for t in range(k, e):  # weaker or tied: the totals after it, h itself removed
             vs[t] += total - card[c1s[t]] - card[c2s[t]] + dup * qs[t]
         k = e
+    if identity:
+        for t in range(n):  # minus the compatible total
+            out[t] = stake * (vs[t] - (total - card[c1s[t]] - card[c2s[t]] + dup * qs[t]))
+        return
     for h in range(out.shape[0]):
         out[h] = 0.0
     for t in range(n):  # minus the compatible total
@@ -104,7 +111,7 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, payoff,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
               reach, cfv, tmp, qs, vs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
@@ -155,7 +162,7 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
             s0 = board_start[b]
             e0 = s0 + board_len[b]
             _showdown(reach[o, slot[o, n]], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0],
-                      group_ends[s0:e0], stake, qs, vs, tmp)
+                      group_ends[s0:e0], board_identity[b], stake, qs, vs, tmp)
             for h in range(H):
                 cfv[n, h] = tmp[h]
         elif k == CHANCE:
@@ -256,7 +263,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 
 @nb.njit(cache=True)
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
-             orders, c1s, c2s, group_ends, board_start, board_len, payoff, reach0, reach1,
+             orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
              qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
@@ -280,7 +287,7 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                 else:
                     r1 = g_reach
             _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, payoff,
+                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
                       r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, tmp, qs, vs)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
@@ -314,6 +321,7 @@ class Subgame:
     group_ends: np.ndarray  # per board, concatenated: one past the last tied position
     board_start: np.ndarray
     board_len: np.ndarray
+    board_identity: np.ndarray  # per board: its order is 0..H-1 (no gathering needed)
     payoff: np.ndarray = field(default_factory=lambda: np.zeros((1, 1, 1)))  # explicit games only
 
     @property
@@ -324,7 +332,7 @@ class Subgame:
         t = self.tree
         return (t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of,
                 self.chance_weight, self.slot, self.c1, self.c2, self.dup, self.orders, self.c1s, self.c2s,
-                self.group_ends, self.board_start, self.board_len, self.payoff)
+                self.group_ends, self.board_start, self.board_len, self.board_identity, self.payoff)
 
 
 def _reach_slots(tree: PublicTree) -> np.ndarray:
@@ -385,6 +393,7 @@ def make_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None 
         _reach_slots(tree), weight, order, c1[order], c2[order],
         np.concatenate(ends).astype(np.int64) if ends else np.zeros(0, np.int64),
         np.array(starts, dtype=np.int64), np.array(lens, dtype=np.int64),
+        np.array([len(o) == len(hands) and bool((o == np.arange(len(o))).all()) for o in orders], dtype=np.bool_),
     )
 
 
@@ -406,7 +415,8 @@ def explicit_subgame(root, reach: np.ndarray) -> Subgame:
     none = np.full(H, NO_CARD, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     return Subgame(tree, np.zeros((H, 0), dtype=np.int64), np.arange(H), reach, none, none.copy(), 0.0,
-                   _reach_slots(tree), np.zeros(tree.num_nodes), empty, empty, empty, empty, empty, empty, payoff)
+                   _reach_slots(tree), np.zeros(tree.num_nodes), empty, empty, empty, empty, empty, empty,
+                   np.zeros(0, dtype=np.bool_), payoff)
 
 
 class _Work:

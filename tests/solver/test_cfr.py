@@ -61,7 +61,11 @@ def test_terminal_sweeps_against_brute_force(game):
     out = np.zeros(len(q))
     cfr._compat_sums(q, sub.c1, sub.c2, sub.dup, out)
     assert np.allclose(out, compat)
-    cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, 700, np.zeros(len(q)), np.zeros(len(q)), out)
+    cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, bool(sub.board_identity[0]), 700,
+                  np.zeros(len(q)), np.zeros(len(q)), out)
+    assert np.allclose(out, show)
+    cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, False, 700,  # the gathering path
+                  np.zeros(len(q)), np.zeros(len(q)), out)
     assert np.allclose(out, show)
 
 
