@@ -263,7 +263,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
 
     cpu = pin_to_one_core()
     state, sizes = _reference_river_spot()
-    sub = cfr.river_subgame(state, sizes)
+    sub = cfr.make_subgame(state, sizes)
     cfr.solve(sub, 2)  # compile and warm up
     per_iter = median_time(lambda: cfr.solve(sub, iterations), repeats) / iterations
     reached = None

@@ -397,10 +397,6 @@ def make_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None 
     )
 
 
-#: The river is the simplest subgame; the name the first version used.
-river_subgame = make_subgame
-
-
 def explicit_subgame(root, reach: np.ndarray) -> Subgame:
     """A small explicit (non-poker) game from ``tree.ExplicitNode``s: private states
     0..H-1 per player, all compatible, payoffs from the terminals' matrices;

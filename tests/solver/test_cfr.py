@@ -51,10 +51,10 @@ def brute_compat_and_showdown(sub, q, stake):
 @pytest.mark.parametrize("game", ["hunl", "leduc"])
 def test_terminal_sweeps_against_brute_force(game):
     if game == "hunl":
-        sub = cfr.river_subgame(river_state("AsKs7s7d2c"), BetSizes())
+        sub = cfr.make_subgame(river_state("AsKs7s7d2c"), BetSizes())
     else:  # one-card hands
         leduc = bundled_game("leduc.nolimit.2p")
-        sub = cfr.river_subgame(apply_betting(BettingState(leduc, 0, None, parse_cards("Kh")), "cc/"), BetSizes())
+        sub = cfr.make_subgame(apply_betting(BettingState(leduc, 0, None, parse_cards("Kh")), "cc/"), BetSizes())
     rng = np.random.default_rng(0)
     q = rng.random(len(sub.hands))
     compat, show = brute_compat_and_showdown(sub, q, 700)
@@ -102,7 +102,7 @@ def direct_values(sub, strategy, player):
 
 
 def test_values_agree_with_direct_enumeration():
-    sub = cfr.river_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
+    sub = cfr.make_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
     rng = np.random.default_rng(1)
     sub.reach[:] = rng.random(sub.reach.shape)
     strategy = cfr.average_strategy(sub.tree, rng.random((sub.tree.num_nodes, len(sub.hands))))
@@ -116,7 +116,7 @@ def test_values_agree_with_direct_enumeration():
 
 
 def test_cfr_plus_converges_on_a_river_spot():
-    sub = cfr.river_subgame(river_state(), BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
+    sub = cfr.make_subgame(river_state(), BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
     uniform = cfr.average_strategy(sub.tree, np.ones((sub.tree.num_nodes, len(sub.hands))))
     e0 = cfr.exploitability(sub, uniform)
     e = [cfr.exploitability(sub, cfr.solve(sub, n).strategy) for n in (20, 100, 400)]
@@ -128,7 +128,7 @@ def test_cfr_plus_converges_on_a_river_spot():
 
 
 def test_deadline_stops_early():
-    sub = cfr.river_subgame(river_state(), BetSizes())
+    sub = cfr.make_subgame(river_state(), BetSizes())
     r = cfr.solve(sub, 10**7, deadline=0.2)
     assert r.stopped_early and 0 < r.iterations < 10**7 and r.seconds < 2
 
@@ -137,7 +137,7 @@ def test_kuhn_value_is_minus_one_eighteenth():
     """Kuhn poker is one betting round with private cards: the whole game is a
     'river subgame' from the root, ranges uniform, card removal doing the deal."""
     kuhn = bundled_game("kuhn.limit.2p")
-    sub = cfr.river_subgame(BettingState(kuhn), BetSizes())
+    sub = cfr.make_subgame(BettingState(kuhn), BetSizes())
     r = cfr.solve(sub, 2000)
     ev0, ev1 = cfr.expected_values(sub, r.strategy)
     assert ev0 == pytest.approx(-1 / 18, abs=1e-3) and ev1 == pytest.approx(1 / 18, abs=1e-3)
