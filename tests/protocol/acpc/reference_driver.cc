@@ -46,6 +46,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "ms")) {  // ms LINE: readMatchState, then printMatchState
       if (scanf(" %4095[^\n]", line) != 1) return 3;
       MatchState ms;
+      // readMatchState leaves cards it does not read untouched: start from a clean
+      // state so nothing of an earlier line shows through.
+      memset(&ms, 0, sizeof(ms));
       int r = readMatchState(line, game, &ms);
       if (r < 0 || line[r] != 0) {
         printf("ERR\n");
