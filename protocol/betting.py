@@ -421,10 +421,11 @@ class BettingState:
                 self.max_spent = min(self.max_spent + game.raise_size[r], game.stack[p])
             self.spent[p] = self.max_spent
 
+        acting = self.num_acting_players()
         if self.folded[0] or self.folded[1]:
             self.finished = True
-        elif self._num_called() >= self.num_acting_players():
-            if self.num_acting_players() > 1:
+        elif self._num_called() >= acting:
+            if acting > 1:
                 if r + 1 < game.num_rounds:
                     self.round = r + 1
                     self.min_raise_to = self.max_spent + max(1, max(game.blind))

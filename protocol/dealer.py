@@ -194,8 +194,7 @@ class Dealer:
     async def _read_line(self, seat: _Seat, timeout: float | None) -> str | None:
         """One line from a seat, or None on end of stream or timeout."""
         try:
-            async with asyncio.timeout(timeout):
-                data = await seat.conn.readline()
+            data = await seat.conn.readline(timeout)
         except TimeoutError:
             return None
         except LineTooLong:

@@ -71,21 +71,30 @@ class LineConnection(asyncio.Protocol):
             w.set_result(None)
 
     # -- API
-    async def readline(self) -> bytes:
+    async def readline(self, timeout: float | None = None) -> bytes:
         """The next line with its ending; b"" at end of stream (a partial last line is
-        dropped). Raises ``LineTooLong`` once for an over-long line."""
-        while not self._lines:
-            if self._overlong:
-                self._overlong = False
-                raise LineTooLong(f"line longer than {MAX_LINE} bytes")
-            if self._eof:
-                return b""
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._lines.popleft()
+        dropped). Raises ``LineTooLong`` once for an over-long line, ``TimeoutError``
+        when no line came within ``timeout`` seconds (one timer, only if it waits)."""
+        timer = None
+        try:
+            while not self._lines:
+                if self._overlong:
+                    self._overlong = False
+                    raise LineTooLong(f"line longer than {MAX_LINE} bytes")
+                if self._eof:
+                    return b""
+                loop = asyncio.get_running_loop()
+                self._waiter = waiter = loop.create_future()
+                if timeout is not None and timer is None:
+                    timer = loop.call_later(max(timeout, 0.0), _expire, waiter)
+                try:
+                    await waiter
+                finally:
+                    self._waiter = None
+            return self._lines.popleft()
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     def write(self, data: bytes) -> None:
         if self.transport is None or self.transport.is_closing():
@@ -101,6 +110,11 @@ class LineConnection(asyncio.Protocol):
     def close(self) -> None:
         if self.transport is not None:
             self.transport.close()
+
+
+def _expire(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 async def open_line_connection(host: str, port: int) -> LineConnection:

@@ -156,6 +156,15 @@ def parse_next_matchstate(line: str, game: GameDef, prev_line: str | None,
     old = prev_line.split(":")
     if len(fields) != 5 or fields[:3] != old[:3] or not fields[3].startswith(old[3]):
         return parse_matchstate(line, game)
+    if fields[4] == old[4]:  # the usual case within a round: only new actions
+        state = prev.state if in_place else prev.state.copy()
+        try:
+            apply_betting(state, fields[3], start=len(old[3]))
+        except (ActionSyntaxError, IllegalActionError) as e:
+            raise MatchStateError(f"betting {fields[3]!r}: {e}") from None
+        if state.round != old[4].count("/") or state.is_showdown:
+            return parse_matchstate(line, game)  # a new round or a showdown needs new cards
+        return MatchState(prev.viewer, state)
     new_hole, _, new_board = fields[4].partition("/")
     old_hole, _, old_board = old[4].partition("/")
     if old_board:
