@@ -74,27 +74,27 @@ class LineConnection(asyncio.Protocol):
     async def readline(self, timeout: float | None = None) -> bytes:
         """The next line with its ending; b"" at end of stream (a partial last line is
         dropped). Raises ``LineTooLong`` once for an over-long line, ``TimeoutError``
-        when no line came within ``timeout`` seconds (one timer, only if it waits)."""
-        timer = None
-        try:
-            while not self._lines:
-                if self._overlong:
-                    self._overlong = False
-                    raise LineTooLong(f"line longer than {MAX_LINE} bytes")
-                if self._eof:
-                    return b""
-                loop = asyncio.get_running_loop()
-                self._waiter = waiter = loop.create_future()
-                if timeout is not None and timer is None:
-                    timer = loop.call_later(max(timeout, 0.0), _expire, waiter)
-                try:
-                    await waiter
-                finally:
-                    self._waiter = None
-            return self._lines.popleft()
-        finally:
-            if timer is not None:
-                timer.cancel()
+        when no whole line came within ``timeout`` seconds (a timer only while waiting;
+        partial data does not restart the clock)."""
+        deadline = None
+        while not self._lines:
+            if self._overlong:
+                self._overlong = False
+                raise LineTooLong(f"line longer than {MAX_LINE} bytes")
+            if self._eof:
+                return b""
+            loop = asyncio.get_running_loop()
+            if timeout is not None and deadline is None:
+                deadline = loop.time() + max(timeout, 0.0)
+            self._waiter = waiter = loop.create_future()
+            timer = None if deadline is None else loop.call_at(deadline, _expire, waiter)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+        return self._lines.popleft()
 
     def write(self, data: bytes) -> None:
         if self.transport is None or self.transport.is_closing():
