@@ -75,12 +75,10 @@ class MatchRun:
     log_path: str
 
 
-def allin_adjusted(state: BettingState, cache: dict | None = None) -> list[float] | None:
-    """Expected values over every remaining board when the betting ended before the
-    last round with a showdown to come (both all-in, or one all-in and called), else
-    None. ``cache`` maps (hands, known board) to equities."""
-    from solver.equity import runout_equity
-
+def allin_spot(state: BettingState) -> tuple | None:
+    """(hole cards 0, hole cards 1, board known when the betting ended) when the hand
+    went to a showdown with the betting over before the last round (both all-in, or
+    one all-in and called), else None."""
     game = state.game
     if not state.is_showdown:
         return None
@@ -88,28 +86,27 @@ def allin_adjusted(state: BettingState, cache: dict | None = None) -> list[float
     if last_bet_round >= game.num_rounds - 1:
         return None
     known = state.board_cards[: game.total_board_cards(last_bet_round)]
-    key = (tuple(state.hole_cards[0]), tuple(state.hole_cards[1]), tuple(known))
-    if cache is not None and key in cache:
-        win, tie = cache[key]
-    else:
-        win, tie = runout_equity(state.hole_cards[0], state.hole_cards[1], known, game.deck(),
-                                 game.total_board_cards(game.num_rounds - 1))
-        if cache is not None:
-            cache[key] = (win, tie)
-    at_stake = min(state.spent)
-    ev0 = at_stake * (win - (1.0 - win - tie))
+    return (tuple(state.hole_cards[0]), tuple(state.hole_cards[1]), tuple(known))
+
+
+def allin_values(state: BettingState, equity: tuple[float, float]) -> list[float]:
+    """Expected values of the hand given position 0's (win, tie) probabilities."""
+    win, tie = equity
+    ev0 = min(state.spent) * (win - (1.0 - win - tie))
     return [ev0, -ev0]
 
 
 def read_match_log(path: str, game: GameDef, adjust: bool = True,
                    cache: dict | None = None) -> tuple[list[HandResult], str | None]:
     """The hands of a dealer log (checked against the rules) and its SCORE line.
-    ``cache`` keeps all-in equities between logs (a duplicate match deals the same
-    cards twice)."""
-    hands: list[HandResult] = []
+    All-in hands are adjusted to their expected value over every remaining board (all
+    cores, one batch); ``cache`` keeps equities between logs (a duplicate match deals
+    the same cards twice)."""
+    from solver.equity import runout_equities
+
+    logged_hands = []
     score = None
     cache = {} if cache is None else cache
-    last_report = time.monotonic()
     with open(path, encoding="utf-8") as f:
         for line_no, line in enumerate(f, start=1):
             line = line.rstrip("\n")
@@ -119,18 +116,21 @@ def read_match_log(path: str, game: GameDef, adjust: bool = True,
                 score = line
                 continue
             try:
-                logged = parse_state_line(line, game)
+                logged_hands.append(parse_state_line(line, game))
             except MatchStateError as e:
                 raise ValueError(f"{path}:{line_no}: {e}") from None
-            st = logged.state
-            adj = None
-            if adjust:
-                adj = allin_adjusted(st, cache)
-                if time.monotonic() - last_report > 10:
-                    last_report = time.monotonic()
-                    print(f"all-in adjustment: {len(hands)} hands of {path} read", file=sys.stderr, flush=True)
-            vals = [float(v) for v in logged.values]
-            hands.append(HandResult(st.hand_id, logged.names, vals, adj if adj is not None else vals))
+    spots = [allin_spot(h.state) if adjust else None for h in logged_hands]
+    todo = sorted({s for s in spots if s is not None and s not in cache})
+    if len(todo) > 500:
+        print(f"all-in adjustment: {len(todo)} spots of {path}, exact over every remaining board...",
+              file=sys.stderr, flush=True)
+    for spot, eq in zip(todo, runout_equities(todo, game.deck(), game.total_board_cards(game.num_rounds - 1))):
+        cache[spot] = eq
+    hands: list[HandResult] = []
+    for logged, spot in zip(logged_hands, spots):
+        vals = [float(v) for v in logged.values]
+        adj = allin_values(logged.state, cache[spot]) if spot is not None else vals
+        hands.append(HandResult(logged.state.hand_id, logged.names, vals, adj))
     return hands, score
 
 

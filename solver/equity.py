@@ -76,9 +76,20 @@ def _runout_counts(rem_keys, rem_masks, k, key0, mask0, key1, mask1, row_offsets
     return wins, ties, total
 
 
-def runout_equity(hole0, hole1, board, deck, board_size: int) -> tuple[float, float]:
-    """(P(hand 0 wins), P(tie)) over every completion of ``board`` to ``board_size``
-    cards from ``deck`` (the game's cards), all boards equally likely."""
+@nb.njit(cache=True, parallel=True)
+def _runout_counts_batch(rem_keys, rem_masks, rem_len, k, key0, mask0, key1, mask1, row_offsets, rank_values,
+                         flush_values, wins, ties, totals):
+    """Many spots at once, spread over the cores (each spot's own enumeration)."""
+    for s in nb.prange(rem_len.shape[0]):
+        n = rem_len[s]
+        w, t, tot = _runout_counts(rem_keys[s, :n], rem_masks[s, :n], k[s], key0[s], mask0[s], key1[s], mask1[s],
+                                   row_offsets, rank_values, flush_values)
+        wins[s] = w
+        ties[s] = t
+        totals[s] = tot
+
+
+def _prepare(hole0, hole1, board, deck, board_size: int):
     known = set(hole0) | set(hole1) | set(board)
     if len(known) != len(hole0) + len(hole1) + len(board):
         raise ValueError("the hands and the board share a card")
@@ -91,7 +102,39 @@ def runout_equity(hole0, hole1, board, deck, board_size: int) -> tuple[float, fl
     rem_keys, rem_masks = ev.hand_keys(remaining[:, None]) if len(remaining) else (np.zeros(0, np.int64),) * 2
     k0, m0 = ev.board_key(list(hole0) + list(board))
     k1, m1 = ev.board_key(list(hole1) + list(board))
+    return rem_keys, rem_masks, k, k0, m0, k1, m1
+
+
+def runout_equity(hole0, hole1, board, deck, board_size: int) -> tuple[float, float]:
+    """(P(hand 0 wins), P(tie)) over every completion of ``board`` to ``board_size``
+    cards from ``deck`` (the game's cards), all boards equally likely."""
+    rem_keys, rem_masks, k, k0, m0, k1, m1 = _prepare(hole0, hole1, board, deck, board_size)
     wins, ties, total = _runout_counts(rem_keys, rem_masks, k, k0, m0, k1, m1, ev.ROW_OFFSETS,
                                        ev.RANK_VALUES, ev.FLUSH_VALUES)
-    assert total == comb(len(remaining), k)
+    assert total == comb(len(rem_keys), k)
     return wins / total, ties / total
+
+
+def runout_equities(spots, deck, board_size: int) -> list[tuple[float, float]]:
+    """``runout_equity`` for many (hole0, hole1, board) spots, on all cores."""
+    if not spots:
+        return []
+    prepared = [_prepare(h0, h1, b, deck, board_size) for h0, h1, b in spots]
+    n = len(prepared)
+    width = max(1, max(len(p[0]) for p in prepared))
+    rem_keys = np.zeros((n, width), dtype=np.int64)
+    rem_masks = np.zeros((n, width), dtype=np.int64)
+    rem_len = np.zeros(n, dtype=np.int64)
+    cols = [np.zeros(n, dtype=np.int64) for _ in range(5)]
+    for s, (keys, masks, k, k0, m0, k1, m1) in enumerate(prepared):
+        rem_keys[s, : len(keys)] = keys
+        rem_masks[s, : len(masks)] = masks
+        rem_len[s] = len(keys)
+        for col, v in zip(cols, (k, k0, m0, k1, m1)):
+            col[s] = v
+    wins = np.zeros(n, dtype=np.int64)
+    ties = np.zeros(n, dtype=np.int64)
+    totals = np.zeros(n, dtype=np.int64)
+    _runout_counts_batch(rem_keys, rem_masks, rem_len, *cols, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES,
+                         wins, ties, totals)
+    return [(w / t, x / t) for w, x, t in zip(wins.tolist(), ties.tolist(), totals.tolist())]

@@ -26,3 +26,12 @@ def test_known_value_and_small_deck():
     assert (win, tie) == (pytest.approx(3 / 4), 0.0)  # Q pairs with 1 of 4 remaining cards
     with pytest.raises(ValueError, match="share a card"):
         runout_equity(pc("AsAh"), pc("AsKh"), [], list(range(52)), 5)
+
+
+def test_batch_equals_one_by_one():
+    from solver.equity import runout_equities
+
+    spots = [(pc("AsAh"), pc("KsKh"), []), (pc("AcKd"), pc("7h7s"), pc("2c3d9h")), (pc("5c5d"), pc("6h7h"), pc("8h9s2c4d"))]
+    deck = list(range(52))
+    assert runout_equities(spots, deck, 5) == [runout_equity(a, b, c, deck, 5) for a, b, c in spots]
+    assert runout_equities([], deck, 5) == []
