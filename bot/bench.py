@@ -277,6 +277,15 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
     turn = cfr.make_subgame(turn_state, turn_sizes)
     cfr.solve(turn, 1)
     turn_iter = median_time(lambda: cfr.solve(turn, 3), 3) / 3
+    turn_iter_2 = None
+    if cpu is not None:  # let both cores work on the blocks below the chance nodes
+        try:
+            os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+        except OSError:
+            pass
+    if (os.cpu_count() or 1) >= 2:
+        cfr.solve(turn, 1, threads=2)
+        turn_iter_2 = median_time(lambda: cfr.solve(turn, 3, threads=2), 3) / 3
     return {
         "machine": machine_description(), "pinned_cpu": cpu, "repeats": repeats,
         "river": {
@@ -293,6 +302,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
             "chance_nodes": turn.tree.num_chance, "hands": int(turn.hands.shape[0]),
             "memory_mb": turn.tree.memory_bytes(turn.hands.shape[0]) / 1e6,
             "ms_per_iteration_1_core": turn_iter * 1000,
+            "ms_per_iteration_2_cores": None if turn_iter_2 is None else turn_iter_2 * 1000,
             "reference_postflop_solver_ms_1_core": 30.7, "reference_postflop_solver_ms_2_cores": 16.2,
             "reference_terminals": 3100,
         },
@@ -304,7 +314,7 @@ def print_solver_report(r: dict, as_json: bool = False) -> None:
         print(json.dumps(r, indent=2))
         return
     v = r["river"]
-    print(f"Vector CFR+ on the river reference spot (NOTES.md), one core, median of {r['repeats']} runs")
+    print(f"Vector CFR+ on the reference spots of NOTES.md, median of {r['repeats']} runs (turn: 3)")
     print(f"machine: {r['machine']}")
     print(f"  tree: {v['decision_nodes']} decision nodes, {v['terminal_nodes']} terminals, {v['hands']} hands per player")
     print(f"  {v['ms_per_iteration_1_core']:.2f} ms per iteration (postflop-solver: {v['reference_postflop_solver_ms']} ms; "
@@ -321,4 +331,8 @@ def print_solver_report(r: dict, as_json: bool = False) -> None:
     print(f"  {u['ms_per_iteration_1_core']:.1f} ms per iteration on one core, {ours_per_terminal:.1f} us per terminal "
           f"(postflop-solver: {u['reference_postflop_solver_ms_1_core']} ms for about {u['reference_terminals']} "
           f"terminals, {theirs_per_terminal:.1f} us per terminal; ratio {ours_per_terminal / theirs_per_terminal:.1f}x)")
-    print("  two cores: not measured (the kernel is single-threaded so far)")
+    if u["ms_per_iteration_2_cores"] is not None:
+        print(f"  {u['ms_per_iteration_2_cores']:.1f} ms per iteration on two cores (postflop-solver: "
+              f"{u['reference_postflop_solver_ms_2_cores']} ms; ratio "
+              f"{u['ms_per_iteration_2_cores'] / u['reference_postflop_solver_ms_2_cores']:.1f}x, "
+              f"per terminal {u['ms_per_iteration_2_cores'] / u['terminal_nodes'] * 3100 / u['reference_postflop_solver_ms_2_cores']:.1f}x)")

@@ -120,11 +120,48 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
     nodes. A chance child removes the hands holding its card (reach and value 0)."""
     n_nodes = kind.shape[0]
     H = c1.shape[0]
-    o = 1 - i
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
-    for n in range(n_nodes):  # forward: parents come before children
+    _forward(0, n_nodes, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    _backward(0, n_nodes, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+
+
+@nb.njit(cache=True, parallel=True)
+def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+                     c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+                     reach0, reach1, sigma, regret, avg, weight, update, best_response,
+                     reach, cfv, tmp, qs, vs, top_end, blocks):
+    """``_traverse`` with the blocks below the topmost chance nodes walked in parallel
+    (each writes only its own rows)."""
+    H = c1.shape[0]
+    for h in range(H):
+        reach[0, 0, h] = reach0[h]
+        reach[1, 0, h] = reach1[h]
+    _forward(0, top_end, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    for b in nb.prange(blocks.shape[0]):
+        _forward(blocks[b, 0], blocks[b, 1], kind, player, first_child, num_children, dealt, slot, c1, c2,
+                 sigma, reach)
+    for b in nb.prange(blocks.shape[0]):
+        t_tmp = np.empty(H)
+        t_qs = np.empty(H)
+        t_vs = np.empty(H)
+        _backward(blocks[b, 0], blocks[b, 1], i, kind, player, first_child, num_children, spent, dealt, board_of,
+                  chance_weight, slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                  board_identity, payoff, sigma, regret, avg, weight, update, best_response, reach, cfv,
+                  t_tmp, t_qs, t_vs)
+    _backward(0, top_end, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+
+
+@nb.njit(cache=True, fastmath=True)
+def _forward(lo, hi, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach):
+    """Reaches below the nodes lo..hi-1 (parents come before children)."""
+    H = c1.shape[0]
+    for n in range(lo, hi):
         k = kind[n]
         f = first_child[n]
         if k == DECISION:
@@ -141,7 +178,16 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
                     for h in range(H):
                         live = c1[h] != d and c2[h] != d
                         reach[p, c, h] = reach[p, src, h] if live else 0.0
-    for n in range(n_nodes - 1, -1, -1):  # backward: children before parents
+
+
+@nb.njit(cache=True, fastmath=True)
+def _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs):
+    """Values at the nodes hi-1..lo (children before parents), with CFR+ updates."""
+    H = c1.shape[0]
+    o = 1 - i
+    for n in range(hi - 1, lo - 1, -1):
         k = kind[n]
         if k == FOLD_TERMINAL:
             _compat_sums(reach[o, slot[o, n]], c1, c2, dup, tmp)
@@ -265,7 +311,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
              orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
-             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach):
+             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, parallel):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
     player ``g_player`` enters the subgame through it: their root reach is the
@@ -286,9 +332,15 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                     r0 = g_reach
                 else:
                     r1 = g_reach
-            _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
-                      r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, tmp, qs, vs)
+            if parallel:
+                _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
+                                 slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                                 board_identity, payoff, r0, r1, sigma, regret, avg, float(t + 1), True, False,
+                                 reach, cfv, tmp, qs, vs, top_end, blocks)
+            else:
+                _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+                          c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity,
+                          payoff, r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, tmp, qs, vs)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
@@ -469,10 +521,12 @@ def opponent_weights(sub: Subgame, player: int) -> np.ndarray:
     return out
 
 
-def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: Gadget | None = None) -> SolveResult:
+def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: Gadget | None = None,
+          threads: int = 1) -> SolveResult:
     """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
     makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
-    stands (unsafe)."""
+    stands (unsafe). ``threads`` > 1 walks the subtrees below chance nodes in parallel
+    (numba's thread pool, at most that many threads); the result is the same."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     regret = np.zeros((n, H))
@@ -488,8 +542,11 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
         if alt.shape != (H,):
             raise ValueError(f"alt_values needs one value per subgame hand ({H}), got shape {alt.shape}")
         g = (gadget.code(), gadget.player, alt, opponent_weights(sub, gadget.player), np.zeros((2, H)), np.zeros(H))
+    parallel = threads > 1 and len(t.blocks) > 1
+    if parallel:
+        nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
     done = _run_cfr(*sub.kernel_args(), sub.reach[0], sub.reach[1], regret, avg, sigma, 0, iterations,
-                    deadline_ns, *w.args(), *g)
+                    deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, parallel)
     return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
 
 

@@ -53,6 +53,11 @@ class PublicTree:
     boards: list[tuple[int, ...]] = field(default_factory=list)  # the full boards of the showdowns
     actions: list[Action | None] = field(default_factory=list)  # the action leading to each node
     board: tuple[int, ...] = ()  # the public board at the root
+    #: Nodes [top_end, n) are the subtrees below the children of the topmost chance
+    #: nodes, one contiguous block each ([start, end) rows of ``blocks``); they are
+    #: independent within a pass, so a solver may walk them in parallel.
+    top_end: int = -1
+    blocks: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
 
     @property
     def num_nodes(self) -> int:
@@ -193,7 +198,7 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
         count[node] = len(children)
         placed = [(add(child, a, c), child) for child, a, c in children]
         stack.extend(reversed(placed))
-    return PublicTree(
+    return _in_blocks(PublicTree(
         kind=np.array(kind, dtype=np.int8),
         player=np.array(player, dtype=np.int8),
         first_child=np.array(first, dtype=np.int32),
@@ -204,6 +209,48 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
         boards=sorted(boards, key=boards.get),
         actions=labels,
         board=tuple(state.board_cards),
+    ))
+
+
+def _in_blocks(tree: PublicTree) -> PublicTree:
+    """Renumber the nodes: first those at or above the children of the topmost chance
+    nodes, then each child's descendants as one contiguous block. Parents still come
+    before children and siblings stay contiguous (filtering keeps both)."""
+    n = tree.num_nodes
+    parent = np.full(n, -1)
+    for p in range(n):
+        if tree.num_children[p] > 0:
+            parent[tree.first_child[p] : tree.first_child[p] + tree.num_children[p]] = p
+    owner = np.full(n, -1)  # the chance child whose block holds the node
+    top_chance_child = np.zeros(n, dtype=bool)
+    for v in range(1, n):  # parents first: owners are known when children are seen
+        p = parent[v]
+        if owner[p] >= 0:
+            owner[v] = owner[p]
+        elif top_chance_child[p]:
+            owner[v] = p
+        elif tree.kind[p] == CHANCE:
+            top_chance_child[v] = True
+    top = [v for v in range(n) if owner[v] < 0]
+    order = list(top)
+    blocks = []
+    members: dict[int, list[int]] = {}
+    for v in range(n):
+        if owner[v] >= 0:
+            members.setdefault(int(owner[v]), []).append(v)
+    for c in top:
+        if c in members:
+            blocks.append((len(order), len(order) + len(members[c])))
+            order.extend(members[c])
+    new = np.empty(n, dtype=np.int64)
+    new[np.array(order)] = np.arange(n)
+    idx = np.array(order)
+    first = np.where(tree.num_children[idx] > 0, new[np.maximum(tree.first_child[idx], 0)], -1).astype(np.int32)
+    return PublicTree(
+        kind=tree.kind[idx], player=tree.player[idx], first_child=first, num_children=tree.num_children[idx],
+        spent=tree.spent[idx], dealt=tree.dealt[idx], board_of=tree.board_of[idx], boards=tree.boards,
+        actions=[tree.actions[v] for v in order], board=tree.board, top_end=len(top),
+        blocks=np.array(blocks, dtype=np.int64).reshape(-1, 2),
     )
 
 

@@ -200,3 +200,17 @@ def test_per_round_sizes_and_an_off_tree_root_raise():
         build_tree(state, sizes, extra_root_raises=(100,))
     with pytest.raises(ValueError, match="no bet sizes for round 3"):
         build_tree(state, {3: BetSizes()})
+
+
+def test_parallel_blocks_give_the_same_solution():
+    state = river_state("QsJh2h8d", "r500c/cc/")
+    sizes = {2: BetSizes(bets=((1.0,), (1.0,)), max_raises=1), 3: BetSizes(bets=((1.0,), (1.0,)), max_raises=1)}
+    sub = cfr.make_subgame(state, sizes)
+    t = sub.tree
+    assert len(t.blocks) > 40  # one per river card below each turn line that sees one
+    assert t.top_end + int((t.blocks[:, 1] - t.blocks[:, 0]).sum()) == t.num_nodes
+    one = cfr.solve(sub, 20, threads=1).strategy
+    two = cfr.solve(sub, 20, threads=2).strategy
+    assert np.allclose(one, two, rtol=1e-12, atol=1e-12)
+    leduc = cfr.make_subgame(BettingState(bundled_game("leduc.limit.2p")), BetSizes())
+    assert np.allclose(cfr.solve(leduc, 50, threads=2).strategy, cfr.solve(leduc, 50).strategy)
