@@ -170,9 +170,6 @@ class BettingState:
         return other
 
     # ------------------------------------------------------------------ queries
-    def stack(self, player: int) -> int:
-        return self.game.stack[player]
-
     def is_all_in(self, player: int) -> bool:
         return self.spent[player] >= self.game.stack[player]
 
@@ -219,14 +216,6 @@ class BettingState:
     def num_raises(self) -> int:
         """Raises made so far in the current round (blinds not counted)."""
         return sum(1 for a in self.actions[self.round] if a.type is ActionType.RAISE)
-
-    def history(self) -> list[tuple[int, int, Action]]:
-        """All actions of the hand as (round, player, action)."""
-        return [
-            (r, self.actors[r][i], a)
-            for r in range(self.game.num_rounds)
-            for i, a in enumerate(self.actions[r])
-        ]
 
     def _num_called(self) -> int:
         # Players still able to act who have matched the current bet in this round.

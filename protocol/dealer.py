@@ -37,7 +37,7 @@ from .betting import BettingState
 from .gamedef import GameDef, GameDefError, load_gamedef
 from .lines import LineConnection, LineTooLong
 from .logs import log_enabled
-from .matchstate import format_state_line, format_value, format_view
+from .matchstate import HandViews, format_state_line, format_value
 from .replies import ReplyKind, read_reply
 
 VERSION = (2, 0, 0)
@@ -91,30 +91,6 @@ class DealerConfig:
     t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
     start_timeout_ms: int | None = None
     host: str = "127.0.0.1"
-
-
-class _ViewText:
-    """The MATCHSTATE lines of one hand for both viewers, with the card text made
-    once per hand (this is the dealer's hot path). Equal to ``format_view``."""
-
-    def __init__(self, state: BettingState) -> None:
-        from .cards import cards_to_str
-
-        game = state.game
-        self.state = state
-        holes = [cards_to_str(h) for h in state.hole_cards]
-        self.hidden = [f"{holes[0]}|", f"|{holes[1]}"]
-        self.shown = f"{holes[0]}|{holes[1]}"
-        self.boards = [""]
-        for r in range(1, game.num_rounds):
-            start = game.board_start(r)
-            group = cards_to_str(state.board_cards[start : start + game.num_board_cards[r]])
-            self.boards.append(f"{self.boards[-1]}/{group}")
-
-    def text(self, viewer: int) -> str:
-        st = self.state
-        holes = self.shown if st.is_showdown else self.hidden[viewer]
-        return f"MATCHSTATE:{viewer}:{st.hand_id}:{st.betting_string()}:{holes}{self.boards[st.round]}"
 
 
 class MatchError(Exception):
@@ -329,7 +305,7 @@ class Dealer:
             seat_of = [(p + player0_seat) % 2 for p in range(2)]  # position -> seat
             holes, board = deal.next_hand()
             state = BettingState(game, hand, holes, board)
-            views = _ViewText(state)
+            views = HandViews(state)
             for s in seats:
                 s.used_hand = 0.0
             while not state.finished:

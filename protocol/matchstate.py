@@ -199,15 +199,20 @@ def parse_next_matchstate(line: str, game: GameDef, prev_line: str | None,
     return MatchState(prev.viewer, state)
 
 
+def _board_text(state: BettingState, last_round: int) -> str:
+    """``/`` and the board cards of each round from the second up to ``last_round``."""
+    game = state.game
+    return "".join(
+        "/" + cards_to_str(state.board_cards[game.board_start(r) : game.board_start(r) + game.num_board_cards[r]])
+        for r in range(1, last_round + 1)
+    )
+
+
 def _format_cards(state: BettingState, shown: list[bool]) -> str:
     holes = "|".join(
         cards_to_str(state.hole_cards[p]) if shown[p] else "" for p in range(state.game.num_players)
     )
-    groups = []
-    for r in range(1, state.round + 1):
-        start = state.game.board_start(r)
-        groups.append(cards_to_str(state.board_cards[start : start + state.game.num_board_cards[r]]))
-    return holes + "".join("/" + g for g in groups)
+    return holes + _board_text(state, state.round)
 
 
 def format_matchstate(ms: MatchState) -> str:
@@ -221,6 +226,24 @@ def format_view(st: BettingState, viewer: int) -> str:
     showdown = st.is_showdown
     shown = [p == viewer or showdown for p in range(st.game.num_players)]
     return f"{MATCHSTATE_PREFIX}:{viewer}:{st.hand_id}:{st.betting_string()}:{_format_cards(st, shown)}"
+
+
+class HandViews:
+    """``format_view`` for every state of one hand whose cards are all dealt, with the
+    card text made once per hand (the dealer's hot path)."""
+
+    def __init__(self, state: BettingState) -> None:
+        game = state.game
+        self.state = state
+        holes = [cards_to_str(h) for h in state.hole_cards]
+        self._hidden = ["|".join(h if p == v else "" for p, h in enumerate(holes)) for v in range(game.num_players)]
+        self._shown = "|".join(holes)
+        self._boards = [_board_text(state, r) for r in range(game.num_rounds)]
+
+    def text(self, viewer: int) -> str:
+        st = self.state
+        holes = self._shown if st.is_showdown else self._hidden[viewer]
+        return f"{MATCHSTATE_PREFIX}:{viewer}:{st.hand_id}:{st.betting_string()}:{holes}{self._boards[st.round]}"
 
 
 def view_of(state: BettingState, viewer: int) -> MatchState:

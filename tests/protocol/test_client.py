@@ -68,30 +68,33 @@ async def test_framing_and_order(ending, split):
     assert received[0] == b"VERSION:2.0.0\r\n"
 
 
-@pytest.mark.asyncio
-async def test_reply_echoes_the_state_byte_for_byte():
+async def reply_to_one_state(line: bytes, action):
+    """Connect to a fake dealer that sends ``line``; answer with ``action``. Returns
+    what the dealer received after the version line, what was sent, and the client."""
     received: list[bytes] = []
-    server, port = await fake_dealer([b"MATCHSTATE:0:0:c:8s2h|\r\n"], received)
+    server, port = await fake_dealer([line], received)
+    sent = []
     async with server:
         conn = await ClientConnection.connect("127.0.0.1", port, HUNL)
         async for r in conn.states():
             assert r.state.is_our_turn
-            conn.send_action(r, raise_to(14979))
+            sent.append(conn.send_action(r, action))
         conn.close()
-    assert received[1] == b"MATCHSTATE:0:0:c:8s2h|:r14979\r\n"
+    return received[1:], sent, conn
+
+
+@pytest.mark.asyncio
+async def test_reply_echoes_the_state_byte_for_byte():
+    received, sent, _ = await reply_to_one_state(b"MATCHSTATE:0:0:c:8s2h|\r\n", raise_to(14979))
+    assert received == [b"MATCHSTATE:0:0:c:8s2h|:r14979\r\n"]
 
 
 @pytest.mark.asyncio
 async def test_illegal_action_is_corrected_and_logged():
-    received: list[bytes] = []
-    server, port = await fake_dealer([b"MATCHSTATE:0:0:c:8s2h|\r\n"], received)
-    async with server:
-        conn = await ClientConnection.connect("127.0.0.1", port, HUNL)
-        with capture_logs() as logs:
-            async for r in conn.states():
-                assert conn.send_action(r, FOLD) == CALL  # fold when checking is free
-        conn.close()
-    assert received[1] == b"MATCHSTATE:0:0:c:8s2h|:c\r\n"
+    with capture_logs() as logs:
+        received, sent, conn = await reply_to_one_state(b"MATCHSTATE:0:0:c:8s2h|\r\n", FOLD)
+    assert sent == [CALL]  # fold when checking is free
+    assert received == [b"MATCHSTATE:0:0:c:8s2h|:c\r\n"]
     assert logs[0]["event"] == "action_corrected" and logs[0]["wanted"] == "f" and logs[0]["sent"] == "c"
     assert conn.corrections == 1
 

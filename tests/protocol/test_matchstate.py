@@ -137,3 +137,15 @@ def test_incremental_parse_equals_full_parse_along_a_hand():
     bad = prev_line.replace(":r300c/", ":r150c/")
     with pytest.raises(MatchStateError):
         parse_next_matchstate(bad, HUNL, prev_line, prev)
+
+
+def test_hand_views_equal_format_view_along_a_hand():
+    from protocol.betting import parse_action
+    from protocol.matchstate import HandViews, format_view
+
+    st = BettingState(HUNL, 4, [parse_cards("AsAh"), parse_cards("KsKh")], parse_cards("2c7d9hJs3c"))
+    views = HandViews(st)
+    for action in ["r300", "c", "c", "r600", "c", "c", "c", "c", "c"]:
+        assert [views.text(v) for v in (0, 1)] == [format_view(st, v) for v in (0, 1)]
+        st.apply(parse_action(action, HUNL))
+    assert st.is_showdown and [views.text(v) for v in (0, 1)] == [format_view(st, v) for v in (0, 1)]
