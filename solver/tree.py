@@ -75,10 +75,10 @@ class PublicTree:
     def num_chance(self) -> int:
         return int((self.kind == CHANCE).sum())
 
-    def memory_bytes(self, num_hands: int, float_bytes: int = 8) -> int:
+    def memory_bytes(self, num_hands: int, float_bytes: int = 4) -> int:
         """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets,
         average and current strategy, both players' reaches and values, each per
-        node and hand."""
+        node and hand (single precision in solves)."""
         return 6 * self.num_nodes * num_hands * float_bytes
 
 

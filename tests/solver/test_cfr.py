@@ -61,12 +61,22 @@ def test_terminal_sweeps_against_brute_force(game):
     out = np.zeros(len(q))
     cfr._compat_sums(q, sub.c1, sub.c2, sub.dup, out)
     assert np.allclose(out, compat)
-    cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, bool(sub.board_identity[0]), 700,
-                  np.zeros(len(q)), np.zeros(len(q)), out)
-    assert np.allclose(out, show)
-    cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, False, 700,  # the gathering path
-                  np.zeros(len(q)), np.zeros(len(q)), out)
-    assert np.allclose(out, show)
+    y = rng.random(len(q))
+    compat_y, _ = brute_compat_and_showdown(sub, y, 700)
+    H = len(q)
+    for identity in (bool(sub.board_identity[0]), False):  # False: the gathering path
+        out = np.zeros(H)
+        cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
+                      np.zeros(H), np.zeros(H), out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
+        assert np.allclose(out, show)
+        # a fold beside the showdown, with the same opponent reach and with another one
+        fold = np.zeros(H)
+        cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
+                      np.zeros(H), np.zeros(H), out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
+        assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
+        cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
+                      np.zeros(H), np.zeros(H), out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
+        assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
 
 
 def direct_values(sub, strategy, player):
@@ -106,8 +116,20 @@ def test_values_agree_with_direct_enumeration():
     rng = np.random.default_rng(1)
     sub.reach[:] = rng.random(sub.reach.shape)
     strategy = cfr.average_strategy(sub.tree, rng.random((sub.tree.num_nodes, len(sub.hands))))
+    # and one where whole lines are never taken (terminal sweeps are skipped where a
+    # reach is zero for every hand): the first child of every decision node has no weight
+    weights = rng.random((sub.tree.num_nodes, len(sub.hands)))
+    weights[sub.tree.first_child[sub.tree.kind == DECISION]] = 0.0
+    sparse = cfr.average_strategy(sub.tree, weights)
     for p in (0, 1):
         assert np.allclose(cfr.counterfactual_values(sub, strategy, p), direct_values(sub, strategy, p))
+        assert np.allclose(cfr.counterfactual_values(sub, sparse, p), direct_values(sub, sparse, p))
+        # scratch rows reused from a pass that did reach those lines (as inside a solve)
+        work = cfr._Work(sub.tree.num_nodes, len(sub.hands))
+        for strat in (strategy, sparse):
+            cfr._traverse(p, *sub.kernel_args(), sub.reach[0], sub.reach[1], strat, np.zeros((1, 1)),
+                          np.zeros((1, 1)), 0.0, False, False, *work.args())
+        assert np.allclose(work.cfv[0], direct_values(sub, sparse, p))
     ev0, ev1 = cfr.expected_values(sub, strategy)
     assert ev0 == pytest.approx(-ev1)
     for p in (0, 1):  # a best response is at least as good, hand by hand
