@@ -88,15 +88,14 @@ def _index_one(cards, round_end, rounds, keys, offsets, binom):
             mask = masks[s, r]
             m = 0
             colex = 0
-            for rank in range(NUM_RANKS):
-                if mask & (np.int64(1) << rank):
-                    m += 1
-                    # position among the ranks not taken in earlier rounds
-                    below = 0
-                    for q in range(rank):
-                        if used & (np.int64(1) << q):
-                            below += 1
-                    colex += binom[rank - below, m]
+            rest = mask
+            while rest:
+                low = rest & -rest
+                rank = _popcount(low - 1)
+                rest ^= low
+                m += 1
+                # position among the ranks not taken in earlier rounds
+                colex += binom[rank - _popcount(used & (low - 1)), m]
             avail = NUM_RANKS - _popcount(used)
             number += colex * radix
             radix *= binom[avail, m]
@@ -150,11 +149,10 @@ def _choose(n, k):
 
 @nb.njit(cache=True)
 def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56 & 0xFF
 
 
 @nb.njit(cache=True)
