@@ -35,6 +35,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "dealer":
         hands = args.hands if args.hands != 4_000_000 else 5000
         bench.print_dealer_report(bench.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json)
+    elif args.what == "mccfr":
+        bench.print_mccfr_report(bench.bench_mccfr(), args.json)
     return 0
 
 
@@ -128,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_selfcheck)
 
     b = sub.add_parser("bench", help="benchmarks that print their figures")
-    b.add_argument("what", choices=["evaluator", "dealer", "solver"], help="what to measure")
+    b.add_argument("what", choices=["evaluator", "dealer", "solver", "mccfr"], help="what to measure")
     b.add_argument("--hands", type=_positive, default=4_000_000,
                    help="evaluator: random 7-card hands (default 4,000,000); dealer: hands per match (default 5,000)")
     b.add_argument("--boards", type=_positive, default=20_000, help="river boards for the batch path (default 20,000)")

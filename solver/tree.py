@@ -82,7 +82,10 @@ class PublicTree:
         return 6 * self.num_nodes * num_hands * float_bytes
 
 
-def _actions(state: BettingState, sizes: BetSizes) -> list[Action]:
+def abstract_actions(state: BettingState, sizes: BetSizes) -> list[Action]:
+    """The actions of the abstraction at ``state``: fold when legal, call, then raise-to
+    totals for the pot fractions of its raise depth plus all-in (ascending, duplicates
+    and out-of-range sizes clamped to the legal bounds), or the fixed limit raise."""
     out = []
     if state.can_fold():
         out.append(FOLD)
@@ -177,7 +180,7 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
         node, st = stack.pop()
         children = []
         if kind[node] == DECISION:
-            acts = _actions(st, sizes_for(st))
+            acts = abstract_actions(st, sizes_for(st))
             if node == root and extra_root_raises:
                 acts = acts + [raise_to(to) for to in extra_root_raises if raise_to(to) not in acts]
                 acts.sort(key=lambda a: (a.type, a.size))

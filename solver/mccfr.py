@@ -1,0 +1,434 @@
+"""External-sampling MCCFR with negative-regret pruning (Libratus supplement,
+Algorithm 1) and the Pluribus refinements, over a ``betting_tree.BettingTree``.
+
+Cards enter only through *deals*: for each traversal, each player's bucket in every
+round and the showdown outcome. Whoever supplies them (the lossless small-game deals
+here, the hold'em card abstraction in ``blueprint_store``) owns the card abstraction;
+this module never sees a card.
+
+One iteration traverses once for each player (alternating), each with its own deal:
+- at the traverser's nodes every action is explored (unless pruned), regrets get
+  v(a) - v; at the opponent's nodes one action is sampled from the current strategy
+  (regret matching) and its average-strategy weight phi grows by 1/p;
+- pruning, on iterations after ``prune_after``: an action whose regret is below C is
+  explored with probability max(0.02 / p, K / (K + C - R)) (the 2 % floor is on the
+  chained probability p), except on the last round and for actions leading straight
+  to a terminal (Pluribus); an unexplored action's regret is left alone;
+- regrets are int32 in units of 1/100 big blind (a big blind is Pluribus's 100 chips),
+  floored (Pluribus: -310,000,000) and capped below the int32 limit;
+- linear discounting early in the run (Pluribus): every ``discount_interval``
+  iterations until ``discount_until``, regrets and phi are multiplied by
+  (t / interval) / (t / interval + 1).
+
+The average strategy (phi normalised per information set) is kept for every round.
+Deterministic for a given seed (one thread).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numba as nb
+import numpy as np
+
+from protocol.gamedef import GameDef
+from protocol.hand_rank import hand_strength
+
+from .betting_tree import BettingTree
+from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, PublicTree
+
+#: Regret units per big blind (Pluribus counted chips with a 100-chip big blind).
+UNITS_PER_BIG_BLIND = 100
+REGRET_CAP = 2_000_000_000
+MAX_DEPTH = 128
+MAX_ACTIONS = 32
+
+
+@dataclass(frozen=True)
+class MCCFRSettings:
+    """Schedule and pruning constants. Thresholds are in regret units (1/100 big
+    blind); the defaults are Pluribus's (C = -300,000,000, floor -310,000,000),
+    meant for long hold'em runs. Short runs on small games need a C they can reach."""
+
+    prune_after: int = 0  # iteration after which pruning may happen (0: never)
+    prune_threshold: float = -300_000_000.0  # C
+    prune_k: float = 526_000.0  # K: an action at the floor is explored about 5 % of the time
+    regret_floor: int = -310_000_000
+    discount_interval: int = 0  # 0: no linear discounting
+    discount_until: int = 0
+
+    def verify(self) -> None:
+        if self.prune_threshold >= 0 or self.prune_k <= 0:
+            raise ValueError("pruning needs C < 0 < K")
+        if self.regret_floor > self.prune_threshold:
+            raise ValueError("the regret floor must be at or below the pruning threshold C")
+        if self.regret_floor < -REGRET_CAP:
+            raise ValueError(f"the regret floor must be at least {-REGRET_CAP} (int32 regrets)")
+        if self.discount_interval < 0 or self.prune_after < 0:
+            raise ValueError("intervals and iteration counts cannot be negative")
+
+
+@nb.njit(cache=True)
+def _rm_total(regret, base, m):
+    s = 0.0
+    for a in range(m):
+        r = regret[base + a]
+        if r > 0:
+            s += r
+    return s
+
+
+_ENTER, _NEXT, _RETURN = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def _traverse(i, bk, outcome, kind, player, rnd, first, count, spent, offset, last_round,
+              regret, phi, prune, C, K, floor, units, frames, fprob, scratch, stats):
+    """Value of the root to player i (chips) for one deal (``bk``: buckets [player,
+    round]; ``outcome``: +1 player 0 wins the showdown, -1 loses, 0 ties). Walks the
+    tree depth-first with an explicit stack (numba cannot cache recursive functions):
+    frames[d] = (node, next action, action being explored, slot base); an opponent's
+    node is replaced in its frame by the sampled child, since it passes the value
+    through, so every frame below the top is a traverser's node."""
+    d = 0
+    frames[0, 0] = 0
+    fprob[0] = 1.0
+    state = _ENTER
+    ret = 0.0
+    while True:
+        if state == _ENTER:
+            n = frames[d, 0]
+            stats[0] += 1
+            k = kind[n]
+            if k == FOLD_TERMINAL:
+                ret = float(spent[n, 1 - i]) if player[n] != i else -float(spent[n, i])
+                state = _RETURN
+                continue
+            if k == SHOWDOWN:
+                st = float(min(spent[n, 0], spent[n, 1]))
+                ret = st * outcome if i == 0 else -st * outcome
+                state = _RETURN
+                continue
+            actor = player[n]
+            m = count[n]
+            base = offset[n] + bk[actor, rnd[n]] * m
+            if actor != i:  # sample one action from the current strategy
+                total = _rm_total(regret, base, m)
+                u = np.random.random()
+                a = m - 1
+                acc = 0.0
+                for b in range(m):
+                    r = regret[base + b]
+                    acc += ((r if r > 0 else 0) / total) if total > 0 else 1.0 / m
+                    if u < acc:
+                        a = b
+                        break
+                phi[base + a] += 1.0 / fprob[d]
+                frames[d, 0] = first[n] + a
+                continue
+            frames[d, 1] = 0
+            frames[d, 3] = base
+            state = _NEXT
+        if state == _NEXT:
+            n = frames[d, 0]
+            m = count[n]
+            f = first[n]
+            base = frames[d, 3]
+            p = fprob[d]
+            a = frames[d, 1]
+            go = -1
+            q = p
+            while a < m:
+                r = regret[base + a]
+                if prune and r < C and rnd[n] != last_round and kind[f + a] == DECISION:
+                    thresh = max(0.02 / p, K / (K + C - r))
+                    if np.random.random() < thresh:
+                        q = p * min(thresh, 1.0)
+                        go = a
+                        break
+                    scratch[d, a] = np.nan  # not explored this time: its regret stays
+                    stats[1] += 1
+                    a += 1
+                    continue
+                go = a
+                break
+            if go >= 0:
+                frames[d, 1] = go + 1
+                frames[d, 2] = go
+                frames[d + 1, 0] = f + go
+                fprob[d + 1] = q
+                d += 1
+                state = _ENTER
+                continue
+            # every action done: the node's value, then regrets of the explored actions
+            total = _rm_total(regret, base, m)
+            v = 0.0
+            for b in range(m):
+                vb = scratch[d, b]
+                if vb == vb:
+                    rb = regret[base + b]
+                    v += (((rb if rb > 0 else 0) / total) if total > 0 else 1.0 / m) * vb
+            for b in range(m):
+                vb = scratch[d, b]
+                if vb == vb:  # explored (not NaN)
+                    r = regret[base + b] + np.rint((vb - v) * units)
+                    if r < floor:
+                        r = floor
+                    elif r > REGRET_CAP:
+                        r = REGRET_CAP
+                    regret[base + b] = np.int32(r)
+            ret = v
+            state = _RETURN
+        if state == _RETURN:
+            if d == 0:
+                return ret
+            d -= 1
+            scratch[d, frames[d, 2]] = ret
+            state = _NEXT
+
+
+@nb.njit(cache=True)
+def _run(buckets, outcomes, seed, kind, player, rnd, first, count, spent, offset, last_round,
+         regret, phi, prune, C, K, floor, units, stats):
+    """One iteration per pair of deals (player 0 traverses with deal 2t, player 1
+    with 2t+1). Returns the mean of player 0's sampled root values."""
+    np.random.seed(seed)
+    frames = np.zeros((MAX_DEPTH, 4), dtype=np.int64)
+    fprob = np.ones(MAX_DEPTH)
+    scratch = np.zeros((MAX_DEPTH, MAX_ACTIONS))
+    total = 0.0
+    for d in range(buckets.shape[0]):
+        i = d & 1
+        v = _traverse(i, buckets[d], outcomes[d], kind, player, rnd, first, count, spent, offset, last_round,
+                      regret, phi, prune, C, K, floor, units, frames, fprob, scratch, stats)
+        if i == 0:
+            total += v
+    return total / max(1, (buckets.shape[0] + 1) // 2)
+
+
+@nb.njit(cache=True, parallel=True)
+def _run_parallel(buckets, outcomes, seeds, kind, player, rnd, first, count, spent, offset, last_round,
+                  regret, phi, prune, C, K, floor, units, stats):
+    """``_run`` split into len(seeds) contiguous shares of the deals, walked on numba's
+    threads over the shared regrets (lock-free, as hogwild MCCFR: an update racing
+    with another is occasionally lost, which sampling noise dwarfs)."""
+    T = seeds.shape[0]
+    B = buckets.shape[0]
+    per = np.zeros((T, 2), dtype=np.int64)
+    for t in nb.prange(T):
+        np.random.seed(seeds[t])  # this thread's own stream
+        frames = np.zeros((MAX_DEPTH, 4), dtype=np.int64)
+        fprob = np.ones(MAX_DEPTH)
+        scratch = np.zeros((MAX_DEPTH, MAX_ACTIONS))
+        own = np.zeros(2, dtype=np.int64)
+        lo = (B * t // T) & ~1
+        hi = B if t == T - 1 else (B * (t + 1) // T) & ~1
+        for d in range(lo, hi):
+            _traverse(d & 1, buckets[d], outcomes[d], kind, player, rnd, first, count, spent, offset, last_round,
+                      regret, phi, prune, C, K, floor, units, frames, fprob, scratch, own)
+        per[t, 0] = own[0]
+        per[t, 1] = own[1]
+    for t in range(T):
+        stats[0] += per[t, 0]
+        stats[1] += per[t, 1]
+
+
+@nb.njit(cache=True)
+def _discount(regret, phi, d):
+    for s in range(regret.shape[0]):
+        regret[s] = np.int32(np.rint(regret[s] * d))
+        phi[s] *= d
+
+
+class Deals:
+    """A source of sampled deals: ``sample(n, rng)`` returns buckets (n, 2, rounds)
+    int32 and showdown outcomes (n,) int8 (+1: player 0 wins)."""
+
+    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+
+class LosslessDeals(Deals):
+    """Every deal of a small-deck game (Kuhn, Leduc), without abstraction: a
+    player's bucket in a round is the class of (their hole cards, the board so far)
+    as sets, numbered densely per round."""
+
+    def __init__(self, game: GameDef, limit: int = 2_000_000) -> None:
+        deck = game.deck()
+        h = game.num_hole_cards
+        board = [game.num_board_cards[r] for r in range(game.num_rounds)]
+        need = 2 * h + sum(board)
+        count = 1
+        for j in range(need):
+            count *= len(deck) - j
+        if count > limit:
+            raise ValueError(f"{count} deals is too many to enumerate (limit {limit}); use a card abstraction")
+        self.game = game
+        self.rounds = game.num_rounds
+        self.classes: list[dict[tuple, int]] = [{} for _ in range(game.num_rounds)]
+        rows, outs = [], []
+        for perm in itertools.permutations(deck, need):
+            holes = (tuple(sorted(perm[:h])), tuple(sorted(perm[h : 2 * h])))
+            row = np.zeros((2, game.num_rounds), dtype=np.int32)
+            at = 2 * h
+            seen: list[int] = []
+            for r in range(game.num_rounds):
+                seen = seen + sorted(perm[at : at + board[r]])
+                at += board[r]
+                for p in range(2):
+                    key = (holes[p], tuple(sorted(seen)))
+                    row[p, r] = self.classes[r].setdefault(key, len(self.classes[r]))
+            s0 = hand_strength(list(holes[0]) + seen)
+            s1 = hand_strength(list(holes[1]) + seen)
+            rows.append(row)
+            outs.append((s0 > s1) - (s0 < s1))
+        self.buckets_all = np.array(rows, dtype=np.int32)
+        self.outcomes_all = np.array(outs, dtype=np.int8)
+
+    @property
+    def bucket_counts(self) -> tuple[int, ...]:
+        return tuple(len(c) for c in self.classes)
+
+    def bucket(self, round_: int, hole: tuple[int, ...], board: tuple[int, ...]) -> int:
+        return self.classes[round_][(tuple(sorted(hole)), tuple(sorted(board)))]
+
+    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        idx = rng.integers(0, len(self.outcomes_all), n)
+        return self.buckets_all[idx], self.outcomes_all[idx]
+
+
+@dataclass
+class TrainingReport:
+    iterations: int
+    seconds: float
+    nodes_touched: int
+    actions_pruned: int
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes_touched / self.seconds if self.seconds > 0 else 0.0
+
+
+class MCCFR:
+    """Training state over one betting tree: int32 regrets and float32 average-strategy
+    weights, one per (decision node, bucket, action) slot."""
+
+    def __init__(self, tree: BettingTree, big_blind: int, settings: MCCFRSettings = MCCFRSettings(),
+                 seed: int = 0) -> None:
+        settings.verify()
+        if tree.num_decisions == 0:
+            raise ValueError("the tree has no decisions")
+        if int(tree.num_children.max()) > MAX_ACTIONS:
+            raise ValueError(f"at most {MAX_ACTIONS} actions per node are supported")
+        self.tree = tree
+        self.settings = settings
+        self.units = UNITS_PER_BIG_BLIND / big_blind
+        self.regret = np.zeros(tree.num_slots, dtype=np.int32)
+        self.phi = np.zeros(tree.num_slots, dtype=np.float32)
+        self.iterations = 0
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.nodes_touched = 0
+        self.actions_pruned = 0
+
+    def train(self, deals: Deals, iterations: int, batch: int = 10_000, threads: int = 1,
+              progress: Callable[[int, TrainingReport], None] | None = None) -> TrainingReport:
+        """Run ``iterations`` more iterations (two traversals each), in batches of
+        ``batch`` iterations; ``progress`` is called after each batch. ``threads`` > 1
+        walks each batch on that many threads sharing the regrets (then the result
+        is no longer bit-for-bit reproducible)."""
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
+        t = self.tree
+        s = self.settings
+        last_round = int(t.round.max())
+        stats = np.zeros(2, dtype=np.int64)
+        t0 = time.perf_counter()
+        done = 0
+        while done < iterations:
+            n = min(batch, iterations - done)
+            # split the batch where the schedule changes (pruning starts, a discount is due)
+            if s.discount_interval and self.iterations < s.discount_until:
+                to_next = s.discount_interval - self.iterations % s.discount_interval
+                n = min(n, to_next)
+            if s.prune_after and self.iterations < s.prune_after:
+                n = min(n, s.prune_after - self.iterations)
+            buckets, outcomes = deals.sample(2 * n, self.rng)
+            prune = bool(s.prune_after) and self.iterations >= s.prune_after
+            seed = int(self.rng.integers(0, 2**31 - 1))
+            args = (t.kind, t.player, t.round, t.first_child, t.num_children, t.spent, t.slot_offset, last_round,
+                    self.regret, self.phi, prune, float(s.prune_threshold), float(s.prune_k),
+                    float(s.regret_floor), float(self.units), stats)
+            if threads > 1:
+                nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
+                seeds = self.rng.integers(0, 2**31 - 1, threads)
+                _run_parallel(buckets, outcomes, seeds, *args)
+            else:
+                _run(buckets, outcomes, seed, *args)
+            self.iterations += n
+            done += n
+            if (s.discount_interval and self.iterations <= s.discount_until
+                    and self.iterations % s.discount_interval == 0):
+                k = self.iterations / s.discount_interval
+                _discount(self.regret, self.phi, k / (k + 1.0))
+            if progress is not None:
+                progress(self.iterations, TrainingReport(done, time.perf_counter() - t0, int(stats[0]),
+                                                         int(stats[1])))
+        self.nodes_touched += int(stats[0])
+        self.actions_pruned += int(stats[1])
+        return TrainingReport(done, time.perf_counter() - t0, int(stats[0]), int(stats[1]))
+
+    def average_strategy(self) -> np.ndarray:
+        """Per slot, the probability of the slot's action at its (node, bucket):
+        phi normalised; uniform where the information set was never sampled."""
+        return normalised(self.tree, self.phi)
+
+    def current_strategy(self) -> np.ndarray:
+        return normalised(self.tree, np.maximum(self.regret, 0).astype(np.float64))
+
+
+def normalised(tree: BettingTree, weights: np.ndarray) -> np.ndarray:
+    out = np.zeros(tree.num_slots)
+    w = np.asarray(weights, dtype=np.float64)
+    for n in np.nonzero(tree.kind == DECISION)[0]:
+        m = int(tree.num_children[n])
+        b = tree.buckets[tree.round[n]]
+        block = w[tree.slot_offset[n] : tree.slot_offset[n] + b * m].reshape(b, m)
+        s = block.sum(axis=1, keepdims=True)
+        out[tree.slot_offset[n] : tree.slot_offset[n] + b * m] = np.where(
+            s > 0, block / np.where(s > 0, s, 1), 1.0 / m).ravel()
+    return out
+
+
+def to_public_strategy(btree: BettingTree, probs: np.ndarray, ptree: PublicTree, hands: np.ndarray,
+                       bucket_of: Callable[[int, tuple, tuple], int]) -> np.ndarray:
+    """A betting-tree strategy (per slot) as a public-tree strategy (nodes, hands): the
+    probability of the action into each node for each hand of its actor, for the
+    solver's exact best response. Both trees must come from the same abstraction;
+    ``bucket_of(round, hole, board)`` gives a hand's bucket."""
+    out = np.zeros((ptree.num_nodes, len(hands)))
+    stack = [(0, 0, ())]
+    while stack:
+        pn, bn, board = stack.pop()
+        k = ptree.kind[pn]
+        f, m = int(ptree.first_child[pn]), int(ptree.num_children[pn])
+        if k == CHANCE:
+            for c in range(f, f + m):
+                stack.append((c, bn, board + (int(ptree.dealt[c]),)))
+        elif k == DECISION:
+            if btree.kind[bn] != DECISION or int(btree.num_children[bn]) != m:
+                raise ValueError(f"the trees differ at betting {btree.betting[bn]!r}")
+            r = int(btree.round[bn])
+            for h, hole in enumerate(hands.tolist()):
+                if set(hole) & set(board):
+                    continue
+                base = btree.slot_offset[bn] + bucket_of(r, tuple(hole), board) * m
+                out[f : f + m, h] = probs[base : base + m]
+            for a in range(m):
+                stack.append((f + a, int(btree.first_child[bn]) + a, board))
+    return out
+
+
