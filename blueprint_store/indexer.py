@@ -60,11 +60,24 @@ def _suit_size(code, rounds, binom):
     return total
 
 
+#: Scratch an index computation needs (``index_with_scratch``).
+SCRATCH_SIZE = 32
+
+
 @nb.njit(cache=True)
 def _index_one(cards, round_end, rounds, keys, offsets, binom):
     """Index of one hand: ``cards`` in round order, round r being
     cards[round_end[r-1]:round_end[r]]. Returns -1 for a repeated card."""
-    masks = np.zeros((NUM_SUITS, rounds), dtype=np.int64)
+    return index_with_scratch(cards, round_end, rounds, keys, offsets, binom, np.empty(SCRATCH_SIZE, np.int64))
+
+
+@nb.njit(cache=True)
+def index_with_scratch(cards, round_end, rounds, keys, offsets, binom, scratch):
+    """``_index_one`` without allocating: ``scratch`` is int64 of SCRATCH_SIZE
+    (per-suit rank masks per round at [4 * suit + round], then suit codes at 16..19,
+    suit numbers at 20..23, the suit order at 24..27)."""
+    for j in range(16):
+        scratch[j] = 0
     start = 0
     for r in range(rounds):
         for j in range(start, round_end[r]):
@@ -72,12 +85,10 @@ def _index_one(cards, round_end, rounds, keys, offsets, binom):
             s = c & 3
             bit = np.int64(1) << (c >> 2)
             for rr in range(rounds):
-                if masks[s, rr] & bit:
+                if scratch[4 * s + rr] & bit:
                     return -1
-            masks[s, r] |= bit
+            scratch[4 * s + r] |= bit
         start = round_end[r]
-    codes = np.zeros(NUM_SUITS, dtype=np.int64)
-    numbers = np.zeros(NUM_SUITS, dtype=np.int64)
     for s in range(NUM_SUITS):
         code = 0
         number = 0
@@ -85,7 +96,7 @@ def _index_one(cards, round_end, rounds, keys, offsets, binom):
         used = 0  # ranks of this suit taken in earlier rounds
         weight = 1
         for r in range(rounds):
-            mask = masks[s, r]
+            mask = scratch[4 * s + r]
             m = 0
             colex = 0
             rest = mask
@@ -102,34 +113,40 @@ def _index_one(cards, round_end, rounds, keys, offsets, binom):
             code += m * weight
             weight *= _BASE
             used |= mask
-        codes[s] = code
-        numbers[s] = number
-    # sort suits by (code desc, number desc): simple insertion sort of 4
-    order = np.arange(NUM_SUITS)
+        scratch[16 + s] = code
+        scratch[20 + s] = number
+        scratch[24 + s] = s
+    # sort suits by (code desc, number desc): insertion sort of 4
     for a in range(1, NUM_SUITS):
         b = a
-        while b > 0 and (codes[order[b]] > codes[order[b - 1]] or
-                         (codes[order[b]] == codes[order[b - 1]] and numbers[order[b]] > numbers[order[b - 1]])):
-            t = order[b]
-            order[b] = order[b - 1]
-            order[b - 1] = t
-            b -= 1
+        while b > 0:
+            x = scratch[24 + b]
+            y = scratch[24 + b - 1]
+            if scratch[16 + x] > scratch[16 + y] or (scratch[16 + x] == scratch[16 + y]
+                                                     and scratch[20 + x] > scratch[20 + y]):
+                scratch[24 + b] = y
+                scratch[24 + b - 1] = x
+                b -= 1
+            else:
+                break
     key = 0
+    radix_cfg = _config_radix(rounds)
     for j in range(NUM_SUITS - 1, -1, -1):
-        key = key * _config_radix(rounds) + codes[order[j]]
+        key = key * radix_cfg + scratch[16 + scratch[24 + j]]
     ci = np.searchsorted(keys, key)
     local = 0
     radix = 1
     j = 0
     while j < NUM_SUITS:
+        cj = scratch[16 + scratch[24 + j]]
         e = j
-        while e < NUM_SUITS and codes[order[e]] == codes[order[j]]:
+        while e < NUM_SUITS and scratch[16 + scratch[24 + e]] == cj:
             e += 1
         k = e - j
-        n_values = _suit_size(codes[order[j]], rounds, binom)
+        n_values = _suit_size(cj, rounds, binom)
         rank = 0
         for i in range(k):  # multiset, largest first: y = x + (k-1-i) strictly decreasing
-            rank += _choose(numbers[order[j + i]] + k - 1 - i, k - i)
+            rank += _choose(scratch[20 + scratch[24 + j + i]] + k - 1 - i, k - i)
         local += rank * radix
         radix *= _choose(n_values + k - 1, k)
         j = e
@@ -165,8 +182,9 @@ def _config_radix(rounds):
 
 @nb.njit(cache=True)
 def _index_many(hands, round_end, rounds, keys, offsets, binom, out):
+    scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
     for i in range(hands.shape[0]):
-        out[i] = _index_one(hands[i], round_end, rounds, keys, offsets, binom)
+        out[i] = index_with_scratch(hands[i], round_end, rounds, keys, offsets, binom, scratch)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import time
 import sys
 
 from protocol.gamedef import DEFAULT_GAME, GameDefError, bundled_game_names, bundled_game_text, load_gamedef, format_gamedef
@@ -66,7 +68,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     configure(args.log_level)
     try:
         game = load_gamedef(args.game)
-        strategy = make_strategy(args.strategy, args.seed)
+        strategy = make_strategy(args.strategy, args.seed, args.blueprint)
     except (GameDefError, ValueError) as e:
         print(f"pokerbot play: {e}", file=sys.stderr)
         return 2
@@ -86,6 +88,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 2
     limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
+    if args.blueprint:  # for the players started as `pokerbot play --strategy blueprint`
+        from bot.strategies import BLUEPRINT_ENV
+
+        os.environ[BLUEPRINT_ENV] = os.path.abspath(args.blueprint)
     try:
         summary = run_event_loop(match.run(game, args.game, args.hands, args.seed, (args.player_a, args.player_b),
                                            args.duplicate, args.out, limits))
@@ -94,6 +100,45 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return 1
     match.print_summary(summary, args.out)
     return 0 if summary["ok"] else 1
+
+
+def _cmd_train_blueprint(args: argparse.Namespace) -> int:
+    from blueprint_store.train import PRESETS, train_blueprint
+
+    if args.preset not in PRESETS:
+        print(f"pokerbot train-blueprint: unknown preset {args.preset!r}; presets: {', '.join(PRESETS)}",
+              file=sys.stderr)
+        return 2
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    os.makedirs(out_dir, exist_ok=True)
+    t0 = time.time()
+
+    def log(msg: str) -> None:
+        print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
+
+    try:
+        train_blueprint(args.preset, args.out, threads=args.threads,
+                        seconds=None if args.minutes is None else args.minutes * 60.0, resume=args.resume,
+                        seed=args.seed, log=log)
+    except (OSError, ValueError) as e:
+        print(f"pokerbot train-blueprint: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_blueprint(args: argparse.Namespace) -> int:
+    from blueprint_store.info import print_info
+    from blueprint_store.store import StoreError
+
+    try:
+        print_info(args.path, args.verify, [h.strip() for h in args.hands.split(",") if h.strip()])
+    except StoreError as e:
+        print(f"pokerbot blueprint: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"pokerbot blueprint: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _port(text: str) -> int:
@@ -147,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
     pl.add_argument("--strategy", default="call", choices=sorted(STRATEGIES), help="what to play (default call)")
     pl.add_argument("--seed", type=int, default=None, help="seed for the strategy's random choices")
+    pl.add_argument("--blueprint", default=None, metavar="PATH",
+                    help="blueprint store for --strategy blueprint (default $POKERBOT_BLUEPRINT, else "
+                         "blueprints/default.bp)")
     pl.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to wait for the dealer (default 30)")
     pl.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                     help="JSON log level on stderr (default warning; debug logs every decision)")
@@ -167,7 +215,27 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--t_per_hand", type=_positive, default=7_000, metavar="MS", help="dealer average limit per hand (default 7000)")
     m.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                    help="JSON log level on stderr (default warning)")
+    m.add_argument("--blueprint", default=None, metavar="PATH",
+                   help="blueprint store for players given as the strategy 'blueprint'")
     m.set_defaults(func=_cmd_match)
+
+    t = sub.add_parser("train-blueprint", help="train a hold'em blueprint (card abstraction, MCCFR) into a store")
+    t.add_argument("--preset", default="default", help="tiny (under two minutes, for tests and demos) or default "
+                   "(about an hour on two cores); default: default")
+    t.add_argument("--out", required=True, metavar="PATH", help="the store to write (written atomically)")
+    t.add_argument("--threads", type=_positive, default=None, help="training threads (default: every core)")
+    t.add_argument("--minutes", type=float, default=None, help="training time (default: the preset's)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the abstraction and training (default 0)")
+    t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
+    t.set_defaults(func=_cmd_train_blueprint)
+
+    bi = sub.add_parser("blueprint", help="inspect a blueprint store: pokerbot blueprint info PATH")
+    bi.add_argument("action", choices=["info"], help="what to do")
+    bi.add_argument("path", help="the store")
+    bi.add_argument("--verify", action="store_true", help="also check every array's checksum (reads the whole file)")
+    bi.add_argument("--hands", default="AA,KK,AKs,AKo,QJs,T9s,72o,32o",
+                    help="hands whose opening strategy to print (default AA,KK,AKs,AKo,QJs,T9s,72o,32o)")
+    bi.set_defaults(func=_cmd_blueprint)
 
     g = sub.add_parser("games", help=f"list the bundled games, or print one (default game: {DEFAULT_GAME})")
     g.add_argument("name", nargs="?", help="a bundled game name or a game file to print")

@@ -7,6 +7,7 @@ full agent plug in behind the same interface.
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Callable, Protocol
 
@@ -102,12 +103,27 @@ class AllInStrategy(_Base):
         return _raise(ms, ms.state.game.stack[ms.viewer])
 
 
+def _blueprint(seed: int | None = None, blueprint: str | None = None) -> Strategy:
+    from .blueprint_player import BlueprintStrategy
+
+    return BlueprintStrategy(seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT)
+
+
+#: Where ``--strategy blueprint`` looks for its store when not told: this variable, else
+#: DEFAULT_BLUEPRINT (what ``pokerbot train-blueprint --preset default`` writes).
+BLUEPRINT_ENV = "POKERBOT_BLUEPRINT"
+DEFAULT_BLUEPRINT = os.path.join("blueprints", "default.bp")
+
 STRATEGIES: dict[str, Callable[..., Strategy]] = {
     s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, AllInStrategy)
 }
+STRATEGIES["blueprint"] = _blueprint
 
 
-def make_strategy(name: str, seed: int | None = None) -> Strategy:
+def make_strategy(name: str, seed: int | None = None, blueprint: str | None = None) -> Strategy:
+    """The strategy ``name``; ``blueprint`` is the store for the strategies that play one."""
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}")
+    if name == "blueprint":
+        return _blueprint(seed, blueprint)
     return STRATEGIES[name](seed)

@@ -138,3 +138,43 @@ def runout_equities(spots, deck, board_size: int) -> list[tuple[float, float]]:
     _runout_counts_batch(rem_keys, rem_masks, rem_len, *cols, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES,
                          wins, ties, totals)
     return [(w / t, x / t) for w, x, t in zip(wins.tolist(), ties.tolist(), totals.tolist())]
+
+
+@nb.njit(cache=True)
+def equities_on_board(board_key, board_mask, keys, masks, c1, c2, row_offsets, rank_values, flush_values,
+                      strengths, out):
+    """Showdown equity (wins + ties / 2, per compatible opponent hand, all equally
+    likely) of every two-card hand (``keys``/``masks``/cards ``c1``, ``c2``) on one
+    complete board; -1 for a hand that shares a card with the board. One sort and one
+    sweep with per-card counts for card removal."""
+    ev.strengths_from_keys(board_key, board_mask, keys, masks, row_offsets, rank_values, flush_values, strengths)
+    order = np.argsort(strengths)
+    n = order.shape[0]
+    card = np.zeros(ev.NUM_CARDS)
+    total = 0.0
+    k = 0
+    while k < n and strengths[order[k]] < 0:
+        out[order[k]] = -1.0
+        k += 1
+    first_live = k
+    while k < n:
+        s = strengths[order[k]]
+        e = k
+        while e < n and strengths[order[e]] == s:
+            e += 1
+        for t in range(k, e):  # strictly weaker, compatible
+            h = order[t]
+            out[h] = total - card[c1[h]] - card[c2[h]]
+        for t in range(k, e):
+            h = order[t]
+            total += 1.0
+            card[c1[h]] += 1.0
+            card[c2[h]] += 1.0
+        for t in range(k, e):  # weaker or tied, compatible, the hand itself removed
+            h = order[t]
+            wt = total - card[c1[h]] - card[c2[h]] + 1.0
+            out[h] = (out[h] + wt) / 2.0  # W + T / 2 = (W + (W + T)) / 2
+        k = e
+    for t in range(first_live, n):
+        h = order[t]
+        out[h] /= total - card[c1[h]] - card[c2[h]] + 1.0

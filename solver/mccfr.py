@@ -381,6 +381,13 @@ class MCCFR:
         self.actions_pruned += int(stats[1])
         return TrainingReport(done, time.perf_counter() - t0, int(stats[0]), int(stats[1]))
 
+    def discount(self, factor: float) -> None:
+        """Multiply regrets and average-strategy weights by ``factor`` (linear CFR's
+        discounting, when the caller schedules it by time rather than iterations)."""
+        if not 0.0 < factor <= 1.0:
+            raise ValueError("a discount factor is in (0, 1]")
+        _discount(self.regret, self.phi, float(factor))
+
     def average_strategy(self) -> np.ndarray:
         """Per slot, the probability of the slot's action at its (node, bucket):
         phi normalised; uniform where the information set was never sampled."""

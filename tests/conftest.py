@@ -2,3 +2,40 @@ from protocol.logs import configure
 
 # Library code logs through structlog; keep test output to warnings and errors.
 configure("warning")
+
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+
+def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0):
+    """A real but quick hold'em blueprint: lossless preflop, cheap stand-in flop and
+    turn tables (class number modulo 4: the k-means tables have their own tests),
+    river buckets on the fly, the tiny action abstraction, MCCFR for a few seconds."""
+    from blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, CardAbstractionSpec, HoldemDeals
+    from blueprint_store.actions import PRESET_ACTIONS
+    from blueprint_store.indexer import HandIndexer
+    from blueprint_store.store import BlueprintContents, write_blueprint
+    from protocol.gamedef import bundled_game
+    from solver import evaluator as ev
+    from solver.betting_tree import build_betting_tree
+    from solver.mccfr import MCCFR
+
+    game = bundled_game("holdem.nolimit.2p")
+    ix = HandIndexer(HOLDEM_ROUNDS)
+    spec = CardAbstractionSpec(buckets=(169, 4, 4, 4))
+    cards = CardAbstraction(spec, ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
+                            (np.arange(ix.size(1)) % 4).astype(np.uint16),
+                            (np.arange(ix.size(2)) % 4).astype(np.uint16))
+    actions = PRESET_ACTIONS["tiny"]
+    tree = build_betting_tree(game, actions.sizes(), spec.buckets)
+    solver = MCCFR(tree, game.big_blind, seed=seed)
+    solver.train(HoldemDeals(cards), iterations, batch=10_000)
+    write_blueprint(path, BlueprintContents(game, actions, cards, tree, solver.average_strategy().astype(np.float32),
+                                            {"preset": "test", "iterations": solver.iterations}))
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_blueprint(tmp_path_factory):
+    return build_small_blueprint(str(tmp_path_factory.mktemp("bp") / "small.bp"))

@@ -1,0 +1,548 @@
+"""Card abstraction for hold'em: which bucket a hand is in, round by round.
+
+- Preflop: lossless, the 169 suit-isomorphism classes.
+- Flop and turn: k-means over *equity distributions* with the earth mover's distance
+  (the distribution-aware abstraction of the Libratus/Pluribus line of work). A hand's
+  distribution is the histogram of its final (river) equity against a uniformly random
+  opponent hand over the runouts still to come; for one-dimensional histograms the
+  EMD is the L1 distance between the cumulative histograms. Centres are fitted on a
+  sample of boards, then every suit-isomorphism class (1,286,792 on the flop,
+  55,190,538 on the turn) is assigned to its nearest centre; the tables are indexed
+  by ``indexer.HandIndexer`` classes. Buckets are numbered by mean equity, weakest 0.
+- River: no table (2.4 billion classes would be too large): the bucket is computed
+  on the fly from the hand's equity against a uniformly random opponent hand on the
+  full board (its sorted-strength percentile, ties half), cut into equal slices.
+
+Runouts can be sampled per board (``*_runouts``) to trade accuracy for build time; the
+sample is drawn from the spec's seed, so a build is reproducible.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from itertools import combinations
+from typing import Callable
+
+import numba as nb
+import numpy as np
+
+from solver import evaluator as ev
+from solver.equity import equities_on_board
+
+from solver.mccfr import Deals
+
+from .indexer import _BINOM, SCRATCH_SIZE, HandIndexer, index_with_scratch
+
+HOLDEM_ROUNDS = (2, 3, 1, 1)
+UNASSIGNED = 65535
+_HANDS = ev.all_hole_pairs()
+_KEYS, _MASKS = ev.hand_keys(_HANDS)
+_C1 = _HANDS[:, 0].copy()
+_C2 = _HANDS[:, 1].copy()
+
+
+@dataclass(frozen=True)
+class CardAbstractionSpec:
+    """Bucket counts per round (preflop must be 169: lossless) and how the flop and
+    turn tables are built."""
+
+    buckets: tuple[int, int, int, int] = (169, 200, 200, 200)
+    bins: int = 16  # equity histogram bins
+    flop_runouts: int = 0  # (turn, river) pairs sampled per flop board; 0: all 1,081
+    turn_runouts: int = 0  # rivers per turn board; 0: all 46
+    fit_flop_boards: int = 400  # boards whose hands the flop centres are fitted on
+    fit_turn_boards: int = 1500
+    kmeans_iterations: int = 12
+    seed: int = 0
+
+    def verify(self) -> None:
+        if len(self.buckets) != 4 or self.buckets[0] != 169:
+            raise ValueError(f"buckets must be (169, flop, turn, river), got {self.buckets}")
+        if min(self.buckets[1:]) < 1 or max(self.buckets[1:]) >= UNASSIGNED:
+            raise ValueError(f"flop, turn and river bucket counts must be in 1..{UNASSIGNED - 1}")
+        if not 2 <= self.bins <= 255:
+            raise ValueError("bins must be in 2..255")
+        if self.flop_runouts < 0 or self.turn_runouts < 0:
+            raise ValueError("runout counts cannot be negative")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class CardAbstraction:
+    spec: CardAbstractionSpec
+    preflop: np.ndarray  # (1326,) uint16: hole-pair index -> class (0..168)
+    flop: np.ndarray  # (1,286,792,) uint16
+    turn: np.ndarray  # (55,190,538,) uint16
+    build_seconds: float = 0.0
+
+
+# ----------------------------------------------------------------------- kernels
+@nb.njit(cache=True)
+def _histograms(board, runouts, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, hist, counts):
+    """hist[h, b]: how many of the ``runouts`` (rows of cards completing ``board``)
+    give hand h a river equity in bin b; counts[h]: runouts compatible with h."""
+    H = keys.shape[0]
+    for h in range(H):
+        counts[h] = 0
+        for b in range(bins):
+            hist[h, b] = 0.0
+    full = np.empty(5, dtype=np.int64)
+    for j in range(board.shape[0]):
+        full[j] = board[j]
+    strengths = np.empty(H, dtype=np.int32)
+    eqs = np.empty(H)
+    for r in range(runouts.shape[0]):
+        for j in range(runouts.shape[1]):
+            full[board.shape[0] + j] = runouts[r, j]
+        bkey = 0
+        bmask = 0
+        for j in range(5):
+            bkey += ev.CARD_KEYS[full[j]]
+            bmask |= ev.CARD_BITS[full[j]]
+        equities_on_board(bkey, bmask, keys, masks, c1, c2, row_offsets, rank_values, flush_values, strengths, eqs)
+        for h in range(H):
+            e = eqs[h]
+            if e < 0.0:
+                continue
+            b = int(e * bins)
+            if b >= bins:
+                b = bins - 1
+            hist[h, b] += 1.0
+            counts[h] += 1
+
+
+@nb.njit(cache=True)
+def _to_cdf(hist, counts, h, bins, out):
+    acc = 0.0
+    for b in range(bins):
+        acc += hist[h, b]
+        out[b] = acc / counts[h]
+
+
+@nb.njit(cache=True)
+def _cdf_mean(cdf, bins):
+    """Mean equity from a cumulative histogram (bin centres)."""
+    m = 0.0
+    prev = 0.0
+    for b in range(bins):
+        m += (cdf[b] - prev) * (b + 0.5) / bins
+        prev = cdf[b]
+    return m
+
+
+@nb.njit(cache=True)
+def _nearest(cdf, mean, centers, center_means, by_mean):
+    """Index of the centre with the smallest EMD to ``cdf``. Centres are scanned
+    outward from the closest mean; |mean difference| <= EMD ends the scan early."""
+    k = centers.shape[0]
+    bins = centers.shape[1]
+    # first centre (in by_mean order) whose mean is >= the point's
+    lo = 0
+    hi = k
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if center_means[by_mean[mid]] < mean:
+            lo = mid + 1
+        else:
+            hi = mid
+    best = -1
+    best_d = 1e30
+    left = lo - 1
+    right = lo
+    while left >= 0 or right < k:
+        dl = mean - center_means[by_mean[left]] if left >= 0 else 1e30
+        dr = center_means[by_mean[right]] - mean if right < k else 1e30
+        if dl <= dr:
+            j = by_mean[left]
+            bound = dl
+            left -= 1
+        else:
+            j = by_mean[right]
+            bound = dr
+            right += 1
+        if bound >= best_d:
+            break
+        d = 0.0
+        for b in range(bins):
+            d += abs(cdf[b] - centers[j, b])
+        d /= bins
+        if d < best_d:
+            best_d = d
+            best = j
+    return best
+
+
+@nb.njit(cache=True, parallel=True)
+def _assign_boards(boards, runouts_all, runout_len, bins, round_end, rounds, keys_cfg, offsets_cfg, binom,
+                   centers, center_means, by_mean, table, keys, masks, c1, c2, row_offsets, rank_values,
+                   flush_values):
+    """For every board (row), the histograms of all hands, then each live hand's
+    class gets its nearest centre's bucket."""
+    H = keys.shape[0]
+    nb_cards = boards.shape[1]
+    for i in nb.prange(boards.shape[0]):
+        hist = np.empty((H, bins))
+        counts = np.empty(H, dtype=np.int64)
+        cdf = np.empty(bins)
+        cards = np.empty(2 + nb_cards, dtype=np.int64)
+        scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
+        board = boards[i]
+        _histograms(board, runouts_all[i, : runout_len[i]], bins, keys, masks, c1, c2, row_offsets, rank_values,
+                    flush_values, hist, counts)
+        for j in range(nb_cards):
+            cards[2 + j] = board[j]
+        for h in range(H):
+            if counts[h] == 0:
+                if (masks[h] & _board_mask(board)) != 0:
+                    continue  # the hand holds a board card
+                # every sampled runout holds one of its cards: use runouts that do not
+                _fallback_histogram(board, h, runouts_all.shape[2], bins, keys, masks, c1, c2, row_offsets,
+                                    rank_values, flush_values, hist, counts)
+            cards[0] = c1[h]
+            cards[1] = c2[h]
+            _to_cdf(hist, counts, h, bins, cdf)
+            table[index_with_scratch(cards, round_end, rounds, keys_cfg, offsets_cfg, binom, scratch)] = _nearest(
+                cdf, _cdf_mean(cdf, bins), centers, center_means, by_mean)
+
+
+@nb.njit(cache=True)
+def _board_mask(board):
+    m = 0
+    for j in range(board.shape[0]):
+        m |= ev.CARD_BITS[board[j]]
+    return m
+
+
+@nb.njit(cache=True)
+def _fallback_histogram(board, h, k, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, hist,
+                        counts):
+    """Histogram of hand h over up to 8 runouts of k cards avoiding its cards and the
+    board's (the lowest free cards, stepping through the deck)."""
+    used = _board_mask(board) | masks[h]
+    free = np.empty(52, dtype=np.int64)
+    n = 0
+    for c in range(52):
+        if (used & ev.CARD_BITS[c]) == 0:
+            free[n] = c
+            n += 1
+    runouts = np.empty((8, k), dtype=np.int64)
+    m = 0
+    for r in range(8):
+        for j in range(k):  # distinct: n > 3 free cards
+            runouts[r, j] = free[(r * 5 + j * 3) % n]
+        m += 1
+    tmp_hist = np.zeros((keys.shape[0], bins))
+    tmp_counts = np.zeros(keys.shape[0], dtype=np.int64)
+    _histograms(board, runouts[:m], bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, tmp_hist,
+                tmp_counts)
+    for b in range(bins):
+        hist[h, b] = tmp_hist[h, b]
+    counts[h] = tmp_counts[h]
+
+
+@nb.njit(cache=True, parallel=True)
+def _sample_points(boards, runouts_all, runout_len, bins, keys, masks, c1, c2, row_offsets, rank_values,
+                   flush_values, out, out_len):
+    """CDFs of every live hand on each board (for fitting): out[i, h] (NaN-free rows
+    counted in out_len[i])."""
+    H = keys.shape[0]
+    for i in nb.prange(boards.shape[0]):
+        hist = np.empty((H, bins))
+        counts = np.empty(H, dtype=np.int64)
+        cdf = np.empty(bins)
+        _histograms(boards[i], runouts_all[i, : runout_len[i]], bins, keys, masks, c1, c2, row_offsets,
+                    rank_values, flush_values, hist, counts)
+        n = 0
+        for h in range(H):
+            if counts[h] == 0:
+                continue
+            _to_cdf(hist, counts, h, bins, cdf)
+            for b in range(bins):
+                out[i, n, b] = cdf[b]
+            n += 1
+        out_len[i] = n
+
+
+@nb.njit(cache=True, parallel=True)
+def _assign_points(points, centers, center_means, by_mean, labels):
+    bins = points.shape[1]
+    for p in nb.prange(points.shape[0]):
+        labels[p] = _nearest(points[p], _cdf_mean(points[p], bins), centers, center_means, by_mean)
+
+
+def kmeans_emd(points: np.ndarray, k: int, iterations: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means on cumulative histograms with the EMD (L1 between CDFs) for assignment
+    and mean histograms as centres; k-means++ seeding on a subsample. Returns the
+    centres (k, bins) ordered by mean equity."""
+    n, bins = points.shape
+    if n == 0:
+        raise ValueError("no points to cluster")
+    k = min(k, n)
+    seed_pool = points[rng.choice(n, min(n, 20_000), replace=False)]
+    centers = np.empty((k, bins))
+    centers[0] = seed_pool[rng.integers(len(seed_pool))]
+    dist = np.abs(seed_pool - centers[0]).mean(axis=1)
+    for j in range(1, k):  # k-means++: next centre with probability ~ distance^2
+        w = dist ** 2
+        total = w.sum()
+        pick = rng.choice(len(seed_pool), p=w / total) if total > 0 else rng.integers(len(seed_pool))
+        centers[j] = seed_pool[pick]
+        dist = np.minimum(dist, np.abs(seed_pool - centers[j]).mean(axis=1))
+    labels = np.empty(n, dtype=np.int64)
+    for _ in range(iterations):
+        cm = np.array([_cdf_mean(c, bins) for c in centers])
+        order = np.argsort(cm).astype(np.int64)
+        _assign_points(points, centers, cm, order, labels)
+        sums = np.zeros((k, bins))
+        np.add.at(sums, labels, points)
+        sizes = np.bincount(labels, minlength=k)
+        empty = np.nonzero(sizes == 0)[0]
+        new = np.where(sizes[:, None] > 0, sums / np.maximum(sizes, 1)[:, None], centers)
+        if len(empty):  # re-seed empty clusters at random points
+            new[empty] = points[rng.choice(n, len(empty), replace=False)]
+        if np.allclose(new, centers):
+            centers = new
+            break
+        centers = new
+    cm = np.array([_cdf_mean(c, bins) for c in centers])
+    return centers[np.argsort(cm)]
+
+
+# ----------------------------------------------------------------------- building
+def canonical_boards(cards_per_round: tuple[int, ...]) -> np.ndarray:
+    """One board per suit-isomorphism class of boards dealt in rounds of
+    ``cards_per_round`` cards (flop: (3,) -> 1,755 boards; turn: (3, 1) -> 63,193)."""
+    indexer = HandIndexer(cards_per_round)
+    rows = []
+    first = list(combinations(range(52), cards_per_round[0]))
+    if len(cards_per_round) == 1:
+        rows = np.array(first, dtype=np.int64)
+    else:
+        for f in first:
+            for c in range(52):
+                if c not in f:
+                    rows.append(f + (c,))
+        rows = np.array(rows, dtype=np.int64)
+    idx = indexer.index_many(rows)
+    _, first_of = np.unique(idx, return_index=True)
+    return rows[np.sort(first_of)]
+
+
+def _runouts(boards: np.ndarray, k: int, sample: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Per board, the k-card completions (all, or ``sample`` of them without
+    replacement); padded rows and their counts."""
+    allc = None
+    out = []
+    for b in boards:
+        rest = [c for c in range(52) if c not in set(b.tolist())]
+        allc = np.array(list(combinations(rest, k)), dtype=np.int64)
+        if sample and sample < len(allc):
+            allc = allc[rng.choice(len(allc), sample, replace=False)]
+        out.append(allc)
+    width = max(len(o) for o in out)
+    padded = np.zeros((len(boards), width, k), dtype=np.int64)
+    lens = np.zeros(len(boards), dtype=np.int64)
+    for i, o in enumerate(out):
+        padded[i, : len(o)] = o
+        lens[i] = len(o)
+    return padded, lens
+
+
+def _build_round(name: str, board_rounds: tuple[int, ...], k: int, spec: CardAbstractionSpec, runouts: int,
+                 fit_boards: int, rng: np.random.Generator, log: Callable[[str], None]) -> np.ndarray:
+    boards = canonical_boards(board_rounds)
+    rounds = len(board_rounds) + 1
+    indexer = HandIndexer(HOLDEM_ROUNDS)
+    buckets = spec.buckets[rounds - 1]
+    t0 = time.perf_counter()
+    fit = boards[rng.choice(len(boards), min(fit_boards, len(boards)), replace=False)]
+    fit_runouts, fit_lens = _runouts(fit, k, runouts, rng)
+    pts = np.zeros((len(fit), 1326, spec.bins))
+    pts_len = np.zeros(len(fit), dtype=np.int64)
+    _sample_points(fit, fit_runouts, fit_lens, spec.bins, _KEYS, _MASKS, _C1, _C2, ev.ROW_OFFSETS,
+                   ev.RANK_VALUES, ev.FLUSH_VALUES, pts, pts_len)
+    points = np.concatenate([pts[i, : pts_len[i]] for i in range(len(fit))])
+    del pts
+    log(f"{name}: {len(points):,} hands on {len(fit)} boards sampled in {time.perf_counter() - t0:.1f} s; "
+        f"fitting {buckets} centres")
+    centers = kmeans_emd(points, buckets, spec.kmeans_iterations, rng)
+    cm = np.array([_cdf_mean(c, spec.bins) for c in centers])
+    by_mean = np.argsort(cm).astype(np.int64)
+    table = np.full(indexer.size(rounds - 1), UNASSIGNED, dtype=np.uint16)
+    t = indexer._tables[rounds - 1]
+    round_end = indexer._round_end(rounds - 1)
+    chunk = max(1, len(boards) // 20)
+    for start in range(0, len(boards), chunk):
+        part = boards[start : start + chunk]
+        ro, lens = _runouts(part, k, runouts, rng)
+        _assign_boards(part, ro, lens, spec.bins, round_end, rounds, t.keys, t.offsets, _BINOM, centers, cm,
+                       by_mean, table, _KEYS, _MASKS, _C1, _C2, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES)
+        done = min(start + chunk, len(boards))
+        el = time.perf_counter() - t0
+        log(f"{name}: {done:,}/{len(boards):,} boards, {el:.0f} s, about {el / done * (len(boards) - done):.0f} s left")
+    missing = int((table == UNASSIGNED).sum())
+    if missing:
+        raise AssertionError(f"{name}: {missing} hand classes were not reached by any board")
+    return table
+
+
+def build_card_abstraction(spec: CardAbstractionSpec = CardAbstractionSpec(),
+                           log: Callable[[str], None] = print) -> CardAbstraction:
+    """Build the preflop, flop and turn tables (progress through ``log``)."""
+    spec.verify()
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(spec.seed)
+    indexer = HandIndexer(HOLDEM_ROUNDS)
+    preflop = indexer.index_many(_HANDS).astype(np.uint16)
+    flop = _build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, log)
+    turn = _build_round("turn", (3, 1), 1, spec, spec.turn_runouts, spec.fit_turn_boards, rng, log)
+    return CardAbstraction(spec, preflop, flop, turn, time.perf_counter() - t0)
+
+
+# ----------------------------------------------------------------------- using it
+_PAIR = np.full((52, 52), -1, dtype=np.int64)
+for _i, (_a, _b) in enumerate(_HANDS.tolist()):
+    _PAIR[_a, _b] = _PAIR[_b, _a] = _i
+
+
+@nb.njit(cache=True)
+def _river_equity(strengths, masks, h):
+    """Equity of hand h against a uniformly random compatible hand, given every
+    hand's strength on the board (-1: blocked)."""
+    s = strengths[h]
+    mine = masks[h]
+    win = 0.0
+    tie = 0.0
+    total = 0.0
+    for j in range(strengths.shape[0]):
+        sj = strengths[j]
+        if sj < 0 or (masks[j] & mine):
+            continue
+        total += 1.0
+        if sj < s:
+            win += 1.0
+        elif sj == s:
+            tie += 1.0
+    return (win + 0.5 * tie) / total
+
+
+@nb.njit(cache=True)
+def _bucket_of_equity(e, n):
+    b = int(e * n)
+    return n - 1 if b >= n else b
+
+
+@nb.njit(cache=True)
+def _deal_buckets(cards, preflop, flop, turn, river_buckets, pair, f_end, f_keys, f_offsets, t_end, t_keys,
+                  t_offsets, binom, keys, masks, row_offsets, rank_values, flush_values, strengths, scratch, hand,
+                  out):
+    """Buckets (2, 4) of one deal: cards = hole0 (2), hole1 (2), board (5).
+    Returns the showdown outcome for player 0 (+1, 0, -1)."""
+    bkey = 0
+    bmask = 0
+    for j in range(4, 9):
+        bkey += ev.CARD_KEYS[cards[j]]
+        bmask |= ev.CARD_BITS[cards[j]]
+    ev.strengths_from_keys(bkey, bmask, keys, masks, row_offsets, rank_values, flush_values, strengths)
+    for p in range(2):
+        a = cards[2 * p]
+        b = cards[2 * p + 1]
+        h = pair[a, b]
+        out[p, 0] = preflop[h]
+        hand[0] = a
+        hand[1] = b
+        for j in range(4):
+            hand[2 + j] = cards[4 + j]
+        out[p, 1] = flop[index_with_scratch(hand[:5], f_end, 2, f_keys, f_offsets, binom, scratch)]
+        out[p, 2] = turn[index_with_scratch(hand, t_end, 3, t_keys, t_offsets, binom, scratch)]
+        out[p, 3] = _bucket_of_equity(_river_equity(strengths, masks, h), river_buckets)
+    s0 = strengths[pair[cards[0], cards[1]]]
+    s1 = strengths[pair[cards[2], cards[3]]]
+    return 1 if s0 > s1 else (-1 if s0 < s1 else 0)
+
+
+@nb.njit(cache=True, parallel=True)
+def _sample_deals(seeds, per, preflop, flop, turn, river_buckets, pair, f_end, f_keys, f_offsets, t_end, t_keys,
+                  t_offsets, binom, keys, masks, row_offsets, rank_values, flush_values, buckets, outcomes):
+    n = buckets.shape[0]
+    for w in nb.prange(seeds.shape[0]):
+        np.random.seed(seeds[w])
+        deck = np.arange(52)
+        strengths = np.empty(keys.shape[0], dtype=np.int32)
+        scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
+        hand = np.empty(6, dtype=np.int64)
+        cards = np.empty(9, dtype=np.int64)
+        for i in range(w * per, min(n, (w + 1) * per)):
+            for j in range(9):  # partial Fisher-Yates
+                k = j + np.random.randint(52 - j)
+                t = deck[j]
+                deck[j] = deck[k]
+                deck[k] = t
+                cards[j] = deck[j]
+            outcomes[i] = _deal_buckets(cards, preflop, flop, turn, river_buckets, pair, f_end, f_keys, f_offsets,
+                                        t_end, t_keys, t_offsets, binom, keys, masks, row_offsets, rank_values,
+                                        flush_values, strengths, scratch, hand, buckets[i])
+
+
+class HoldemDeals(Deals):
+    """Random hold'em deals bucketed by a ``CardAbstraction`` (for MCCFR)."""
+
+    def __init__(self, abstraction: "CardAbstraction", threads: int = 1) -> None:
+        self.a = abstraction
+        self.threads = max(1, threads)
+        ix = HandIndexer(HOLDEM_ROUNDS)
+        self._f = (ix._round_end(1), ix._tables[1].keys, ix._tables[1].offsets)
+        self._t = (ix._round_end(2), ix._tables[2].keys, ix._tables[2].offsets)
+
+    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        buckets = np.empty((n, 2, 4), dtype=np.int32)
+        outcomes = np.empty(n, dtype=np.int8)
+        workers = self.threads * 4
+        seeds = rng.integers(0, 2**31 - 1, workers)
+        per = -(-n // workers)
+        _sample_deals(seeds, per, self.a.preflop, self.a.flop, self.a.turn, self.a.spec.buckets[3], _PAIR, *self._f,
+                      *self._t, _BINOM, _KEYS, _MASKS, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES, buckets,
+                      outcomes)
+        return buckets, outcomes
+
+
+def hand_bucket(abstraction: "CardAbstraction", round_: int, hole, board) -> int:
+    """The bucket of ``hole`` (two cards) with ``board`` (the cards of rounds up to
+    ``round_``) in ``abstraction``: what the agent looks up at play time."""
+    hole = [int(c) for c in hole]
+    board = [int(c) for c in board]
+    if round_ == 0:
+        return int(abstraction.preflop[_PAIR[hole[0], hole[1]]])
+    ix = _INDEXER
+    if round_ in (1, 2):
+        table = abstraction.flop if round_ == 1 else abstraction.turn
+        return int(table[ix.index(hole + board)])
+    strengths = ev.strengths_on_board(board, _KEYS, _MASKS)
+    e = _river_equity(strengths, _MASKS, int(_PAIR[hole[0], hole[1]]))
+    return int(_bucket_of_equity(e, abstraction.spec.buckets[3]))
+
+
+def hand_buckets(abstraction: "CardAbstraction", round_: int, board) -> np.ndarray:
+    """The bucket of every one of the 1,326 hole pairs (-1 where blocked by ``board``)."""
+    board = [int(c) for c in board]
+    bset = set(board)
+    out = np.full(len(_HANDS), -1, dtype=np.int64)
+    live = np.array([not (a in bset or b in bset) for a, b in _HANDS.tolist()])
+    if round_ == 0:
+        out[:] = abstraction.preflop
+        return out
+    if round_ in (1, 2):
+        table = abstraction.flop if round_ == 1 else abstraction.turn
+        rows = np.concatenate([_HANDS[live], np.tile(np.array(board, dtype=np.int64), (int(live.sum()), 1))], axis=1)
+        out[live] = table[_INDEXER.index_many(rows)]
+        return out
+    strengths = ev.strengths_on_board(board, _KEYS, _MASKS)
+    for h in np.nonzero(live)[0]:
+        out[h] = _bucket_of_equity(_river_equity(strengths, _MASKS, int(h)), abstraction.spec.buckets[3])
+    return out
+
+
+_INDEXER = HandIndexer(HOLDEM_ROUNDS)

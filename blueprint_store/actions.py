@@ -1,0 +1,49 @@
+"""The action abstraction as data: per betting round, the bet and raise sizes as pot
+fractions per raise depth (all-in is always offered) and a raise cap.
+
+A bet at depth 0 is a fraction of the pot; a raise at depth d >= 1 a fraction of the
+pot after calling (``solver.tree.BetSizes``). The documented default is dense preflop
+(four opening sizes, two re-raise sizes, then pot) and two sizes on later rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from solver.tree import BetSizes
+
+
+@dataclass(frozen=True)
+class ActionAbstraction:
+    rounds: tuple[BetSizes, ...]
+
+    def sizes(self) -> dict[int, BetSizes]:
+        return dict(enumerate(self.rounds))
+
+    def as_dict(self) -> dict:
+        return {"rounds": [{"bets": [list(b) for b in s.bets], "max_raises": s.max_raises} for s in self.rounds]}
+
+    @staticmethod
+    def from_dict(d: dict) -> "ActionAbstraction":
+        try:
+            rounds = tuple(BetSizes(bets=tuple(tuple(float(x) for x in b) for b in r["bets"]),
+                                    max_raises=int(r["max_raises"])) for r in d["rounds"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"malformed action abstraction {d!r}: {e}") from None
+        for r in rounds:
+            if not r.bets or any(not b or min(b) <= 0 for b in r.bets) or r.max_raises < 0:
+                raise ValueError(f"malformed action abstraction round {r}")
+        return ActionAbstraction(rounds)
+
+
+def _same(n: int, s: BetSizes) -> tuple[BetSizes, ...]:
+    return tuple(s for _ in range(n))
+
+
+#: Sizes per preset (hold'em, four rounds).
+PRESET_ACTIONS = {
+    "tiny": ActionAbstraction((BetSizes(bets=((1.0,), (1.0,)), max_raises=2),)
+                              + _same(3, BetSizes(bets=((1.0,),), max_raises=1))),
+    "default": ActionAbstraction((BetSizes(bets=((0.5, 1.0, 2.0, 3.0), (0.7, 1.5), (1.0,)), max_raises=4),)
+                                 + _same(3, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))),
+}

@@ -1,0 +1,305 @@
+"""The blueprint artifact: one versioned file, a msgpack header and memory-mapped arrays.
+
+Layout (little-endian):
+
+    0   8 bytes  magic b"PKBPRINT"
+    8   u32      format version (FORMAT_VERSION)
+    12  u32      CRC-32 of the header bytes
+    16  u64      header length
+    24  header   msgpack: game definition text, action and card abstraction specs,
+                 bucket counts, training figures, and per array its offset, dtype,
+                 shape and CRC-32
+    ... arrays, each starting on a 4,096-byte boundary
+
+Opening reads the 24-byte preamble and the header, checks them against the file
+size, and maps the arrays read-only: constant time whatever the size, and processes
+that open one file share its pages through the page cache. ``verify()`` checks every
+array's CRC (a full read). Writing goes to a temporary file renamed over the target,
+so an interrupted write never leaves a broken store behind.
+
+A lookup walks the stored betting tree along a rules state's actions and returns the
+probabilities of the abstract actions for the viewer's bucket, range-thresholded on
+read (probabilities under 4 % dropped and the rest renormalised on the first two
+rounds, as Libratus did); ``reach`` gives every hand's probability of a line.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from typing import Sequence
+
+import msgpack
+import numpy as np
+
+from protocol.betting import Action, ActionType, BettingState
+from protocol.gamedef import GameDef, format_gamedef, parse_gamedef
+from solver.betting_tree import BettingTree
+from solver.tree import DECISION
+
+from .abstraction import CardAbstraction, CardAbstractionSpec, hand_bucket, hand_buckets
+from .actions import ActionAbstraction
+
+MAGIC = b"PKBPRINT"
+FORMAT_VERSION = 1
+ALIGN = 4096
+_PREAMBLE = struct.Struct("<8sIIQ")
+#: Range thresholding on read: on rounds 0-1, actions below this probability are dropped.
+RANGE_THRESHOLD = 0.04
+THRESHOLD_ROUNDS = (0, 1)
+
+
+class StoreError(ValueError):
+    """A blueprint file that cannot be used: truncated, corrupt, another format or
+    version, or made for another game or abstraction."""
+
+
+class OffTreeError(KeyError):
+    """The state's betting left the blueprint's abstraction (an off-tree bet)."""
+
+    def __init__(self, node: int, action: Action, betting: str) -> None:
+        super().__init__(f"action {action} after {betting!r} is not in the blueprint's abstraction")
+        self.node = node
+        self.action = action
+        self.betting = betting
+
+
+@dataclass
+class BlueprintContents:
+    """What ``write_blueprint`` stores."""
+
+    game: GameDef
+    actions: ActionAbstraction
+    cards: CardAbstraction
+    tree: BettingTree
+    strategy: np.ndarray  # float32 per slot: the average strategy
+    training: dict
+
+
+def _tree_arrays(tree: BettingTree) -> dict[str, np.ndarray]:
+    atype = np.array([-1 if a is None else int(a.type) for a in tree.actions], dtype=np.int8)
+    asize = np.array([0 if a is None else a.size for a in tree.actions], dtype=np.int64)
+    return {"tree_kind": tree.kind, "tree_player": tree.player, "tree_round": tree.round,
+            "tree_first_child": tree.first_child, "tree_num_children": tree.num_children,
+            "tree_spent": tree.spent, "tree_slot_offset": tree.slot_offset,
+            "tree_action_type": atype, "tree_action_size": asize}
+
+
+def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> None:
+    """Write the store atomically (temporary file, then rename)."""
+    c = contents
+    arrays = dict(_tree_arrays(c.tree))
+    arrays["strategy"] = np.ascontiguousarray(c.strategy, dtype=np.float32)
+    arrays["cards_preflop"] = np.ascontiguousarray(c.cards.preflop, dtype=np.uint16)
+    arrays["cards_flop"] = np.ascontiguousarray(c.cards.flop, dtype=np.uint16)
+    arrays["cards_turn"] = np.ascontiguousarray(c.cards.turn, dtype=np.uint16)
+    if arrays["strategy"].shape != (c.tree.num_slots,):
+        raise ValueError(f"strategy has shape {arrays['strategy'].shape}, the tree has {c.tree.num_slots} slots")
+    table: dict[str, dict] = {}
+    header = {
+        "format": FORMAT_VERSION,
+        "game": format_gamedef(c.game),
+        "actions": c.actions.as_dict(),
+        "cards": c.cards.spec.as_dict(),
+        "buckets": list(c.tree.buckets),
+        "num_slots": int(c.tree.num_slots),
+        "training": c.training,
+        "arrays": table,
+    }
+    # offsets depend on the header's length, which depends on the offsets: fix the
+    # header size with generous placeholders first
+    for name, a in arrays.items():
+        table[name] = {"offset": 2**62, "dtype": a.dtype.str, "shape": list(a.shape), "crc32": 2**32 - 1}
+    probe = len(msgpack.packb(header, use_bin_type=True)) + 64
+    at = _align(_PREAMBLE.size + probe)
+    for name, a in arrays.items():
+        table[name] = {"offset": at, "dtype": a.dtype.str, "shape": list(a.shape),
+                       "crc32": zlib.crc32(memoryview(a).cast("B"))}
+        at = _align(at + a.nbytes)
+    body = msgpack.packb(header, use_bin_type=True)
+    if len(body) > probe:
+        raise AssertionError("header grew past its reserved size")
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".blueprint-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(body), len(body)))
+            f.write(body)
+            for name, a in arrays.items():
+                f.seek(table[name]["offset"])
+                f.write(memoryview(a).cast("B"))
+            f.truncate(at)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _align(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+class Blueprint:
+    """A store opened read-only (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.fspath(path)
+        try:
+            size = os.path.getsize(self.path)
+            with open(self.path, "rb") as f:
+                pre = f.read(_PREAMBLE.size)
+                if len(pre) < _PREAMBLE.size:
+                    raise StoreError(f"{self.path}: {len(pre)} bytes is too short for a blueprint store")
+                magic, version, crc, length = _PREAMBLE.unpack(pre)
+                if magic != MAGIC:
+                    raise StoreError(f"{self.path}: not a blueprint store (bad magic {magic!r})")
+                if version != FORMAT_VERSION:
+                    raise StoreError(f"{self.path}: store format {version}, this program reads {FORMAT_VERSION}")
+                if _PREAMBLE.size + length > size:
+                    raise StoreError(f"{self.path}: truncated (header of {length} bytes, file of {size})")
+                body = f.read(length)
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot read: {e.strerror or e}") from None
+        if zlib.crc32(body) != crc:
+            raise StoreError(f"{self.path}: header is corrupt (CRC mismatch)")
+        try:
+            self.header = msgpack.unpackb(body, raw=False)
+            self.game = parse_gamedef(self.header["game"], source=f"{self.path} header")
+            self.actions = ActionAbstraction.from_dict(self.header["actions"])
+            spec = CardAbstractionSpec(**{k: (tuple(v) if isinstance(v, list) else v)
+                                          for k, v in self.header["cards"].items()})
+            table = self.header["arrays"]
+        except (KeyError, TypeError, ValueError, msgpack.UnpackException) as e:
+            raise StoreError(f"{self.path}: header is malformed: {e}") from None
+        self._arrays: dict[str, np.ndarray] = {}
+        for name, info in table.items():
+            dtype = np.dtype(info["dtype"])
+            shape = tuple(info["shape"])
+            nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            if info["offset"] + nbytes > size:
+                raise StoreError(f"{self.path}: truncated (array {name!r} ends at byte {info['offset'] + nbytes}, "
+                                 f"the file has {size})")
+            self._arrays[name] = (np.memmap(self.path, dtype=dtype, mode="r", offset=info["offset"], shape=shape)
+                                  if nbytes else np.zeros(shape, dtype=dtype))
+        missing = {"strategy", "cards_preflop", "cards_flop", "cards_turn", "tree_kind"} - set(self._arrays)
+        if missing:
+            raise StoreError(f"{self.path}: arrays missing from the store: {sorted(missing)}")
+        a = self._arrays
+        self.tree = BettingTree(
+            kind=a["tree_kind"], player=a["tree_player"], round=a["tree_round"], first_child=a["tree_first_child"],
+            num_children=a["tree_num_children"], spent=a["tree_spent"], slot_offset=a["tree_slot_offset"],
+            num_slots=int(self.header["num_slots"]), buckets=tuple(self.header["buckets"]))
+        self.strategy = a["strategy"]
+        if self.strategy.shape != (self.tree.num_slots,):
+            raise StoreError(f"{self.path}: strategy has {self.strategy.shape[0]} slots, the tree {self.tree.num_slots}")
+        self.cards = CardAbstraction(spec, a["cards_preflop"], a["cards_flop"], a["cards_turn"])
+        self._atype = a["tree_action_type"]
+        self._asize = a["tree_action_size"]
+
+    # ------------------------------------------------------------------ checks
+    def verify(self) -> None:
+        """Check every array against its CRC (reads the whole file)."""
+        for name, info in self.header["arrays"].items():
+            a = self._arrays[name]
+            crc = 0
+            flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
+            for start in range(0, flat.size, 1 << 24):
+                crc = zlib.crc32(flat[start : start + (1 << 24)], crc)
+            if crc != info["crc32"]:
+                raise StoreError(f"{self.path}: array {name!r} is corrupt (CRC mismatch)")
+
+    def check_game(self, game: GameDef) -> None:
+        """Refuse to play ``game`` with a blueprint trained for another one."""
+        if format_gamedef(game) != format_gamedef(self.game):
+            raise StoreError(f"{self.path}: trained for another game:\n{format_gamedef(self.game)}")
+
+    @property
+    def size_bytes(self) -> int:
+        return os.path.getsize(self.path)
+
+    # ------------------------------------------------------------------ the tree
+    def child_actions(self, node: int) -> list[Action]:
+        f, m = int(self.tree.first_child[node]), int(self.tree.num_children[node])
+        return [Action(ActionType(int(self._atype[c])), int(self._asize[c])) for c in range(f, f + m)]
+
+    def node_of(self, state: BettingState) -> int:
+        """The node reached by ``state``'s betting; OffTreeError at the first action
+        that is not one of the abstraction's."""
+        node = 0
+        for r, acts in enumerate(state.actions):
+            for a in acts:
+                if self.tree.kind[node] != DECISION:
+                    raise OffTreeError(node, a, state.betting_string())
+                children = self.child_actions(node)
+                key = Action(a.type, a.size if a.type is ActionType.RAISE and self.game.is_nolimit else 0)
+                if key not in children:
+                    raise OffTreeError(node, a, state.betting_string())
+                node = int(self.tree.first_child[node]) + children.index(key)
+        return node
+
+    def probabilities(self, node: int, bucket: int, threshold: bool = True) -> np.ndarray:
+        """The average strategy at (node, bucket), range-thresholded on rounds 0-1."""
+        if self.tree.kind[node] != DECISION:
+            raise ValueError(f"node {node} is not a decision")
+        m = int(self.tree.num_children[node])
+        base = int(self.tree.slot_offset[node]) + bucket * m
+        p = np.array(self.strategy[base : base + m], dtype=np.float64)
+        if threshold and int(self.tree.round[node]) in THRESHOLD_ROUNDS:
+            p = apply_threshold(p)
+        return p
+
+    def bucket(self, round_: int, hole: Sequence[int], board: Sequence[int]) -> int:
+        return hand_bucket(self.cards, round_, hole, board)
+
+    def strategy_for(self, state: BettingState, hole: Sequence[int]) -> tuple[list[Action], np.ndarray]:
+        """The abstract actions at ``state`` and their probabilities for ``hole``."""
+        node = self.node_of(state)
+        r = int(self.tree.round[node])
+        board = state.board_cards[: self.game.total_board_cards(r)]
+        return self.child_actions(node), self.probabilities(node, self.bucket(r, hole, board))
+
+    def reach(self, line: Sequence[tuple[int, int]], player: int, board: Sequence[int],
+              threshold: bool = True) -> np.ndarray:
+        """Probability, for each of the 1,326 hole pairs, that ``player`` takes the
+        line: ``line`` is (node, child index) per action along it (both players'
+        actions; the other player's are skipped); ``board`` the cards dealt so far.
+        0 for hands blocked by the board."""
+        out = np.ones(1326)
+        per_round: dict[int, np.ndarray] = {}
+        for node, child in line:
+            if int(self.tree.player[node]) != player:
+                continue
+            r = int(self.tree.round[node])
+            if r not in per_round:
+                per_round[r] = hand_buckets(self.cards, r, list(board)[: self.game.total_board_cards(r)])
+            buckets = per_round[r]
+            m = int(self.tree.num_children[node])
+            base = int(self.tree.slot_offset[node])
+            live = buckets >= 0
+            probs = np.array(self.strategy[base : base + int(self.tree.buckets[r]) * m], dtype=np.float64)
+            probs = probs.reshape(-1, m)
+            if threshold and r in THRESHOLD_ROUNDS:
+                probs = np.apply_along_axis(apply_threshold, 1, probs)
+            out[live] *= probs[buckets[live], child]
+            out[~live] = 0.0
+        blocked = set(board)
+        from .abstraction import _HANDS
+
+        out[[bool(set(h) & blocked) for h in _HANDS.tolist()]] = 0.0
+        return out
+
+
+def apply_threshold(p: np.ndarray, threshold: float = RANGE_THRESHOLD) -> np.ndarray:
+    """Drop actions below ``threshold`` and renormalise (the largest is always kept)."""
+    keep = p >= threshold
+    keep[int(np.argmax(p))] = True
+    q = np.where(keep, p, 0.0)
+    s = q.sum()
+    return q / s if s > 0 else np.full_like(p, 1.0 / len(p))

@@ -1,0 +1,167 @@
+"""Training a hold'em blueprint: card abstraction, betting tree, MCCFR, the store.
+
+``train_blueprint(preset, out)`` builds the card abstraction (or reuses the one a
+checkpoint holds), trains external-sampling MCCFR on all cores for the preset's time
+budget, and writes the store. The schedule follows Pluribus in proportion to the
+budget: linear discounting at every 2 % of the budget during the first 20 %, pruning
+after the first 20 % (the Libratus rule is after half the iterations; Pluribus prunes
+after 200 of its 8 days). Checkpoints (regrets, weights, iterations, random state)
+are written every few minutes next to the output and resumed with ``resume=True``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from protocol.gamedef import GameDef, bundled_game
+from solver.betting_tree import build_betting_tree
+from solver.mccfr import MCCFR, MCCFRSettings
+
+from .abstraction import CardAbstraction, CardAbstractionSpec, HoldemDeals, build_card_abstraction
+from .actions import PRESET_ACTIONS, ActionAbstraction
+from .store import BlueprintContents, write_blueprint
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    cards: CardAbstractionSpec
+    actions: ActionAbstraction
+    seconds: float  # training time budget (the card abstraction comes on top)
+    batch: int = 20_000  # iterations between progress reports and schedule checks
+    prune_threshold: float = -300_000_000.0
+    regret_floor: int = -310_000_000
+
+
+PRESETS = {
+    "tiny": Preset("tiny", CardAbstractionSpec(buckets=(169, 20, 20, 20), bins=8, flop_runouts=30, turn_runouts=3,
+                                               fit_flop_boards=100, fit_turn_boards=300, kmeans_iterations=8),
+                   PRESET_ACTIONS["tiny"], seconds=45.0, batch=20_000,
+                   prune_threshold=-3_000_000.0, regret_floor=-3_100_000),
+    "default": Preset("default", CardAbstractionSpec(buckets=(169, 200, 200, 200), bins=16, flop_runouts=0,
+                                                     turn_runouts=0, fit_flop_boards=400, fit_turn_boards=1500),
+                      PRESET_ACTIONS["default"], seconds=50 * 60.0, batch=50_000,
+                      prune_threshold=-30_000_000.0, regret_floor=-31_000_000),
+}
+
+
+def _checkpoint_dir(out: str) -> str:
+    return out + ".ckpt"
+
+
+def _save_cards(path: str, cards: CardAbstraction) -> None:
+    tmp = path + ".tmp.npz"
+    np.savez(tmp, preflop=cards.preflop, flop=cards.flop, turn=cards.turn,
+             spec=json.dumps(cards.spec.as_dict()))
+    os.replace(tmp, path)
+
+
+def _load_cards(path: str, spec: CardAbstractionSpec) -> CardAbstraction | None:
+    if not os.path.exists(path):
+        return None
+    with np.load(path) as z:
+        saved = json.loads(str(z["spec"]))
+        if saved != json.loads(json.dumps(spec.as_dict())):
+            return None
+        return CardAbstraction(spec, z["preflop"], z["flop"], z["turn"])
+
+
+def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, seconds: float | None = None,
+                    resume: bool = False, seed: int = 0, checkpoint_seconds: float = 300.0,
+                    game: GameDef | None = None, log: Callable[[str], None] = print) -> dict:
+    """Train and write the store at ``out``; returns the training figures."""
+    if isinstance(preset, str):
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+        preset = PRESETS[preset]
+    game = game or bundled_game("holdem.nolimit.2p")
+    if game.num_rounds != 4 or not game.is_nolimit or game.num_hole_cards != 2:
+        raise ValueError("blueprints are trained for no-limit hold'em games (four rounds, two hole cards)")
+    threads = threads or os.cpu_count() or 1
+    budget = preset.seconds if seconds is None else seconds
+    ckpt = _checkpoint_dir(out)
+    os.makedirs(ckpt, exist_ok=True)
+    cards_path = os.path.join(ckpt, "cards.npz")
+    state_path = os.path.join(ckpt, "state.npz")
+    spec = replace(preset.cards, seed=seed)
+    t_start = time.perf_counter()
+    cards = _load_cards(cards_path, spec) if resume else None
+    if cards is None:
+        log(f"building the card abstraction (buckets {spec.buckets})")
+        cards = build_card_abstraction(spec, log=log)
+        _save_cards(cards_path, cards)
+        log(f"card abstraction built in {cards.build_seconds:.0f} s")
+    else:
+        log("card abstraction reused from the checkpoint")
+    tree = build_betting_tree(game, preset.actions.sizes(), spec.buckets)
+    log(f"betting tree: {tree.num_nodes:,} nodes, {tree.num_decisions:,} decisions, {tree.num_slots:,} slots "
+        f"({tree.memory_bytes() / 1e6:.0f} MB of regrets and weights)")
+    settings = MCCFRSettings(prune_threshold=preset.prune_threshold, regret_floor=preset.regret_floor,
+                             prune_k=(preset.prune_threshold - preset.regret_floor) * 0.05 / 0.95)
+    solver = MCCFR(tree, game.big_blind, settings, seed=seed)
+    elapsed_before = 0.0
+    if resume and os.path.exists(state_path):
+        with np.load(state_path, allow_pickle=False) as z:
+            if z["regret"].shape != solver.regret.shape:
+                raise ValueError(f"checkpoint {state_path} is for another tree")
+            solver.regret[:] = z["regret"]
+            solver.phi[:] = z["phi"]
+            solver.iterations = int(z["iterations"])
+            solver.nodes_touched = int(z["nodes_touched"])
+            elapsed_before = float(z["elapsed"])
+            solver.rng.bit_generator.state = json.loads(str(z["rng"]))
+        log(f"resumed at {solver.iterations:,} iterations, {elapsed_before:.0f} s trained")
+    deals = HoldemDeals(cards, threads=threads)
+    discount_every = budget * 0.02
+    discount_until = budget * 0.2
+    prune_at = budget * 0.2
+    next_discount = (int(elapsed_before / discount_every) + 1) * discount_every if discount_every > 0 else budget
+    last_ckpt = time.perf_counter()
+    t0 = time.perf_counter() - elapsed_before
+    while True:
+        elapsed = time.perf_counter() - t0
+        if elapsed >= budget:
+            break
+        if elapsed >= prune_at and not solver.settings.prune_after:
+            solver.settings = replace(solver.settings, prune_after=max(1, solver.iterations))
+            log(f"pruning from iteration {solver.iterations:,}")
+        report = solver.train(deals, preset.batch, batch=preset.batch, threads=threads)
+        elapsed = time.perf_counter() - t0
+        while elapsed >= next_discount and next_discount <= discount_until:
+            k = next_discount / discount_every
+            solver.discount(k / (k + 1.0))
+            next_discount += discount_every
+        log(f"{solver.iterations:,} iterations, {report.nodes_per_second / 1e6:.1f} M nodes/s "
+            f"({report.nodes_per_second / threads / 1e6:.1f} M per core), {elapsed:.0f} s, "
+            f"{max(0.0, budget - elapsed):.0f} s left")
+        if time.perf_counter() - last_ckpt >= checkpoint_seconds:
+            _save_state(state_path, solver, elapsed)
+            last_ckpt = time.perf_counter()
+    elapsed = time.perf_counter() - t0
+    _save_state(state_path, solver, elapsed)
+    figures = {
+        "preset": preset.name, "seed": seed, "iterations": solver.iterations, "train_seconds": elapsed,
+        "threads": threads, "nodes_touched": solver.nodes_touched,
+        "nodes_per_second": solver.nodes_touched / max(elapsed - elapsed_before, 1e-9) if solver.nodes_touched else 0,
+        "card_abstraction_seconds": cards.build_seconds, "total_seconds": time.perf_counter() - t_start,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "mccfr": asdict(solver.settings),
+    }
+    write_blueprint(out, BlueprintContents(game, preset.actions, cards, tree,
+                                           solver.average_strategy().astype(np.float32), figures))
+    log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB): {solver.iterations:,} iterations in {elapsed:.0f} s")
+    return figures
+
+
+def _save_state(path: str, solver: MCCFR, elapsed: float) -> None:
+    tmp = path + ".tmp.npz"
+    np.savez(tmp, regret=solver.regret, phi=solver.phi, iterations=solver.iterations,
+             nodes_touched=solver.nodes_touched, elapsed=elapsed,
+             rng=json.dumps(solver.rng.bit_generator.state))
+    os.replace(tmp, path)

@@ -1,0 +1,116 @@
+"""The blueprint player: legal actions in every spot (off-tree sizes translated),
+the pseudo-harmonic mapping at work, and a match on our dealer through the CLI."""
+
+import json
+import random
+
+import pytest
+
+from bot.blueprint_player import BlueprintStrategy
+from bot.cli import main
+from protocol.betting import ActionType, BettingState, raise_to
+from protocol.gamedef import bundled_game
+from protocol.matchstate import MatchState
+
+HUNL = bundled_game("holdem.nolimit.2p")
+pytestmark = pytest.mark.timeout(300)
+
+
+def random_spots(n, seed):
+    """Hands played by random actions (any legal raise size), cut at a random decision."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        st = BettingState(HUNL, 0, [deck[0:2], deck[2:4]])
+        stop = rng.randint(0, 8)
+        for _ in range(stop):
+            if st.finished:
+                break
+            need = HUNL.total_board_cards(st.round)
+            if len(st.board_cards) < need:
+                st.deal_board_cards(deck[4 + len(st.board_cards):4 + need])
+            bounds = st.raise_bounds()
+            u = rng.random()
+            if u < 0.1 and st.can_fold():
+                st.fold()
+            elif u < 0.55 or bounds is None:
+                st.call()
+            else:
+                st.apply(raise_to(rng.randint(bounds[0], min(bounds[1], bounds[0] * 6))))
+        if st.finished:
+            continue
+        need = HUNL.total_board_cards(st.round)
+        if len(st.board_cards) < need:
+            st.deal_board_cards(deck[4 + len(st.board_cards):4 + need])
+        yield MatchState(st.current_player, st)
+
+
+def test_every_action_is_legal_including_after_off_tree_bets(small_blueprint):
+    player = BlueprintStrategy(seed=1, blueprint=small_blueprint)
+    caps = [r.max_raises for r in player.bp.actions.rounds]
+    within = 0
+    for ms in random_spots(400, 5):
+        before = player.fallbacks
+        a = player.act(ms)
+        assert ms.state.can_apply(a), (ms.state.betting_string(), a)
+        raises = [sum(x.type is ActionType.RAISE for x in acts) for acts in ms.state.actions]
+        if all(n <= cap for n, cap in zip(raises, caps)):
+            within += 1  # the abstraction can follow this hand: no fallback allowed
+            assert player.fallbacks == before, ms.state.betting_string()
+    assert within > 100
+
+
+def test_an_off_tree_raise_maps_to_a_neighbouring_size(small_blueprint):
+    player = BlueprintStrategy(seed=2, blueprint=small_blueprint)
+    bp = player.bp
+    r300 = int(bp.tree.first_child[0]) + [str(a) for a in bp.child_actions(0)].index("r300")
+    allin = int(bp.tree.first_child[0]) + [str(a) for a in bp.child_actions(0)].index("r20000")
+    for to in (10000, 19999):  # sizes below all-in never map to all-in (the hand could not be followed)
+        st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
+        st.apply(raise_to(to))
+        assert _parent_child(bp, player._abstract_node(st)) == r300
+    st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
+    st.apply(raise_to(20000))
+    assert _parent_child(bp, player._abstract_node(st)) == allin
+    st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
+    st.apply(raise_to(250))  # below the smallest size: the smallest
+    assert _parent_child(bp, player._abstract_node(st)) == r300
+
+
+def _parent_child(bp, node):
+    """The root's child above ``node`` (the node itself if it is one)."""
+    f, m = int(bp.tree.first_child[0]), int(bp.tree.num_children[0])
+    for c in range(f, f + m):
+        lo = c
+        stack = [c]
+        while stack:
+            x = stack.pop()
+            if x == node:
+                return lo
+            fc = int(bp.tree.first_child[x])
+            if fc >= 0:
+                stack.extend(range(fc, fc + int(bp.tree.num_children[x])))
+    raise AssertionError("node not below the root")
+
+
+def test_a_match_through_the_command_line(small_blueprint, tmp_path):
+    out = tmp_path / "m"
+    assert main(["match", "blueprint", "raise-pot", "--hands", "200", "--seed", "4", "--out", str(out),
+                 "--blueprint", small_blueprint]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["ok"] and s["matches"][0]["hands_played"] == 200
+    err = (out / "match1.err").read_text()
+    assert "WARNING" not in err and "ERROR" not in err
+
+
+def test_missing_or_wrong_blueprint_is_refused(tmp_path, small_blueprint):
+    with pytest.raises(ValueError, match="needs a blueprint"):
+        BlueprintStrategy(seed=0, blueprint=None)
+    assert main(["play", "127.0.0.1", "9", "--strategy", "blueprint", "--blueprint", str(tmp_path / "none.bp")]) == 2
+    player = BlueprintStrategy(seed=0, blueprint=small_blueprint)
+    limit = bundled_game("holdem.limit.2p")
+    ms = MatchState(1, BettingState(limit, 0, [[], [0, 1]]))
+    with pytest.raises(ValueError, match="another game"):
+        player.act(ms)
+
