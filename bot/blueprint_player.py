@@ -34,6 +34,11 @@ class BlueprintStrategy:
         self.rng = random.Random(seed)
         self._checked_game = None
         self.fallbacks = 0  # decisions made outside the abstraction (check or call)
+        self._walk_key: tuple | None = None
+        self._walk_actions: list[Action] = []
+        self._walk_path: list[tuple[int, int]] = []
+        self._walk_node: int | None = 0
+        self._walk_real: BettingState | None = None
 
     def hand_over(self, ms: MatchState) -> None:
         pass
@@ -51,48 +56,64 @@ class BlueprintStrategy:
     def _abstract_node(self, state: BettingState) -> int | None:
         """The abstract node for ``state``, translating raises the tree lacks; None
         when the hand has left what the tree can follow."""
+        node, _ = self.walk(state)
+        return node if node is not None and self.bp.tree.kind[node] == DECISION else None
+
+    def walk(self, state: BettingState) -> tuple[int | None, list[tuple[int, int]]]:
+        """(node, path): the abstract node reached by ``state``'s betting and the
+        (node, child index) steps taken. Translations are remembered for the hand,
+        so that asking again (one decision later) extends the same path. node is None
+        when the hand left what the tree can follow."""
+        actions = [a for acts in state.actions for a in acts]
+        key = (state.hand_id, id(state.game))
+        if self._walk_key != key or actions[: len(self._walk_actions)] != self._walk_actions:
+            self._walk_key = key
+            self._walk_actions = []
+            self._walk_path = []
+            self._walk_node = 0
+            self._walk_real = BettingState(state.game)
+        for a in actions[len(self._walk_actions):]:
+            if self._walk_node is None:
+                break
+            pick = self._step(self._walk_node, self._walk_real, a)
+            self._walk_real.apply(a)
+            if pick is None:
+                self._walk_node = None
+            else:
+                self._walk_path.append((self._walk_node, pick))
+                self._walk_node = int(self.bp.tree.first_child[self._walk_node]) + pick
+            self._walk_actions.append(a)
+        return self._walk_node, list(self._walk_path)
+
+    def _step(self, node: int, real: BettingState, a: Action) -> int | None:
+        """The child index of ``node`` that real action ``a`` (in state ``real``) maps to."""
         tree = self.bp.tree
-        game = state.game
-        real = BettingState(game)
-        node = 0
-        for acts in state.actions:
-            for a in acts:
-                if tree.kind[node] != DECISION:
-                    return None
-                children = self.bp.child_actions(node)
-                f = int(tree.first_child[node])
-                if a.type is ActionType.RAISE:
-                    raises = [i for i, c in enumerate(children) if c.type is ActionType.RAISE]
-                    if not raises:
-                        return None
-                    if game.is_nolimit:
-                        exact = [i for i in raises if children[i].size == a.size]
-                        if exact and real.spent == list(tree.spent[node]):
-                            pick = exact[0]
-                        else:
-                            actor = real.current_player
-                            x = self._fraction(a.size, real.spent[0], real.spent[1], actor)
-                            # all-in maps to all-in and nothing else does: a hand mapped to
-                            # all-in could not be followed further down the tree
-                            stack = game.stack[int(tree.player[node])]
-                            sized = [i for i in raises if children[i].size < stack] or raises
-                            if a.size >= game.stack[actor] or len(sized) == 0:
-                                pick = raises[-1]  # the abstraction's all-in is its largest raise
-                            else:
-                                sp = tree.spent[node]
-                                sizes = [self._fraction(children[i].size, int(sp[0]), int(sp[1]),
-                                                        int(tree.player[node])) for i in sized]
-                                pick = sized[translate(x, sizes, self.rng)]
-                    else:
-                        pick = raises[0]
-                else:
-                    key = Action(a.type)
-                    if key not in children:
-                        return None
-                    pick = children.index(key)
-                real.apply(a)
-                node = f + pick
-        return node if tree.kind[node] == DECISION else None
+        game = real.game
+        if tree.kind[node] != DECISION:
+            return None
+        children = self.bp.child_actions(node)
+        if a.type is not ActionType.RAISE:
+            key = Action(a.type)
+            return children.index(key) if key in children else None
+        raises = [i for i, c in enumerate(children) if c.type is ActionType.RAISE]
+        if not raises:
+            return None
+        if not game.is_nolimit:
+            return raises[0]
+        exact = [i for i in raises if children[i].size == a.size]
+        if exact and real.spent == [int(x) for x in tree.spent[node]]:
+            return exact[0]
+        actor = real.current_player
+        x = self._fraction(a.size, real.spent[0], real.spent[1], actor)
+        # all-in maps to all-in and nothing else does: a hand mapped to all-in could
+        # not be followed further down the tree
+        stack = game.stack[int(tree.player[node])]
+        sized = [i for i in raises if children[i].size < stack]
+        if a.size >= game.stack[actor] or not sized:
+            return raises[-1]  # the abstraction's all-in is its largest raise
+        sp = tree.spent[node]
+        sizes = [self._fraction(children[i].size, int(sp[0]), int(sp[1]), int(tree.player[node])) for i in sized]
+        return sized[translate(x, sizes, self.rng)]
 
     # ------------------------------------------------------------------ acting
     def act(self, ms: MatchState) -> Action:

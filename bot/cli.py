@@ -39,6 +39,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         bench.print_dealer_report(bench.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json)
     elif args.what == "mccfr":
         bench.print_mccfr_report(bench.bench_mccfr(), args.json)
+    elif args.what == "store":
+        from bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
+
+        path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
+        if not os.path.exists(path):
+            print(f"pokerbot bench store: no blueprint at {path} (--blueprint PATH)", file=sys.stderr)
+            return 2
+        bench.print_store_report(bench.bench_store(path), args.json)
     return 0
 
 
@@ -68,7 +76,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     configure(args.log_level)
     try:
         game = load_gamedef(args.game)
-        strategy = make_strategy(args.strategy, args.seed, args.blueprint)
+        options = {}
+        if args.strategy in ("libratus", "unsafe"):
+            options = {"solve_seconds": args.solve_seconds, "solve_round": args.solve_round - 1,
+                       "threads": args.threads}
+        strategy = make_strategy(args.strategy, args.seed, args.blueprint, **options)
     except (GameDefError, ValueError) as e:
         print(f"pokerbot play: {e}", file=sys.stderr)
         return 2
@@ -175,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_selfcheck)
 
     b = sub.add_parser("bench", help="benchmarks that print their figures")
-    b.add_argument("what", choices=["evaluator", "dealer", "solver", "mccfr"], help="what to measure")
+    b.add_argument("what", choices=["evaluator", "dealer", "solver", "mccfr", "store"], help="what to measure")
+    b.add_argument("--blueprint", default=None, metavar="PATH", help="store: the blueprint to open")
     b.add_argument("--hands", type=_positive, default=4_000_000,
                    help="evaluator: random 7-card hands (default 4,000,000); dealer: hands per match (default 5,000)")
     b.add_argument("--boards", type=_positive, default=20_000, help="river boards for the batch path (default 20,000)")
@@ -193,8 +206,13 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--strategy", default="call", choices=sorted(STRATEGIES), help="what to play (default call)")
     pl.add_argument("--seed", type=int, default=None, help="seed for the strategy's random choices")
     pl.add_argument("--blueprint", default=None, metavar="PATH",
-                    help="blueprint store for --strategy blueprint (default $POKERBOT_BLUEPRINT, else "
-                         "blueprints/default.bp)")
+                    help="blueprint store for the blueprint, libratus and unsafe strategies (default "
+                         "$POKERBOT_BLUEPRINT, else blueprints/default.bp)")
+    pl.add_argument("--solve-seconds", type=float, default=2.0,
+                    help="libratus/unsafe: deadline of one subgame solve in seconds (default 2)")
+    pl.add_argument("--solve-round", type=int, default=4, choices=[3, 4],
+                    help="libratus/unsafe: the round real-time solving starts on, 3 = turn, 4 = river (default 4)")
+    pl.add_argument("--threads", type=_positive, default=1, help="libratus/unsafe: solver threads (default 1)")
     pl.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to wait for the dealer (default 30)")
     pl.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                     help="JSON log level on stderr (default warning; debug logs every decision)")

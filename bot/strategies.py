@@ -103,7 +103,7 @@ class AllInStrategy(_Base):
         return _raise(ms, ms.state.game.stack[ms.viewer])
 
 
-def _blueprint(seed: int | None = None, blueprint: str | None = None) -> Strategy:
+def _blueprint(seed: int | None = None, blueprint: str | None = None, **_options) -> Strategy:
     from .blueprint_player import BlueprintStrategy
 
     return BlueprintStrategy(seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT)
@@ -120,10 +120,21 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 STRATEGIES["blueprint"] = _blueprint
 
 
-def make_strategy(name: str, seed: int | None = None, blueprint: str | None = None) -> Strategy:
-    """The strategy ``name``; ``blueprint`` is the store for the strategies that play one."""
+def _agent(seed: int | None = None, blueprint: str | None = None, safe: bool = True, **options) -> Strategy:
+    from .agent import LibratusAgent
+
+    return LibratusAgent(seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT, safe=safe, **options)
+
+
+STRATEGIES["libratus"] = _agent
+STRATEGIES["unsafe"] = lambda seed=None, blueprint=None, **o: _agent(seed, blueprint, safe=False, **o)
+
+
+def make_strategy(name: str, seed: int | None = None, blueprint: str | None = None, **options) -> Strategy:
+    """The strategy ``name``; ``blueprint`` is the store for the strategies that play
+    one; ``options`` go to the agent (solve_seconds, threads)."""
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}")
-    if name == "blueprint":
-        return _blueprint(seed, blueprint)
+    if name in ("blueprint", "libratus", "unsafe"):
+        return STRATEGIES[name](seed, blueprint, **options)
     return STRATEGIES[name](seed)

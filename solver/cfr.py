@@ -530,10 +530,12 @@ def _reach_slots(tree: PublicTree) -> np.ndarray:
     return slot
 
 
-def make_subgame(state: BettingState, sizes: BetSizes, reach: np.ndarray | None = None) -> Subgame:
+def make_subgame(state: BettingState, sizes: BetSizes | dict[int, BetSizes], reach: np.ndarray | None = None,
+                 extra_root_raises: tuple[int, ...] = ()) -> Subgame:
     """Set up the subgame from ``state`` (its board known, no hole cards needed).
-    ``reach``: (2, all hands) ranges over the game's canonical hands; default uniform."""
-    tree = build_tree(state, sizes)
+    ``reach``: (2, all hands) ranges over the game's canonical hands; default uniform.
+    ``extra_root_raises``: raise-to totals added at the root (an off-tree bet)."""
+    tree = build_tree(state, sizes, extra_root_raises)
     game = state.game
     all_hands = rg.hole_hands(game)
     if all_hands.shape[1] > 2:

@@ -56,4 +56,4 @@ def test_limit_game_raises():
 def test_unknown_strategy():
     with pytest.raises(ValueError, match="unknown strategy"):
         make_strategy("nope")
-    assert set(STRATEGIES) == {"random", "call", "raise-pot", "allin", "blueprint"}
+    assert set(STRATEGIES) == {"random", "call", "raise-pot", "allin", "blueprint", "libratus", "unsafe"}

@@ -1,0 +1,302 @@
+"""The Libratus agent: the blueprint on the first two rounds, real-time subgame solving
+on the turn and river (DESIGN.md steps 1-6).
+
+- Until the solving round (the river by default, see SOLVE_ROUND; Libratus: the turn):
+  the blueprint player (range thresholding on the first two rounds, pseudo-harmonic
+  translation of off-tree bets).
+- First decision in the solving round: an unsafe solve of the rest of the hand from the
+  start of that round, both ranges from the blueprint by Bayes' rule along the line
+  played. Bet sizes of the subgame are scaled
+  by one factor drawn from [0.92, 1.08] for the hand.
+- Later, after every opponent bet or raise, and after any opponent action the current
+  solution lacks: a safe re-solve from the current state (``libratus``: Estimated-
+  Maxmargin with gifts, the previous solution acting as the blueprint; an off-tree
+  action gets the best value of the actions the old tree had as the alternative), or
+  an unsafe one (``unsafe``, the comparison bot). Ranges come from the previous
+  solution by Bayes' rule; our own past actions are history.
+- Otherwise the current solution is followed. Every solve runs over all hands of both
+  players, with CFR+ iterations by Libratus's pot rule and a deadline that depends on
+  public information only, so our cards never change how long we take.
+
+A structured log line per decision says where the action came from (blueprint,
+fallback, unsafe, safe, nested), the iterations and the solve time.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import structlog
+
+from blueprint_store.store import Blueprint
+from protocol.betting import CALL, FOLD, Action, ActionType, BettingState
+from protocol.matchstate import MatchState
+from solver import cfr
+from solver import ranges as rg
+from solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
+from solver.tree import CHANCE, DECISION, BetSizes
+
+from .blueprint_player import BlueprintStrategy
+
+log = structlog.get_logger("agent")
+
+#: Subgame bet sizes for the turn and river (pot fractions per raise depth, all-in always).
+SUBGAME_SIZES = {2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
+                 3: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2)}
+SCALE_RANGE = 0.08
+#: The round real-time solving starts on. Libratus solved from the turn; a turn subgame
+#: over all hands costs about 0.2 s per CFR+ iteration on this project's reference
+#: 2-core machine (see `pokerbot bench solver`), so within the dealer's 7 s per hand the
+#: default is the river, with the blueprint playing the turn (``--solve-round 2`` for
+#: turn solving on machines that can afford it).
+SOLVE_ROUND = 3
+
+
+@dataclass
+class Solution:
+    sub: cfr.Subgame
+    strategy: np.ndarray  # (nodes, H)
+    root: BettingState
+    kind: str  # unsafe, safe, nested
+    _values: dict = field(default_factory=dict)
+
+    def values(self, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """Counterfactual values of ``player`` at every node, and both reaches."""
+        if player not in self._values:
+            self._values[player] = cfr.node_values(self.sub, self.strategy, player)
+        return self._values[player]
+
+
+def _events(root: BettingState, state: BettingState) -> list[tuple[str, object]]:
+    """What happened since ``root``: ("a", action) and ("c", card) in order."""
+    out: list[tuple[str, object]] = []
+    game = state.game
+    for r in range(root.round, state.round + 1):
+        start = len(root.actions[r]) if r == root.round else 0
+        for a in state.actions[r][start:]:
+            out.append(("a", a))
+        if r < state.round:
+            lo, hi = game.total_board_cards(r), game.total_board_cards(r + 1)
+            for c in state.board_cards[lo:hi]:
+                out.append(("c", c))
+    return out
+
+
+def _walk(sol: Solution, state: BettingState) -> tuple[int, int, int | None]:
+    """Follow ``state`` in the solution's tree: (node reached, the last node before
+    it where the opponent or chance moved... see below, index of the first event not
+    in the tree or None). Returns (node, parent, missing) where parent is the node
+    before the last event followed."""
+    tree = sol.sub.tree
+    node = 0
+    parent = 0
+    for i, (kind, what) in enumerate(_events(sol.root, state)):
+        k = tree.kind[node]
+        f, m = int(tree.first_child[node]), int(tree.num_children[node])
+        found = -1
+        if kind == "c" and k == CHANCE:
+            for c in range(f, f + m):
+                if int(tree.dealt[c]) == what:
+                    found = c
+                    break
+        elif kind == "a" and k == DECISION:
+            for c in range(f, f + m):
+                a = tree.actions[c]
+                if a is not None and a.type is what.type and (a.type is not ActionType.RAISE or a.size == what.size):
+                    found = c
+                    break
+        if found < 0:
+            return node, parent, i
+        parent, node = node, found
+    return node, parent, None
+
+
+class LibratusAgent:
+    """``safe``: True for Libratus's safe nested solving, False for the unsafe bot."""
+
+    def __init__(self, seed: int | None = None, blueprint: str | Blueprint | None = None, safe: bool = True,
+                 solve_seconds: float = 2.0, sizes: dict[int, BetSizes] | None = None, threads: int = 1,
+                 solve_round: int = SOLVE_ROUND) -> None:
+        self.bp_player = BlueprintStrategy(seed, blueprint)
+        self.bp = self.bp_player.bp
+        self.safe = safe
+        self.name = "libratus" if safe else "unsafe"
+        self.solve_seconds = solve_seconds
+        self.sizes = sizes or SUBGAME_SIZES
+        self.threads = threads
+        if solve_round not in (2, 3):
+            raise ValueError("solving starts on the turn (2) or the river (3)")
+        self.solve_round = solve_round
+        self.rng = random.Random(seed)
+        self._hand: int | None = None
+        self._solution: Solution | None = None
+        self._gifts: np.ndarray | None = None
+        self._scale = 1.0
+        self._seen_events = 0
+
+    def hand_over(self, ms: MatchState) -> None:
+        self._hand = None
+        self._solution = None
+
+    # ------------------------------------------------------------------ ranges
+    def _blueprint_ranges(self, state: BettingState) -> np.ndarray:
+        """Both players' reach over the 1,326 hands at the start of the turn, by
+        Bayes' rule along the blueprint line of rounds 1-2 (uniform if the line
+        left the blueprint)."""
+        prefix = BettingState(state.game)
+        upto = min(state.round, self.solve_round)
+        for r in range(upto):
+            for a in state.actions[r]:
+                prefix.apply(a)
+        prefix.hand_id = state.hand_id
+        _, path = self.bp_player.walk(prefix)
+        node_ok = len(path) == sum(len(state.actions[r]) for r in range(upto))
+        board = state.board_cards
+        out = np.ones((2, len(rg.hole_hands(state.game))))
+        blocked = rg.blocked_by(rg.hole_hands(state.game), tuple(board))
+        for p in (0, 1):
+            if node_ok:
+                out[p] = self.bp.reach(path, p, board)
+            out[p][blocked] = 0.0
+        return out
+
+    @staticmethod
+    def _canonical(sub: cfr.Subgame, per_hand: np.ndarray, size: int) -> np.ndarray:
+        out = np.zeros(size)
+        out[sub.hand_index] = per_hand
+        return out
+
+    # ------------------------------------------------------------------ solving
+    def _solve(self, state: BettingState, reach: np.ndarray, kind: str, gadget: cfr.Gadget | None = None,
+               extra: tuple[int, ...] = ()) -> Solution:
+        sizes = {r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
+                 for r, s in self.sizes.items() if r >= state.round}
+        sub = cfr.make_subgame(state, sizes, reach, extra_root_raises=extra)
+        if gadget is not None:
+            gadget = cfr.Gadget(gadget.kind, gadget.player, gadget.alt_values[sub.hand_index])
+        iters = cfr.libratus_iterations(sub.pot, state.game.big_blind)
+        t0 = time.perf_counter()
+        r = cfr.solve(sub, iters, deadline=self.solve_seconds, gadget=gadget, threads=self.threads)
+        log.info("solve", kind=kind, hand=state.hand_id, betting=state.betting_string(), nodes=sub.tree.num_nodes,
+                 hands=int(sub.hands.shape[0]), iterations=r.iterations, stopped_early=r.stopped_early,
+                 seconds=round(time.perf_counter() - t0, 3))
+        return Solution(sub, r.strategy, state.copy(), kind)
+
+    def _resolve(self, state: BettingState, me: int) -> Solution:
+        """A new solution for ``state`` after an opponent bet/raise or off-tree action."""
+        old = self._solution
+        opp = 1 - me
+        node, parent, missing = _walk(old, state)
+        size = len(rg.hole_hands(state.game))
+        cfv_opp, reaches = old.values(opp)
+        off_tree = missing is not None
+        at = parent if not off_tree else node  # the opponent's decision in the old tree
+        ours = self._canonical(old.sub, reaches[me, at], size)
+        theirs_before = self._canonical(old.sub, reaches[opp, at], size)
+        weights = np.zeros(old.sub.hands.shape[0])
+        cfr._compat_sums(reaches[me, at], old.sub.c1, old.sub.c2, old.sub.dup, weights)
+        v_before = self._canonical(old.sub, expected_per_hand(cfv_opp[at], weights), size)
+        tree = old.sub.tree
+        kids = range(int(tree.first_child[at]), int(tree.first_child[at]) + int(tree.num_children[at]))
+        if off_tree:
+            alt = offtree_alt_values([self._canonical(old.sub, expected_per_hand(cfv_opp[c], weights), size)
+                                      for c in kids], self._gifts)
+            theirs = theirs_before  # the unsafe bot: the range before the unknown action
+            kind = "nested"
+        else:
+            v_after = self._canonical(old.sub, expected_per_hand(cfv_opp[node], weights), size)
+            self._gifts = update_gifts(self._gifts, v_before, v_after)
+            alt = v_after + self._gifts
+            theirs = self._canonical(old.sub, reaches[opp, node], size)
+            kind = "safe"
+        reach = np.zeros((2, size))
+        reach[me] = ours
+        reach[opp] = theirs
+        if not self.safe:
+            return self._solve(state, reach, "unsafe")
+        reach[opp] = 1.0  # ignored by the gadget: every opponent hand may enter
+        return self._solve(state, reach, kind, cfr.Gadget("maxmargin", opp, alt))
+
+    # ------------------------------------------------------------------ acting
+    def act(self, ms: MatchState) -> Action:
+        state = ms.state
+        me = ms.viewer
+        if self._hand != state.hand_id:
+            self._hand = state.hand_id
+            self._solution = None
+            self._gifts = np.zeros(len(rg.hole_hands(state.game)))
+            self._scale = 1.0 + self.rng.uniform(-SCALE_RANGE, SCALE_RANGE)
+        if state.round < self.solve_round or state.game.num_rounds != 4:
+            action = self.bp_player.act(ms)
+            log.debug("decision", source="blueprint", hand=state.hand_id, betting=state.betting_string())
+            return action
+        t0 = time.perf_counter()
+        source = "solution"
+        if self._solution is None:
+            root = self._round_start(state)
+            # an opponent's bet already made at the root is put into the tree as it is
+            first = [a for a, who in zip(state.actions[state.round], state.actors[state.round]) if who != me][:1]
+            extra = tuple(a.size for a in first if a.type is ActionType.RAISE and state.game.is_nolimit
+                          and state.actions[state.round][0] == a)
+            self._solution = self._solve(root, self._blueprint_ranges(state), "unsafe", extra=extra)
+            source = "unsafe"
+        else:
+            node, parent, missing = _walk(self._solution, state)
+            last_opp_raise = self._last_opponent_raise_since(self._solution.root, state, me)
+            if missing is not None or last_opp_raise:
+                self._solution = self._resolve(state, me)
+                source = self._solution.kind
+        node, _, missing = _walk(self._solution, state)
+        if missing is not None or self._solution.sub.tree.kind[node] != DECISION:
+            log.warning("decision outside the solution", hand=state.hand_id, betting=state.betting_string())
+            return CALL
+        action = self._sample(self._solution, node, state, me)
+        log.info("decision", source=source, hand=state.hand_id, betting=state.betting_string(), action=str(action),
+                 seconds=round(time.perf_counter() - t0, 3))
+        return action
+
+    @staticmethod
+    def _round_start(state: BettingState) -> BettingState:
+        root = BettingState(state.game, state.hand_id)
+        for r in range(state.round):
+            for a in state.actions[r]:
+                root.apply(a)
+        root.deal_board_cards(state.board_cards[: state.game.total_board_cards(state.round)])
+        return root
+
+    @staticmethod
+    def _last_opponent_raise_since(root: BettingState, state: BettingState, me: int) -> bool:
+        """Whether the opponent's latest action, made after the solution's root, is a
+        bet or raise (then a safe re-solve follows)."""
+        for r in range(state.round, root.round - 1, -1):
+            acts, actors = state.actions[r], state.actors[r]
+            start = len(root.actions[r]) if r == root.round else 0
+            for a, who in zip(reversed(acts[start:]), reversed(actors[start:])):
+                if who != me:
+                    return a.type is ActionType.RAISE
+        return False
+
+    def _sample(self, sol: Solution, node: int, state: BettingState, me: int) -> Action:
+        tree = sol.sub.tree
+        hole = tuple(sorted(state.hole_cards[me]))
+        rows = {tuple(h): i for i, h in enumerate(sol.sub.hands.tolist())}
+        h = rows.get(hole)
+        f, m = int(tree.first_child[node]), int(tree.num_children[node])
+        probs = sol.strategy[f : f + m, h] if h is not None else np.full(m, 1.0 / m)
+        s = probs.sum()
+        probs = probs / s if s > 0 else np.full(m, 1.0 / m)
+        u = self.rng.random()
+        acc = 0.0
+        pick = m - 1
+        for i, p in enumerate(probs):
+            acc += p
+            if u < acc:
+                pick = i
+                break
+        a = tree.actions[f + pick]
+        if a.type is ActionType.FOLD and not state.can_fold():
+            return CALL
+        return a if a.type is not ActionType.FOLD else FOLD

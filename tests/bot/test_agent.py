@@ -1,0 +1,87 @@
+"""The agent's solving path on the river: the first solve (unsafe, with an opponent's
+bet already at the root), a safe re-solve after an on-tree raise (gifts updated), a
+nested re-solve after an off-tree raise, and the unsafe comparison bot."""
+
+import numpy as np
+import pytest
+
+from bot.agent import LibratusAgent
+from protocol.betting import BettingState, apply_betting
+from protocol.gamedef import bundled_game
+from protocol.matchstate import MatchState
+
+HUNL = bundled_game("holdem.nolimit.2p")
+pytestmark = pytest.mark.timeout(300)
+
+
+def river_state(betting, hand=3):
+    st = BettingState(HUNL, hand, [[48, 49], [20, 30]])
+    st = apply_betting(st, "r300c/cc/cc/")
+    st.deal_board_cards([0, 17, 34, 51, 22])
+    return apply_betting(st, "r300c/cc/cc/" + betting, start=len("r300c/cc/cc/")) if betting else st
+
+
+def kids(tree, node):
+    f, m = int(tree.first_child[node]), int(tree.num_children[node])
+    return [str(tree.actions[c]) for c in range(f, f + m)]
+
+
+def child(tree, node, label):
+    return int(tree.first_child[node]) + kids(tree, node).index(label)
+
+
+def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
+    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    first_to_act = river_state("").current_player
+    me = 1 - first_to_act
+    # the opponent bets 400 (a pot-size bet is 600: off the subgame's sizes) at the root
+    st = river_state("r700")
+    a = agent.act(MatchState(me, st))
+    assert st.can_apply(a)
+    sol = agent._solution
+    assert sol.kind == "unsafe" and sol.root.betting_string() == "r300c/cc/cc/"
+    assert "r700" in [str(x) for x in sol.sub.tree.actions if x is not None]
+    # another hand: the opponent checks, we bet a size of the tree, the opponent raises on-tree: safe re-solve
+    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent.act(MatchState(me, river_state("c", hand=4)))
+    tree = agent._solution.sub.tree
+    check = child(tree, 0, "c")
+    our_bet = next(k for k in kids(tree, check) if k[0] == "r")
+    their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
+    st2 = river_state("c" + our_bet + their, hand=4)
+    a2 = agent.act(MatchState(me, st2))
+    assert st2.can_apply(a2)
+    assert agent._solution.kind == "safe" and agent._solution.root.betting_string() == st2.betting_string()
+    assert np.abs(agent._gifts).sum() > 0  # what the opponent gave up by raising
+    # an off-tree re-raise: nested solve from the state after it
+    agent2 = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent2.act(MatchState(me, river_state("c", hand=4)))
+    lo = int(our_bet[1:])
+    odd = f"r{lo + (20000 - lo) // 3 + 7}"
+    st3 = river_state("c" + our_bet + odd, hand=4)
+    a3 = agent2.act(MatchState(me, st3))
+    assert st3.can_apply(a3) and agent2._solution.kind == "nested"
+
+
+def test_unsafe_bot_resolves_without_gadget(small_blueprint):
+    agent = LibratusAgent(seed=4, blueprint=small_blueprint, safe=False, solve_seconds=0.5)
+    me = 1 - river_state("").current_player
+    agent.act(MatchState(me, river_state("r700")))
+    sol = agent._solution
+    tree = sol.sub.tree
+    bet = next(c for c in range(tree.first_child[0], tree.first_child[0] + tree.num_children[0])
+               if str(tree.actions[c]) == "r700")
+    kids = [str(tree.actions[c]) for c in range(tree.first_child[bet], tree.first_child[bet] + tree.num_children[bet])]
+    ours = next(k for k in kids if k[0] == "r")
+    st = river_state("r700" + ours + "r20000")
+    a = agent.act(MatchState(me, st))
+    assert st.can_apply(a) and agent._solution.kind == "unsafe"
+
+
+def test_preflop_and_turn_come_from_the_blueprint(small_blueprint):
+    agent = LibratusAgent(seed=5, blueprint=small_blueprint)
+    st = BettingState(HUNL, 9, [[48, 49], [20, 30]])
+    a = agent.act(MatchState(st.current_player, st))
+    assert st.can_apply(a) and agent._solution is None
+    with pytest.raises(ValueError, match="turn"):
+        LibratusAgent(seed=5, blueprint=small_blueprint, solve_round=1)
