@@ -19,7 +19,7 @@ import numpy as np
 from protocol.betting import Action, BettingState
 from protocol.gamedef import GameDef
 
-from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions
+from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, sizes_for_round
 
 
 @dataclass
@@ -63,13 +63,6 @@ def build_betting_tree(game: GameDef, sizes: BetSizes | dict[int, BetSizes],
     if len(buckets) != game.num_rounds or min(buckets) < 1:
         raise ValueError(f"need a positive bucket count for each of the {game.num_rounds} rounds, got {buckets}")
 
-    def sizes_for(st: BettingState) -> BetSizes:
-        if isinstance(sizes, dict):
-            if st.round not in sizes:
-                raise ValueError(f"no bet sizes for round {st.round + 1}")
-            return sizes[st.round]
-        return sizes
-
     kind: list[int] = []
     player: list[int] = []
     rnd: list[int] = []
@@ -103,7 +96,7 @@ def build_betting_tree(game: GameDef, sizes: BetSizes | dict[int, BetSizes],
         if kind[node] != DECISION:
             continue
         children = []
-        for a in abstract_actions(st, sizes_for(st)):
+        for a in abstract_actions(st, sizes_for_round(sizes, st.round)):
             child = st.copy()
             child.apply(a)
             children.append((child, a))

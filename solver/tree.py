@@ -82,6 +82,15 @@ class PublicTree:
         return 6 * self.num_nodes * num_hands * float_bytes
 
 
+def sizes_for_round(sizes: BetSizes | dict[int, BetSizes], round_: int) -> BetSizes:
+    """The abstraction of a round: one for all rounds, or one per 0-based round."""
+    if isinstance(sizes, dict):
+        if round_ not in sizes:
+            raise ValueError(f"no bet sizes for round {round_ + 1}")
+        return sizes[round_]
+    return sizes
+
+
 def abstract_actions(state: BettingState, sizes: BetSizes) -> list[Action]:
     """The actions of the abstraction at ``state``: fold when legal, call, then raise-to
     totals for the pot fractions of its raise depth plus all-in (ascending, duplicates
@@ -122,11 +131,7 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
             raise ValueError(f"raise to {to} is not legal at the root ({state.betting_string()!r})")
 
     def sizes_for(st: BettingState) -> BetSizes:
-        if isinstance(sizes, dict):
-            if st.round not in sizes:
-                raise ValueError(f"no bet sizes for round {st.round + 1}")
-            return sizes[st.round]
-        return sizes
+        return sizes_for_round(sizes, st.round)
 
     if state.finished:
         raise ValueError("the hand is over")
