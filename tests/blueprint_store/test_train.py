@@ -1,0 +1,53 @@
+"""train_blueprint end to end with a stand-in card abstraction (the k-means tables have
+their own tests): a store comes out, a checkpoint is kept, and --resume continues."""
+
+import os
+
+import numpy as np
+import pytest
+
+from blueprint_store import train
+from blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, CardAbstractionSpec
+from blueprint_store.indexer import HandIndexer
+from blueprint_store.store import Blueprint
+from solver import evaluator as ev
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def fake_cards(spec, log=print):
+    ix = HandIndexer(HOLDEM_ROUNDS)
+    return CardAbstraction(spec, ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
+                           (np.arange(ix.size(1)) % spec.buckets[1]).astype(np.uint16),
+                           (np.arange(ix.size(2)) % spec.buckets[2]).astype(np.uint16), 0.0)
+
+
+def test_train_write_and_resume(tmp_path, monkeypatch):
+    monkeypatch.setattr(train, "build_card_abstraction", fake_cards)
+    preset = train.Preset("test", CardAbstractionSpec(buckets=(169, 4, 4, 4)), train.PRESETS["tiny"].actions,
+                          seconds=2.0, batch=2_000)
+    out = str(tmp_path / "bp" / "t.bp")
+    os.makedirs(os.path.dirname(out))
+    lines = []
+    first = train.train_blueprint(preset, out, threads=1, log=lines.append)
+    assert first["iterations"] > 0 and os.path.exists(out)
+    assert any("iterations" in x and "left" in x for x in lines)  # progress output
+    bp = Blueprint(out)
+    bp.verify()
+    assert bp.header["training"]["iterations"] == first["iterations"]
+    assert os.path.exists(out + ".ckpt/state.npz") and os.path.exists(out + ".ckpt/cards.npz")
+    # resuming keeps the iterations already done and adds more
+    lines.clear()
+    second = train.train_blueprint(preset, out, threads=1, seconds=4.0, resume=True, log=lines.append)
+    assert any("resumed at" in x for x in lines) and any("reused" in x for x in lines)
+    assert second["iterations"] > first["iterations"]
+    assert Blueprint(out).header["training"]["iterations"] == second["iterations"]
+
+
+def test_unknown_preset_and_wrong_game(tmp_path):
+    from protocol.gamedef import bundled_game
+
+    with pytest.raises(ValueError, match="unknown preset"):
+        train.train_blueprint("huge", str(tmp_path / "x.bp"))
+    with pytest.raises(ValueError, match="no-limit hold'em"):
+        train.train_blueprint("tiny", str(tmp_path / "x.bp"), game=bundled_game("leduc.nolimit.2p"))
