@@ -42,10 +42,9 @@ NO_CARD = NUM_CARDS
 
 
 @nb.njit(cache=True, fastmath=True)
-def _compat_sums(q, c1, c2, dup, out):
-    """out[h] = sum of q over hands sharing no card with hand h. Two-card hands
-    (dup = 1) subtract h itself twice through the card totals and add it back once."""
-    card = np.zeros(NUM_CARDS + 1)
+def _card_totals(q, c1, c2, card):
+    """card[c] += the reach q of the hands holding card c (NO_CARD left at 0); returns
+    the total reach. Hands with no reach are skipped (CFR+ leaves many)."""
     total = 0.0
     for j in range(q.shape[0]):
         x = q[j]
@@ -54,6 +53,15 @@ def _compat_sums(q, c1, c2, dup, out):
             card[c1[j]] += x
             card[c2[j]] += x
     card[NO_CARD] = 0.0
+    return total
+
+
+@nb.njit(cache=True, fastmath=True)
+def _compat_sums(q, c1, c2, dup, out):
+    """out[h] = sum of q over hands sharing no card with hand h. Two-card hands
+    (dup = 1) subtract h itself twice through the card totals and add it back once."""
+    card = np.zeros(NUM_CARDS + 1)
+    total = _card_totals(q, c1, c2, card)
     for h in range(q.shape[0]):
         out[h] = total - card[c1[h]] - card[c2[h]] + dup * q[h]
 
@@ -109,13 +117,7 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
     ycard = np.zeros(NUM_CARDS + 1)
     ytotal = 0.0
     if fold_mode == FOLD_OTHER_REACH:
-        for t in range(n):
-            x = ys[t]
-            if x != 0.0:
-                ytotal += x
-                ycard[c1s[t]] += x
-                ycard[c2s[t]] += x
-        ycard[NO_CARD] = 0.0
+        ytotal = _card_totals(ys[:n], c1s, c2s, ycard)
     if not identity:
         for h in range(out.shape[0]):
             out[h] = 0.0
