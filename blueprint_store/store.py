@@ -40,7 +40,7 @@ from protocol.gamedef import GameDef, format_gamedef, parse_gamedef
 from solver.betting_tree import BettingTree
 from solver.tree import DECISION
 
-from .abstraction import CardAbstraction, CardAbstractionSpec, hand_bucket, hand_buckets
+from .abstraction import _HANDS, CardAbstraction, CardAbstractionSpec, hand_bucket, hand_buckets
 from .actions import ActionAbstraction
 
 MAGIC = b"PKBPRINT"
@@ -290,8 +290,6 @@ class Blueprint:
             out[live] *= probs[buckets[live], child]
             out[~live] = 0.0
         blocked = set(board)
-        from .abstraction import _HANDS
-
         out[[bool(set(h) & blocked) for h in _HANDS.tolist()]] = 0.0
         return out
 

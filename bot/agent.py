@@ -86,10 +86,8 @@ def _events(root: BettingState, state: BettingState) -> list[tuple[str, object]]
 
 
 def _walk(sol: Solution, state: BettingState) -> tuple[int, int, int | None]:
-    """Follow ``state`` in the solution's tree: (node reached, the last node before
-    it where the opponent or chance moved... see below, index of the first event not
-    in the tree or None). Returns (node, parent, missing) where parent is the node
-    before the last event followed."""
+    """Follow ``state`` in the solution's tree from its root: (node reached, the node
+    before the last event followed, index of the first event the tree lacks or None)."""
     tree = sol.sub.tree
     node = 0
     parent = 0

@@ -19,7 +19,7 @@ import random
 
 from protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from protocol.matchstate import MatchState
-from blueprint_store.store import Blueprint, StoreError
+from blueprint_store.store import Blueprint
 from solver.translation import translate
 from solver.tree import DECISION
 
@@ -159,9 +159,3 @@ class BlueprintStrategy:
         to = top + int(round(f * (state.pot + to_call)))
         return raise_to(min(max(to, bounds[0]), bounds[1]))
 
-
-def open_blueprint(path: str) -> Blueprint:
-    try:
-        return Blueprint(path)
-    except StoreError:
-        raise

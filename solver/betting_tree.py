@@ -44,12 +44,6 @@ class BettingTree:
     def num_decisions(self) -> int:
         return int((self.kind == DECISION).sum())
 
-    def node_of(self, betting: str) -> int:
-        """The node reached by an ACPC betting string; KeyError if it is not in the tree."""
-        if not hasattr(self, "_by_betting"):
-            self._by_betting = {b: i for i, b in enumerate(self.betting)}
-        return self._by_betting[betting]
-
     def memory_bytes(self, regret_bytes: int = 4, strategy_bytes: int = 4) -> int:
         """Regrets plus average-strategy weights, one of each per slot."""
         return self.num_slots * (regret_bytes + strategy_bytes)
