@@ -1,7 +1,24 @@
-"""``pokerbot play <host> <port>``: an ACPC player program driving a strategy."""
+"""``pokerbot play <host> <port>``: an ACPC player program driving a strategy.
+
+Exit status: 0 when the dealer ended the match normally (closed the connection after
+the final state of a hand) or when the player was asked to stop (SIGTERM, SIGINT);
+1 on a connection or protocol failure, including the dealer closing the connection
+before the first hand or in the middle of one.
+
+Stopping: SIGTERM and SIGINT never interrupt a decision. A decision being computed
+when the signal comes is finished and its reply sent whole (the dealer never sees a
+partial line), then the player closes the connection without waiting for the next
+state and exits 0. It does not fold: under the ACPC protocol there is no way to leave
+a match, the dealer ends it when a player disconnects, and the hand in progress is
+not scored (the reference dealer and ours log finished hands only), whereas a fold
+would lose the chips already in the pot. The handlers are installed explicitly, so
+this also works as a container's PID 1 (which has no default action for SIGTERM).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import sys
 import time
 
@@ -15,17 +32,75 @@ from .strategies import Strategy
 
 log = structlog.get_logger("player")
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class _Stop:
+    """The signal that asked us to stop, once one has."""
+
+    def __init__(self) -> None:
+        self.signal: signal.Signals | None = None
+
+    def request(self, sig: signal.Signals, task: asyncio.Task) -> None:
+        # Runs as a loop callback, so never inside a decision: the task is waiting
+        # for the dealer (or about to resume with a state it has not acted on).
+        if self.signal is None:
+            self.signal = sig
+            task.cancel()
+
+
+def _install(stop: _Stop) -> list[signal.Signals]:
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    installed = []
+    for sig in STOP_SIGNALS:
+        try:
+            loop.add_signal_handler(sig, stop.request, sig, task)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals
+            pass
+    return installed
+
+
+def _uninstall(installed: list[signal.Signals]) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in installed:
+        loop.remove_signal_handler(sig)
+
 
 async def play(host: str, port: int, game: GameDef, strategy: Strategy, connect_timeout: float = 30.0) -> int:
-    """Play until the dealer closes the connection. Returns an exit status: 0 when
-    the match ended normally, 1 on a connection or protocol failure."""
+    """Play until the dealer closes the connection or a stop signal comes. Returns an
+    exit status (see the module doc)."""
+    stop = _Stop()
+    installed = _install(stop)
+    try:
+        return await _play(host, port, game, strategy, connect_timeout, stop)
+    finally:
+        _uninstall(installed)
+
+
+def _stopped(stop: _Stop, **fields) -> int:
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+    log.warning("stopped", signal=stop.signal.name, **fields)
+    return 0
+
+
+async def _play(host: str, port: int, game: GameDef, strategy: Strategy, connect_timeout: float,
+                stop: _Stop) -> int:
     try:
         conn = await ClientConnection.connect(host, port, game, connect_timeout)
+    except asyncio.CancelledError:
+        if stop.signal is None:
+            raise
+        return _stopped(stop, hands=0, decisions=0, hand_in_progress=False)
     except (OSError, TimeoutError) as e:
         log.error("connect_failed", host=host, port=port, error=str(e))
         print(f"pokerbot play: could not connect to {host}:{port}: {e}", file=sys.stderr, flush=True)
         return 1
     hands = decisions = 0
+    in_hand: int | None = None  # the hand whose final state has not come yet
     debug = log_enabled(log, "debug")
     try:
         async for received in conn.states():
@@ -33,7 +108,9 @@ async def play(host: str, port: int, game: GameDef, strategy: Strategy, connect_
             if ms.state.finished:
                 strategy.hand_over(ms)
                 hands += 1
+                in_hand = None
                 continue
+            in_hand = ms.hand_id
             if not ms.is_our_turn:
                 continue
             t0 = time.perf_counter()
@@ -43,11 +120,21 @@ async def play(host: str, port: int, game: GameDef, strategy: Strategy, connect_
             if debug:  # the arguments alone cost more than a call decision
                 log.debug("decision", hand=ms.hand_id, position=ms.viewer, betting=ms.state.betting_string(),
                           action=str(sent), ms=round((time.perf_counter() - t0) * 1000, 3))
+    except asyncio.CancelledError:
+        if stop.signal is None:
+            raise
+        return _stopped(stop, hands=hands, decisions=decisions, hand_in_progress=in_hand is not None,
+                        hand=in_hand)
     except ProtocolError as e:
         log.error("protocol_error", error=str(e), hands=hands)
         print(f"pokerbot play: {e}", file=sys.stderr, flush=True)
         return 1
     finally:
         conn.close()
+    if in_hand is not None or hands == 0:
+        where = f"in the middle of hand {in_hand}" if in_hand is not None else "before the first hand"
+        log.error("dealer_closed", error=f"the dealer closed the connection {where}", hands=hands)
+        print(f"pokerbot play: the dealer closed the connection {where}", file=sys.stderr, flush=True)
+        return 1
     log.info("match_over", hands=hands, decisions=decisions, corrections=conn.corrections, strategy=strategy.name)
     return 0
