@@ -33,6 +33,7 @@ import structlog
 
 from blueprint_store.store import Blueprint
 from protocol.betting import CALL, FOLD, Action, ActionType, BettingState
+from protocol.cards import cards_to_str
 from protocol.matchstate import MatchState
 from solver import cfr
 from solver import ranges as rg
@@ -40,8 +41,18 @@ from solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from solver.tree import CHANCE, DECISION, BetSizes
 
 from .blueprint_player import BlueprintStrategy
+from .solver_pool import SolveJob, SolverPool, WorkerLost
+from .time_budget import ReplyClock, TimeBudget
 
 log = structlog.get_logger("agent")
+
+#: A solve needs at least this deadline (seconds) to be worth starting.
+MIN_SOLVE_SECONDS = 0.05
+
+
+class SolveUnavailable(Exception):
+    """No solve this decision (no time left, or the worker was lost): play the best
+    strategy already available."""
 
 #: Subgame bet sizes for the turn and river (pot fractions per raise depth, all-in always).
 SUBGAME_SIZES = {2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
@@ -85,6 +96,10 @@ def _events(root: BettingState, state: BettingState) -> list[tuple[str, object]]
     return out
 
 
+def _board_text(state: BettingState) -> str:
+    return cards_to_str(state.board_cards)
+
+
 def _walk(sol: Solution, state: BettingState) -> tuple[int, int, int | None]:
     """Follow ``state`` in the solution's tree from its root: (node reached, the node
     before the last event followed, index of the first event the tree lacks or None)."""
@@ -117,7 +132,8 @@ class LibratusAgent:
 
     def __init__(self, seed: int | None = None, blueprint: str | Blueprint | None = None, safe: bool = True,
                  solve_seconds: float = 2.0, sizes: dict[int, BetSizes] | None = None, threads: int = 1,
-                 solve_round: int = SOLVE_ROUND) -> None:
+                 solve_round: int = SOLVE_ROUND, pool: SolverPool | None = None,
+                 budget: TimeBudget | None = None, clock: ReplyClock | None = None) -> None:
         self.bp_player = BlueprintStrategy(seed, blueprint)
         self.bp = self.bp_player.bp
         self.safe = safe
@@ -133,7 +149,15 @@ class LibratusAgent:
         self._solution: Solution | None = None
         self._gifts: np.ndarray | None = None
         self._scale = 1.0
-        self._seen_events = 0
+        self.pool = pool  # None: solve in this process
+        self.budget = budget or TimeBudget()
+        self.clock = clock or ReplyClock()
+        self._last_solve: dict = {}
+
+    def prepare(self) -> None:
+        """Before the first hand: wait until the solver workers are warm."""
+        if self.pool is not None and not self.pool.wait_ready():
+            log.warning("solver_pool_not_ready")
 
     def hand_over(self, ms: MatchState) -> None:
         self._hand = None
@@ -170,6 +194,9 @@ class LibratusAgent:
     # ------------------------------------------------------------------ solving
     def _solve(self, state: BettingState, reach: np.ndarray, kind: str, gadget: cfr.Gadget | None = None,
                extra: tuple[int, ...] = ()) -> Solution:
+        deadline = self.budget.solve_deadline(self.solve_seconds)
+        if deadline < MIN_SOLVE_SECONDS:
+            raise SolveUnavailable("time budget")
         sizes = {r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
                  for r, s in self.sizes.items() if r >= state.round}
         sub = cfr.make_subgame(state, sizes, reach, extra_root_raises=extra)
@@ -177,10 +204,20 @@ class LibratusAgent:
             gadget = cfr.Gadget(gadget.kind, gadget.player, gadget.alt_values[sub.hand_index])
         iters = cfr.libratus_iterations(sub.pot, state.game.big_blind)
         t0 = time.perf_counter()
-        r = cfr.solve(sub, iters, deadline=self.solve_seconds, gadget=gadget, threads=self.threads)
+        try:
+            if self.pool is None:
+                r = cfr.solve(sub, iters, deadline=deadline, gadget=gadget, threads=self.threads)
+            else:
+                r = self.pool.solve(SolveJob(sub, iters, deadline, gadget, self.threads))
+        except WorkerLost as e:
+            log.warning("solve_lost", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
+            raise SolveUnavailable("worker lost") from None
+        seconds = time.perf_counter() - t0
+        self._last_solve = {"iterations": r.iterations, "of": iters, "stopped_early": r.stopped_early,
+                            "solve_seconds": round(seconds, 4), "nodes": sub.tree.num_nodes}
         log.info("solve", kind=kind, hand=state.hand_id, betting=state.betting_string(), nodes=sub.tree.num_nodes,
-                 hands=int(sub.hands.shape[0]), iterations=r.iterations, stopped_early=r.stopped_early,
-                 seconds=round(time.perf_counter() - t0, 3))
+                 hands=int(sub.hands.shape[0]), iterations=r.iterations, of=iters, deadline=round(deadline, 3),
+                 stopped_early=r.stopped_early, seconds=round(seconds, 3))
         return Solution(sub, r.strategy, state.copy(), kind)
 
     def _resolve(self, state: BettingState, me: int) -> Solution:
@@ -220,6 +257,23 @@ class LibratusAgent:
 
     # ------------------------------------------------------------------ acting
     def act(self, ms: MatchState) -> Action:
+        t0 = time.perf_counter()
+        state = ms.state
+        self.budget.start_hand(state.hand_id)
+        self._last_solve = {}
+        action, source = self._decide(ms)
+        fields = dict(hand=state.hand_id, round=state.round, betting=state.betting_string(), board=_board_text(state),
+                      source=source, action=str(action), **self._last_solve)
+        reply = self.clock.hold(t0)  # the last thing before replying: nothing card-dependent after it
+        self.budget.record(reply)
+        log.info("decision", reply_seconds=round(reply, 4), **fields)
+        return action
+
+    def _decide(self, ms: MatchState) -> tuple[Action, str]:
+        """The action and where it came from: blueprint, translation, fallback (the
+        blueprint could not follow the line), unsafe / safe / nested (a solve just
+        now), solution (the current solution), or previous- / blueprint-fallback
+        (no solve was possible: the best strategy already available)."""
         state = ms.state
         me = ms.viewer
         if self._hand != state.hand_id:
@@ -228,33 +282,49 @@ class LibratusAgent:
             self._gifts = np.zeros(len(rg.hole_hands(state.game)))
             self._scale = 1.0 + self.rng.uniform(-SCALE_RANGE, SCALE_RANGE)
         if state.round < self.solve_round or state.game.num_rounds != 4:
-            action = self.bp_player.act(ms)
-            log.debug("decision", source="blueprint", hand=state.hand_id, betting=state.betting_string())
-            return action
-        t0 = time.perf_counter()
+            return self._blueprint_act(ms)
         source = "solution"
-        if self._solution is None:
-            root = self._round_start(state)
-            # an opponent's bet already made at the root is put into the tree as it is
-            first = [a for a, who in zip(state.actions[state.round], state.actors[state.round]) if who != me][:1]
-            extra = tuple(a.size for a in first if a.type is ActionType.RAISE and state.game.is_nolimit
-                          and state.actions[state.round][0] == a)
-            self._solution = self._solve(root, self._blueprint_ranges(state), "unsafe", extra=extra)
-            source = "unsafe"
-        else:
-            node, parent, missing = _walk(self._solution, state)
-            last_opp_raise = self._last_opponent_raise_since(self._solution.root, state, me)
-            if missing is not None or last_opp_raise:
-                self._solution = self._resolve(state, me)
-                source = self._solution.kind
+        try:
+            if self._solution is None:
+                root = self._round_start(state)
+                # an opponent's bet already made at the root is put into the tree as it is
+                first = [a for a, who in zip(state.actions[state.round], state.actors[state.round]) if who != me][:1]
+                extra = tuple(a.size for a in first if a.type is ActionType.RAISE and state.game.is_nolimit
+                              and state.actions[state.round][0] == a)
+                self._solution = self._solve(root, self._blueprint_ranges(state), "unsafe", extra=extra)
+                source = "unsafe"
+            else:
+                node, parent, missing = _walk(self._solution, state)
+                if missing is not None or self._last_opponent_raise_since(self._solution.root, state, me):
+                    self._solution = self._resolve(state, me)
+                    source = self._solution.kind
+        except SolveUnavailable:
+            return self._fallback(ms)
         node, _, missing = _walk(self._solution, state)
         if missing is not None or self._solution.sub.tree.kind[node] != DECISION:
             log.warning("decision outside the solution", hand=state.hand_id, betting=state.betting_string())
-            return CALL
-        action = self._sample(self._solution, node, state, me)
-        log.info("decision", source=source, hand=state.hand_id, betting=state.betting_string(), action=str(action),
-                 seconds=round(time.perf_counter() - t0, 3))
-        return action
+            return self._blueprint_act(ms)
+        return self._sample(self._solution, node, state, me), source
+
+    def _blueprint_act(self, ms: MatchState) -> tuple[Action, str]:
+        before = self.bp_player.fallbacks
+        action = self.bp_player.act(ms)
+        if self.bp_player.fallbacks != before:
+            return action, "fallback"
+        node, _ = self.bp_player.walk(ms.state)
+        off = node is not None and [int(x) for x in self.bp.tree.spent[node]] != list(ms.state.spent)
+        return action, "translation" if off else "blueprint"
+
+    def _fallback(self, ms: MatchState) -> tuple[Action, str]:
+        """No new solve: follow the current solution where the hand is still in it,
+        else the blueprint (with translation)."""
+        sol = self._solution
+        if sol is not None:
+            node, _, missing = _walk(sol, ms.state)
+            if missing is None and sol.sub.tree.kind[node] == DECISION:
+                return self._sample(sol, node, ms.state, ms.viewer), "previous-fallback"
+        action, _ = self._blueprint_act(ms)
+        return action, "blueprint-fallback"
 
     @staticmethod
     def _round_start(state: BettingState) -> BettingState:

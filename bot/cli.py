@@ -79,11 +79,16 @@ def _cmd_play(args: argparse.Namespace) -> int:
         options = {}
         if args.strategy in ("libratus", "unsafe"):
             options = {"solve_seconds": args.solve_seconds, "solve_round": args.solve_round - 1,
-                       "threads": args.threads}
+                       "threads": args.threads, "workers": args.workers, "t_response_ms": args.t_response,
+                       "t_hand_ms": args.t_hand, "t_per_hand_ms": args.t_per_hand,
+                       "reply_grid_ms": args.reply_grid_ms}
         strategy = make_strategy(args.strategy, args.seed, args.blueprint, **options)
-    except (GameDefError, ValueError) as e:
+    except (GameDefError, ValueError, OSError) as e:
         print(f"pokerbot play: {e}", file=sys.stderr)
         return 2
+    prepare = getattr(strategy, "prepare", None)
+    if prepare is not None:  # warm solver workers before the first hand
+        prepare()
     return run_event_loop(play(args.host, args.port, game, strategy, args.connect_timeout))
 
 
@@ -163,6 +168,16 @@ def _port(text: str) -> int:
     return value
 
 
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -203,7 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("host", help="dealer host")
     pl.add_argument("port", type=_port, help="dealer port for this seat")
     pl.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
-    pl.add_argument("--strategy", default="call", choices=sorted(STRATEGIES), help="what to play (default call)")
+    pl.add_argument("--strategy", default="libratus", choices=sorted(STRATEGIES),
+                    help="what to play (default libratus: blueprint, then real-time subgame solving)")
     pl.add_argument("--seed", type=int, default=None, help="seed for the strategy's random choices")
     pl.add_argument("--blueprint", default=None, metavar="PATH",
                     help="blueprint store for the blueprint, libratus and unsafe strategies (default "
@@ -213,9 +229,22 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--solve-round", type=int, default=4, choices=[3, 4],
                     help="libratus/unsafe: the round real-time solving starts on, 3 = turn, 4 = river (default 4)")
     pl.add_argument("--threads", type=_positive, default=1, help="libratus/unsafe: solver threads (default 1)")
+    pl.add_argument("--workers", type=_non_negative, default=1,
+                    help="libratus/unsafe: warm solver processes (default 1; 0 solves in the player process, "
+                         "without the protection against a crashing or overrunning solve)")
+    pl.add_argument("--t_response", type=_positive, default=600_000, metavar="MS",
+                    help="the dealer's limit per reply, which the agent's time budget respects (default 600000)")
+    pl.add_argument("--t_hand", type=_positive, default=600_000, metavar="MS",
+                    help="the dealer's limit per hand (default 600000)")
+    pl.add_argument("--t_per_hand", type=_positive, default=7_000, metavar="MS",
+                    help="the dealer's average limit per hand over the match (default 7000)")
+    pl.add_argument("--reply-grid-ms", type=float, default=5.0, metavar="MS",
+                    help="libratus/unsafe: replies are held to a multiple of this after the state arrived, so "
+                         "reply times do not depend on our cards (default 5; 0 disables)")
     pl.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to wait for the dealer (default 30)")
-    pl.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
-                    help="JSON log level on stderr (default warning; debug logs every decision)")
+    pl.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                    help="JSON log level (default info: the agent logs every decision and solve; debug adds "
+                         "every action of every strategy)")
     pl.set_defaults(func=_cmd_play)
 
     sub.add_parser("dealer", help="run an ACPC dealer (see pokerbot dealer --help)", add_help=False)

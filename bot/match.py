@@ -48,10 +48,13 @@ class PlayerSpec:
         base = self.spec if self.spec in STRATEGIES else os.path.basename(shlex.split(self.spec)[0])
         return f"{self.label}-" + re.sub(r"[^A-Za-z0-9_.-]", "_", base)[:40]
 
-    def command(self, host: str, port: int, game_file: str, seed: int) -> list[str]:
+    def command(self, host: str, port: int, game_file: str, seed: int, limits: dict | None = None) -> list[str]:
+        """How to start this player; our strategies are told the dealer's time limits."""
         if self.spec in STRATEGIES:
+            told = [f"--{k}={v}" for k, v in sorted((limits or {}).items())
+                    if k in ("t_response", "t_hand", "t_per_hand")]
             return [sys.executable, "-m", "bot.cli", "play", host, str(port), "--strategy", self.spec,
-                    "--game", game_file, "--seed", str(seed)]
+                    "--game", game_file, "--seed", str(seed), *told]
         return shlex.split(self.spec) + [host, str(port)]
 
 
@@ -177,7 +180,9 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
             err = open(os.path.join(out_dir, f"{name}.{seat.name}.stderr"), "w")
             try:
                 procs.append(await asyncio.create_subprocess_exec(
-                    *seat.command(host, port, game_file, seed + (0 if seat.label == "A" else 1)),
+                    *seat.command(host, port, game_file, seed + (0 if seat.label == "A" else 1),
+                                  {"t_response": cfg.t_response_ms, "t_hand": cfg.t_hand_ms,
+                                   "t_per_hand": cfg.t_per_hand_ms}),
                     stdin=asyncio.subprocess.DEVNULL, stdout=err, stderr=err))
             except OSError as e:
                 raise RuntimeError(f"cannot start player {seat.spec!r}: {e}") from None

@@ -120,10 +120,26 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 STRATEGIES["blueprint"] = _blueprint
 
 
-def _agent(seed: int | None = None, blueprint: str | None = None, safe: bool = True, **options) -> Strategy:
+def _agent(seed: int | None = None, blueprint: str | None = None, safe: bool = True, workers: int = 0,
+           pool=None, t_response_ms: int | None = None, t_hand_ms: int | None = None,
+           t_per_hand_ms: int | None = None, reply_grid_ms: float | None = None, **options) -> Strategy:
+    """The agent. ``pool``: a shared ``SolverPool``; else ``workers`` > 0 starts one
+    of that many warm solver processes for this agent, 0 solves in this process.
+    The dealer's limits (milliseconds) set its time budget; ``reply_grid_ms`` the
+    reply-time grid."""
     from .agent import LibratusAgent
+    from .solver_pool import SolverPool
+    from .time_budget import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS, ReplyClock, TimeBudget
 
-    return LibratusAgent(seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT, safe=safe, **options)
+    budget = TimeBudget((t_response_ms or DEFAULT_T_RESPONSE_MS) / 1000, (t_hand_ms or DEFAULT_T_HAND_MS) / 1000,
+                        (t_per_hand_ms or DEFAULT_T_PER_HAND_MS) / 1000)
+    clock = ReplyClock() if reply_grid_ms is None else ReplyClock(reply_grid_ms / 1000)
+    path = blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
+    agent = LibratusAgent(seed, path, safe=safe, budget=budget, clock=clock, **options)
+    if pool is None and workers > 0:
+        pool = SolverPool(workers)  # after the blueprint opened: a missing store fails before any process starts
+    agent.pool = pool
+    return agent
 
 
 STRATEGIES["libratus"] = _agent

@@ -2,11 +2,14 @@
 bet already at the root), a safe re-solve after an on-tree raise (gifts updated), a
 nested re-solve after an off-tree raise, and the unsafe comparison bot."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
 from bot.agent import LibratusAgent
 from protocol.betting import BettingState, apply_betting
+from protocol.cards import cards_to_str
 from protocol.gamedef import bundled_game
 from protocol.matchstate import MatchState
 
@@ -85,3 +88,82 @@ def test_preflop_and_turn_come_from_the_blueprint(small_blueprint):
     assert st.can_apply(a) and agent._solution is None
     with pytest.raises(ValueError, match="turn"):
         LibratusAgent(seed=5, blueprint=small_blueprint, solve_round=1)
+
+
+def sources(logs):
+    return [e["source"] for e in logs if e["event"] == "decision"]
+
+
+@contextlib.contextmanager
+def capture_logs():
+    """The info-level events logged inside the block (the suite runs at warning)."""
+    from structlog.testing import capture_logs as capture
+
+    from protocol.logs import configure
+
+    import structlog
+
+    from bot import agent as agent_module
+
+    old = agent_module.log
+    configure("info")
+    try:
+        with capture() as logs:
+            # loggers are cached at first use: take one made under this configuration
+            agent_module.log = structlog.get_logger("agent")
+            yield logs
+    finally:
+        agent_module.log = old
+        configure("warning")
+
+
+def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
+    from bot.time_budget import TimeBudget
+
+    me = 1 - river_state("").current_player
+    # a 0.2 s average per hand leaves less than the overhead of a solve
+    agent = LibratusAgent(seed=3, blueprint=small_blueprint, budget=TimeBudget(t_per_hand=0.2))
+    st = river_state("r700")
+    with capture_logs() as logs:
+        a = agent.act(MatchState(me, st))
+    assert st.can_apply(a) and agent._solution is None
+    assert sources(logs) == ["blueprint-fallback"]
+    # with time, the same decision is solved; the log line carries the public state and the solve's figures
+    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.5)
+    with capture_logs() as logs:
+        agent.act(MatchState(me, st))
+    line = next(e for e in logs if e["event"] == "decision")
+    assert line["source"] == "unsafe" and line["betting"] == st.betting_string() and line["round"] == 3
+    assert line["board"] == cards_to_str(st.board_cards)
+    assert line["iterations"] >= 1 and line["of"] in (1000, 1900) and line["solve_seconds"] > 0
+    assert line["reply_seconds"] >= line["solve_seconds"]
+
+
+def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint):
+    import os
+    import signal
+    import time
+
+    from bot.solver_pool import SolverPool
+
+    me = 1 - river_state("").current_player
+    with SolverPool(1) as pool:
+        assert pool.wait_ready(300)
+        agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=20.0, pool=pool)
+        with capture_logs() as logs:
+            agent.act(MatchState(me, river_state("c", hand=4)))  # first solve, in the worker
+            tree = agent._solution.sub.tree
+            check = child(tree, 0, "c")
+            our_bet = next(k for k in kids(tree, check) if k[0] == "r")
+            their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
+            old = pool.pids[0]
+            os.kill(old, signal.SIGKILL)
+            time.sleep(0.3)
+            st2 = river_state("c" + our_bet + their, hand=4)
+            a2 = agent.act(MatchState(me, st2))  # a safe re-solve is due: the worker is gone
+            assert st2.can_apply(a2)
+            st3 = river_state("r700", hand=5)
+            a3 = agent.act(MatchState(me, st3))  # next hand: the replacement solves
+            assert st3.can_apply(a3)
+        assert sources(logs) == ["unsafe", "previous-fallback", "unsafe"]
+        assert any(e["event"] == "solve_lost" for e in logs) and pool.pids[0] != old

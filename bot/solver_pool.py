@@ -1,0 +1,263 @@
+"""A pool of warm subgame-solver processes shared by every seat of a process.
+
+Why processes: a solve is seconds of numba work; in its own process it cannot take the
+player's connection down with it, it can be killed at a deadline, and several seats
+(threads of one ``pokerbot play``) share a few warm workers instead of each compiling
+and holding its own.
+
+Each worker is started with the ``spawn`` method (no inherited locks or threads), loads
+the numba kernels from the on-disk cache and runs one small solve before it reports
+ready, so the first real solve of a match pays no compilation. One thread per worker in
+the parent feeds it jobs from a shared queue, waits for the answer up to the job's
+deadline plus a grace period, and replaces the worker (a new warm process) when it dies
+or overruns; the job then fails with ``WorkerLost`` and the caller falls back to the
+best strategy it already has.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import signal
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import structlog
+
+from solver import cfr
+
+log = structlog.get_logger("solver_pool")
+
+#: How long past its own deadline a solve may take before its worker is killed:
+#: the deadline is checked between CFR+ iterations, and the answer has to come back.
+GRACE_SECONDS = 0.75
+#: How long a new worker may take to load its kernels and report ready.
+START_TIMEOUT = 300.0
+
+
+class WorkerLost(RuntimeError):
+    """The worker running a solve died or overran its deadline (it has been replaced)."""
+
+
+@dataclass
+class SolveJob:
+    sub: cfr.Subgame
+    iterations: int
+    deadline: float  # seconds of solving from when the worker starts it
+    gadget: cfr.Gadget | None = None
+    threads: int = 1
+
+
+def _warm_up() -> None:
+    """Solve a small river spot once, plain and with a gadget: numba loads (or, on a
+    fresh checkout, compiles) every kernel a real solve uses."""
+    from protocol.betting import BettingState, apply_betting
+    from protocol.cards import parse_cards
+    from protocol.gamedef import bundled_game
+    from solver.tree import BetSizes
+
+    game = bundled_game("holdem.nolimit.2p")
+    st = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "cc/cc/cc/")
+    sub = cfr.make_subgame(st, BetSizes(bets=((1.0,),), max_raises=1))
+    cfr.solve(sub, 2)
+    cfr.solve(sub, 2, gadget=cfr.Gadget("maxmargin", 0, sub.reach[0] * 0.0))
+
+
+def _worker_main(conn, warm: bool) -> None:
+    """A worker process: warm up, say ready, then answer solve jobs until told to stop
+    or the parent goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    try:
+        if warm:
+            _warm_up()
+        conn.send(("ready", os.getpid()))
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):
+                return
+            if msg is None:
+                return
+            job_id, job = msg
+            try:
+                r = cfr.solve(job.sub, job.iterations, deadline=job.deadline, gadget=job.gadget,
+                              threads=job.threads)
+                conn.send((job_id, "ok", r))
+            except Exception as e:  # a bad job must not kill the worker
+                conn.send((job_id, "error", f"{type(e).__name__}: {e}"))
+    except (BrokenPipeError, EOFError, OSError, KeyboardInterrupt):
+        return
+
+
+class _Worker:
+    def __init__(self, ctx, warm: bool) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, warm), daemon=True, name="pokerbot-solver")
+        self.proc.start()
+        child.close()
+        self.pid = self.proc.pid
+        self.ready = False
+
+    def wait_ready(self, timeout: float) -> bool:
+        if self.ready:
+            return True
+        if self.conn.poll(timeout):
+            try:
+                msg = self.conn.recv()
+            except (EOFError, OSError):
+                return False
+            self.ready = msg[0] == "ready"
+        return self.ready
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except (OSError, ValueError):
+            pass
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+
+class SolverPool:
+    """``workers`` warm solver processes. ``submit`` returns a Future of a
+    ``cfr.SolveResult`` that fails with ``WorkerLost`` if the worker died or overran.
+    Thread-safe: any number of seats may submit."""
+
+    def __init__(self, workers: int = 1, warm: bool = True) -> None:
+        if workers < 1:
+            raise ValueError(f"a solver pool needs at least one worker, got {workers}")
+        self._ctx = mp.get_context("spawn")
+        self._warm = warm
+        self._jobs: queue.Queue = queue.Queue()
+        self._closed = False
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self.replaced = 0  # workers that died or overran and were replaced
+        self._workers: list[_Worker | None] = [None] * workers
+        self._threads = []
+        t0 = time.perf_counter()
+        for i in range(workers):
+            self._workers[i] = _Worker(self._ctx, warm)
+        for i in range(workers):
+            th = threading.Thread(target=self._serve, args=(i,), daemon=True, name=f"solver-feed-{i}")
+            th.start()
+            self._threads.append(th)
+        self._t0 = t0
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.pid for w in self._workers if w is not None]
+
+    def wait_ready(self, timeout: float = START_TIMEOUT) -> bool:
+        """Block until every worker is warm (True) or ``timeout`` passes (False)."""
+        end = time.monotonic() + timeout
+        ok = all(w.wait_ready(max(0.0, end - time.monotonic())) for w in list(self._workers) if w is not None)
+        if ok:
+            log.info("solver_pool_ready", workers=len(self._workers), pids=self.pids,
+                     seconds=round(time.perf_counter() - self._t0, 2))
+        return ok
+
+    def submit(self, job: SolveJob) -> Future:
+        fut: Future = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the solver pool is closed")
+            self._next_id += 1
+            self._jobs.put((self._next_id, job, fut))
+        return fut
+
+    def solve(self, job: SolveJob) -> cfr.SolveResult:
+        """Submit and wait (raises ``WorkerLost`` if the worker was lost)."""
+        return self.submit(job).result()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        for _ in self._threads:
+            self._jobs.put(None)
+        for th in self._threads:
+            th.join(timeout=5)
+        for w in self._workers:
+            if w is not None:
+                try:
+                    w.conn.send(None)
+                except (OSError, ValueError):
+                    pass
+                w.proc.join(timeout=2)
+                if w.proc.is_alive():
+                    w.kill()
+
+    def __enter__(self) -> "SolverPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ parent side
+    def _replace(self, i: int, why: str) -> None:
+        old = self._workers[i]
+        if old is not None:
+            old.kill()
+        self.replaced += 1
+        self._workers[i] = _Worker(self._ctx, self._warm)
+        log.warning("solver_worker_replaced", reason=why, old_pid=None if old is None else old.pid,
+                    new_pid=self._workers[i].pid)
+
+    def _serve(self, i: int) -> None:
+        """Feed worker ``i``: one job at a time, answer or replace."""
+        while True:
+            item = self._jobs.get()
+            if item is None:
+                return
+            job_id, job, fut = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            w = self._workers[i]
+            # a replacement may still be warming up: it has until the job's deadline
+            if not w.wait_ready(job.deadline):
+                alive = w.proc.is_alive()
+                fut.set_exception(WorkerLost(f"solver worker {w.pid} not ready in time"))
+                if not alive:
+                    self._replace(i, "died while starting")
+                continue
+            try:
+                w.conn.send((job_id, job))
+            except (OSError, ValueError) as e:
+                fut.set_exception(WorkerLost(f"solver worker {w.pid} unreachable: {e}"))
+                self._replace(i, "unreachable")
+                continue
+            log.debug("solve_started", pid=w.pid, job=job_id, iterations=job.iterations, deadline=job.deadline)
+            end = time.monotonic() + job.deadline + GRACE_SECONDS
+            answer = None
+            eof = False
+            while answer is None:
+                left = end - time.monotonic()
+                try:
+                    if w.conn.poll(max(0.0, min(left, 0.05))):
+                        answer = w.conn.recv()
+                        break
+                except (EOFError, OSError):
+                    eof = True
+                    break
+                if not w.proc.is_alive() and not w.conn.poll(0):
+                    break
+                if left <= 0:
+                    break
+            if answer is None:
+                if eof:
+                    w.proc.join(0.5)  # a killed process may not be reaped yet
+                died = not w.proc.is_alive()
+                fut.set_exception(WorkerLost(
+                    f"solver worker {w.pid} {'died' if died else 'overran its deadline'} during a solve"))
+                self._replace(i, "died" if died else "overran")
+                continue
+            _, status, payload = answer
+            if status == "ok":
+                fut.set_result(payload)
+            else:
+                fut.set_exception(RuntimeError(f"solver worker failed: {payload}"))

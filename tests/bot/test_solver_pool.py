@@ -1,0 +1,111 @@
+"""The solver process pool: answers equal to an in-process solve, a worker killed
+mid-solve or overrunning its deadline is replaced and the job fails with WorkerLost
+(fast, so the caller can still reply), a bad job does not kill its worker."""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from bot import solver_pool
+from bot.solver_pool import SolveJob, SolverPool, WorkerLost
+from protocol.betting import BettingState, apply_betting
+from protocol.cards import parse_cards
+from protocol.gamedef import bundled_game
+from solver import cfr
+from solver.tree import BetSizes
+
+pytestmark = pytest.mark.timeout(600)
+HUNL = bundled_game("holdem.nolimit.2p")
+
+
+def river():
+    st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d3c")), "r300c/cc/cc/")
+    return cfr.make_subgame(st, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
+
+
+def turn():
+    st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
+    return cfr.make_subgame(st, {2: BetSizes(bets=((0.5,), (1.0,)), max_raises=2),
+                                 3: BetSizes(bets=((0.5,), (1.0,)), max_raises=2)})
+
+
+@pytest.fixture(scope="module")
+def pool():
+    p = SolverPool(1)
+    assert p.wait_ready(300)
+    yield p
+    p.close()
+
+
+def wait_for_new_worker(pool, old_pid, timeout=120):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pool.pids and pool.pids[0] != old_pid:
+            return pool.pids[0]
+        time.sleep(0.05)
+    raise AssertionError("the dead worker was not replaced")
+
+
+def test_pool_solve_equals_in_process_solve(pool):
+    sub = river()
+    got = pool.solve(SolveJob(sub, 40, 30.0))
+    want = cfr.solve(sub, 40)
+    assert got.iterations == 40 and not got.stopped_early
+    np.testing.assert_array_equal(got.strategy, want.strategy)
+
+
+def test_killed_worker_is_replaced_and_the_job_fails_fast(pool):
+    old = pool.pids[0]
+    fut = pool.submit(SolveJob(turn(), 100_000, 60.0))  # far longer than the test waits
+    time.sleep(1.0)  # let it start
+    assert fut.running()
+    t0 = time.monotonic()
+    os.kill(old, signal.SIGKILL)
+    with pytest.raises(WorkerLost, match="died"):
+        fut.result(timeout=10)
+    assert time.monotonic() - t0 < 2.0
+    new = wait_for_new_worker(pool, old)
+    assert new != old and pool.replaced >= 1
+    r = pool.solve(SolveJob(river(), 5, 60.0))  # the replacement works (it may still be warming up)
+    assert r.iterations == 5
+
+
+def test_worker_killed_while_idle_is_replaced_at_the_next_job(pool):
+    old = pool.pids[0]
+    assert pool.solve(SolveJob(river(), 2, 60.0)).iterations == 2  # ready and idle
+    os.kill(old, signal.SIGKILL)
+    time.sleep(0.2)
+    with pytest.raises(WorkerLost):
+        pool.solve(SolveJob(river(), 2, 60.0))
+    wait_for_new_worker(pool, old)
+    assert pool.solve(SolveJob(river(), 2, 120.0)).iterations == 2
+
+
+def test_overrunning_worker_is_killed_at_deadline_plus_grace(pool, monkeypatch):
+    monkeypatch.setattr(solver_pool, "GRACE_SECONDS", 0.0)
+    pool.solve(SolveJob(river(), 1, 120.0))  # warm
+    old = pool.pids[0]
+    sub = turn()  # one iteration takes far longer than the 1 ms deadline
+    t0 = time.monotonic()
+    with pytest.raises(WorkerLost, match="overran"):
+        pool.solve(SolveJob(sub, 10, 0.001))
+    assert time.monotonic() - t0 < 1.0
+    wait_for_new_worker(pool, old)
+
+
+def test_a_bad_job_fails_without_killing_the_worker(pool):
+    pool.solve(SolveJob(river(), 1, 120.0))
+    pid = pool.pids[0]
+    sub = river()
+    bad = cfr.Gadget("maxmargin", 0, np.zeros(3))  # wrong length
+    with pytest.raises(RuntimeError, match="alt_values"):
+        pool.solve(SolveJob(sub, 5, 10.0, bad))
+    assert pool.pids[0] == pid and pool.solve(SolveJob(sub, 3, 10.0)).iterations == 3
+
+
+def test_pool_needs_a_worker():
+    with pytest.raises(ValueError, match="at least one worker"):
+        SolverPool(0)
