@@ -74,22 +74,57 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from bot.strategies import make_strategy
 
     configure(args.log_level)
+    ports = [args.port, *args.ports]
+    agent = args.strategy in ("libratus", "unsafe")
     try:
         game = load_gamedef(args.game)
         options = {}
-        if args.strategy in ("libratus", "unsafe"):
+        if agent:
+            # one pool for every seat, started below once the strategies are known to load
             options = {"solve_seconds": args.solve_seconds, "solve_round": args.solve_round - 1,
-                       "threads": args.threads, "workers": args.workers, "t_response_ms": args.t_response,
+                       "threads": args.threads, "workers": 0, "t_response_ms": args.t_response,
                        "t_hand_ms": args.t_hand, "t_per_hand_ms": args.t_per_hand,
                        "reply_grid_ms": args.reply_grid_ms}
-        strategy = make_strategy(args.strategy, args.seed, args.blueprint, **options)
+        strategies = [make_strategy(args.strategy, None if args.seed is None else args.seed + i, args.blueprint,
+                                    **options) for i in range(len(ports))]
     except (GameDefError, ValueError, OSError) as e:
         print(f"pokerbot play: {e}", file=sys.stderr)
         return 2
-    prepare = getattr(strategy, "prepare", None)
-    if prepare is not None:  # warm solver workers before the first hand
-        prepare()
-    return run_event_loop(play(args.host, args.port, game, strategy, args.connect_timeout))
+    if agent and args.workers > 0:
+        from bot.solver_pool import SolverPool
+
+        pool = SolverPool(args.workers)
+        for s in strategies:
+            s.pool = pool
+        strategies[0].prepare()  # warm workers before the first hand
+    if len(ports) == 1:
+        return run_event_loop(play(args.host, ports[0], game, strategies[0], args.connect_timeout))
+    return _play_seats(args.host, ports, game, strategies, args.connect_timeout)
+
+
+def _play_seats(host: str, ports: list[int], game, strategies: list, connect_timeout: float) -> int:
+    """Several seats in one process (one thread and event loop each, one shared solver
+    pool). The first seat runs in the main thread and takes the stop signals; when it
+    ends, the process ends. Exit status: the worst of the seats'."""
+    import threading
+
+    from protocol.dealer import run_event_loop
+
+    from bot.player import play
+
+    status = [0] * len(ports)
+
+    def seat(i: int) -> None:
+        status[i] = run_event_loop(play(host, ports[i], game, strategies[i], connect_timeout))
+
+    threads = [threading.Thread(target=seat, args=(i,), daemon=True, name=f"seat-{i + 1}")
+               for i in range(1, len(ports))]
+    for t in threads:
+        t.start()
+    seat(0)
+    for t in threads:
+        t.join()
+    return max(status)
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
@@ -105,10 +140,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 2
     limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
-    if args.blueprint:  # for the players started as `pokerbot play --strategy blueprint`
-        from bot.strategies import BLUEPRINT_ENV
-
-        os.environ[BLUEPRINT_ENV] = os.path.abspath(args.blueprint)
+    if {args.player_a, args.player_b} & {"libratus", "unsafe", "blueprint"}:
+        status = _ensure_blueprint(args)
+        if status:
+            return status
     try:
         summary = run_event_loop(match.run(game, args.game, args.hands, args.seed, (args.player_a, args.player_b),
                                            args.duplicate, args.out, limits))
@@ -117,6 +152,28 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return 1
     match.print_summary(summary, args.out)
     return 0 if summary["ok"] else 1
+
+
+def _ensure_blueprint(args: argparse.Namespace) -> int:
+    """The players that need a blueprint find it through the environment. A missing
+    default blueprint is trained first (the default preset) unless --no-train; a
+    missing blueprint given with --blueprint is an error."""
+    from bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
+
+    path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
+    if not os.path.exists(path):
+        if args.blueprint or os.environ.get(BLUEPRINT_ENV) or args.no_train:
+            print(f"pokerbot match: no blueprint at {path}; make one with "
+                  f"`pokerbot train-blueprint --preset default --out {path}`", file=sys.stderr)
+            return 2
+        print(f"pokerbot match: no blueprint at {path} yet: training the default preset first (about 50 minutes "
+              "on two cores, once; --no-train to stop instead)", flush=True)
+        status = _cmd_train_blueprint(argparse.Namespace(preset="default", out=path, threads=None, minutes=None,
+                                                         resume=os.path.isdir(path + ".ckpt"), seed=0))
+        if status:
+            return status
+    os.environ[BLUEPRINT_ENV] = os.path.abspath(path)
+    return 0
 
 
 def _cmd_train_blueprint(args: argparse.Namespace) -> int:
@@ -217,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play a match as an ACPC player: pokerbot play <host> <port>")
     pl.add_argument("host", help="dealer host")
     pl.add_argument("port", type=_port, help="dealer port for this seat")
+    pl.add_argument("ports", type=_port, nargs="*", metavar="PORT",
+                    help="more seats to play from this process (same host), sharing its solver workers")
     pl.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
     pl.add_argument("--strategy", default="libratus", choices=sorted(STRATEGIES),
                     help="what to play (default libratus: blueprint, then real-time subgame solving)")
@@ -250,8 +309,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("dealer", help="run an ACPC dealer (see pokerbot dealer --help)", add_help=False)
 
     m = sub.add_parser("match", help="play two players on our dealer and report mbb/hand with confidence intervals")
-    m.add_argument("player_a", help=f"a strategy ({', '.join(sorted(STRATEGIES))}) or a command line run as '<cmd> <host> <port>'")
-    m.add_argument("player_b", help="the opponent, the same way")
+    m.add_argument("player_a", nargs="?", default="libratus",
+                   help=f"a strategy ({', '.join(sorted(STRATEGIES))}) or a command line run as '<cmd> <host> <port>' "
+                        "(default libratus)")
+    m.add_argument("player_b", nargs="?", default="random", help="the opponent, the same way (default random)")
     m.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
     m.add_argument("--hands", type=_positive, default=1000, help="hands per match (default 1000)")
     m.add_argument("--seed", type=int, default=1, help="card seed (default 1)")
@@ -263,7 +324,10 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                    help="JSON log level on stderr (default warning)")
     m.add_argument("--blueprint", default=None, metavar="PATH",
-                   help="blueprint store for players given as the strategy 'blueprint'")
+                   help="blueprint store for the players libratus, unsafe and blueprint (default "
+                        "$POKERBOT_BLUEPRINT, else blueprints/default.bp, trained first if missing)")
+    m.add_argument("--no-train", action="store_true",
+                   help="fail instead of training the default blueprint when it is missing")
     m.set_defaults(func=_cmd_match)
 
     t = sub.add_parser("train-blueprint", help="train a hold'em blueprint (card abstraction, MCCFR) into a store")

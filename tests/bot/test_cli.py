@@ -45,3 +45,19 @@ def test_bench_evaluator_prints_figures_and_ratio():
     r = json.loads(out)
     assert r["ours_batch_boards_meps"] > 0 and r["ours_random7_meps"] > 0
     assert "ratio_batch_vs_pokerfast" in r and "ratio_batch_vs_phevaluator" in r
+
+
+def test_match_without_a_blueprint_says_how_to_make_one(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no blueprints/default.bp here
+    monkeypatch.delenv("POKERBOT_BLUEPRINT", raising=False)
+    assert main(["match", "--no-train", "--hands", "5", "--out", str(tmp_path / "r")]) == 2  # libratus vs random
+    err = capsys.readouterr().err
+    assert "no blueprint at blueprints/default.bp" in err and "train-blueprint --preset default" in err
+    assert main(["match", "blueprint", "call", "--blueprint", str(tmp_path / "missing.bp")]) == 2
+    assert "missing.bp" in capsys.readouterr().err
+    assert not (tmp_path / "blueprints").exists()  # nothing was trained
+
+
+def test_play_refuses_a_missing_blueprint_before_starting_workers(capsys, tmp_path):
+    assert main(["play", "127.0.0.1", "9", "--blueprint", str(tmp_path / "none.bp")]) == 2  # default: libratus
+    assert "none.bp" in capsys.readouterr().err
