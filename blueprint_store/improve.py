@@ -17,14 +17,24 @@ from __future__ import annotations
 
 import glob
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
 
 from protocol.betting import ActionType, BettingState
 from protocol.gamedef import GameDef
 from protocol.matchstate import MatchStateError, parse_state_line
+from solver import translation
+from solver.betting_tree import build_betting_tree
+from solver.tree import BetSizes
 
+from .abstraction import HoldemDeals
 from .actions import ActionAbstraction
+from .store import Blueprint, ExtensionContents, write_blueprint
+from .train import mccfr_solver, run_schedule
 
 
 def pot_fraction(to: int, spent: tuple[int, int] | list[int], actor: int) -> float:
@@ -40,7 +50,7 @@ def pseudo_harmonic_midpoint(a: float, b: float) -> float:
     each with probability one half: (A + B + 2AB) / (A + B + 2)."""
     if not 0 <= a < b:
         raise ValueError(f"need 0 <= A < B, got A={a}, B={b}")
-    return (a + b + 2 * a * b) / (a + b + 2)
+    return translation.pseudo_harmonic_midpoint(a, b)
 
 
 @dataclass(frozen=True)
@@ -164,3 +174,99 @@ def most_common_size(bets: list[OpponentBet], abstraction: ActionAbstraction) ->
         return None
     (depth, x), n = counts.most_common(1)[0]
     return depth, x, n
+
+
+# ---------------------------------------------------------------------- step two: solve and store
+
+#: Pot fractions of the raises after an added first raise (depth 1 and up): coarser
+#: than the default preset's, as Libratus made the abstraction after the added size.
+EXTENSION_RERAISES = (1.0,)
+EXTENSION_MAX_RAISES = 3
+#: MCCFR settings of the default preset (regrets in 1/100 big blind).
+EXTENSION_PRUNE_THRESHOLD = -30_000_000.0
+EXTENSION_REGRET_FLOOR = -31_000_000
+
+
+def extension_actions(base: ActionAbstraction, opening_sizes: tuple[float, ...]) -> ActionAbstraction:
+    """The base abstraction with the first round's first raise sizes replaced by
+    ``opening_sizes`` and a coarse pot-size re-raise after them; later rounds as in
+    the base."""
+    first = BetSizes(bets=(tuple(sorted(opening_sizes)), EXTENSION_RERAISES),
+                     max_raises=min(base.rounds[0].max_raises, EXTENSION_MAX_RAISES))
+    return ActionAbstraction((first,) + tuple(base.rounds[1:]))
+
+
+def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tuple[float, ...], seconds: float,
+                    threads: int | None = None, seed: int = 0, batch: int = 20_000,
+                    log: Callable[[str], None] = print) -> ExtensionContents:
+    """Solve the game again with ``opening_sizes`` as the first raise sizes of the first
+    round (the added size and, for type 2, its sibling sizes too: the opponent's range
+    for the added size is then found in the solve, as in Libratus's unsafe subgame
+    solving with a default sibling offered), with the base's card abstraction, for
+    ``seconds`` of MCCFR."""
+    threads = threads or os.cpu_count() or 1
+    actions = extension_actions(base.actions, opening_sizes)
+    tree = build_betting_tree(base.game, actions.sizes(), base.tree.buckets)
+    log(f"{kind} extension for size {size:.3f} (first raises {', '.join(f'{x:.3f}' for x in sorted(opening_sizes))}):"
+        f" {tree.num_nodes:,} nodes, {tree.num_slots:,} slots ({tree.memory_bytes() / 1e6:.0f} MB)")
+    solver = mccfr_solver(tree, base.game, EXTENSION_PRUNE_THRESHOLD, EXTENSION_REGRET_FLOOR, seed)
+    deals = HoldemDeals(base.cards, threads=threads)
+    elapsed = run_schedule(solver, deals, seconds, batch, threads, log)
+    figures = {"kind": kind, "size": size, "opening_sizes": list(opening_sizes), "iterations": solver.iterations,
+               "train_seconds": elapsed, "threads": threads, "seed": seed,
+               "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return ExtensionContents(kind, size, actions, tree, solver.average_strategy().astype(np.float32), figures)
+
+
+@dataclass
+class ImprovementPlan:
+    type2: list[Gap]  # gaps to fill, best first
+    type1: tuple[int, float, int] | None  # (depth, size, count) of the most common missing size
+    collected: CollectedBets
+
+
+def plan_improvement(base: Blueprint, paths: list[str], us: str, k: int, type1: bool = True) -> ImprovementPlan:
+    """What to add: the ``k`` best-scoring gaps of the first raise (depth 0) that no
+    extension of ``base`` fills yet, and the most common missing size (type 1)."""
+    got = collect_opponent_bets(paths, base.game, us)
+    have = {(e.kind, round(e.size, 3)) for e in base.extensions}
+    gaps = [g for g in score_gaps(got.bets, base.actions)
+            if g.depth == 0 and g.score > 0 and ("type2", round(g.midpoint, 3)) not in have][:k]
+    common = most_common_size(got.bets, base.actions) if type1 else None
+    if common is not None and (common[0] != 0 or ("type1", round(common[1], 3)) in have):
+        common = None
+    return ImprovementPlan(gaps, common, got)
+
+
+def improve(base_path: str, paths: list[str], out: str, us: str = "libratus", k: int = 3, seconds: float = 3600.0,
+            type1: bool = True, threads: int | None = None, seed: int = 0,
+            log: Callable[[str], None] = print) -> dict:
+    """One self-improvement run: read the logs, pick the gaps, solve each addition for
+    an equal share of ``seconds``, and write a new store at ``out`` holding the base
+    and every extension (old and new). The input store is never written to; the new
+    one appears atomically, so an interrupted run leaves both valid."""
+    if os.path.exists(out) and os.path.samefile(out, base_path):
+        raise ValueError(f"--out must be a new file, not the input store {base_path}")
+    base = Blueprint(base_path)
+    plan = plan_improvement(base, paths, us, k, type1)
+    c = plan.collected
+    log(f"read {c.hands:,} hands from {c.files} log file(s) ({c.skipped_lines} lines skipped): "
+        f"{len(c.bets):,} opponent first-round raises")
+    for g in plan.type2:
+        log(f"gap {g.low:.2f}-{g.high:.2f} pot: score {g.score:.2f} from {g.count} bets; "
+            f"adding {g.midpoint:.3f} pot")
+    if plan.type1:
+        log(f"most common missing size: {plan.type1[1]:.2f} pot ({plan.type1[2]} bets)")
+    jobs = [("type2", g.midpoint, (g.low, g.midpoint, g.high)) for g in plan.type2]
+    if plan.type1:
+        jobs.append(("type1", plan.type1[1], (plan.type1[1],)))
+    if not jobs:
+        log("nothing to add: no opponent first raise fell in a gap")
+    contents = base.contents()
+    for i, (kind, size, sizes) in enumerate(jobs):
+        contents.extensions.append(train_extension(base, kind, size, sizes, seconds / len(jobs), threads,
+                                                   seed + i, log=log))
+    write_blueprint(out, contents)
+    log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB) with {len(contents.extensions)} extension(s)")
+    return {"hands": c.hands, "bets": len(c.bets), "added": [{"kind": k_, "size": s} for k_, s, _ in jobs],
+            "extensions": len(contents.extensions), "out": out}

@@ -58,6 +58,11 @@ def print_info(path: str, verify: bool = False, hands: list[str] | None = None) 
         print("training: " + ", ".join(f"{k} {v:,}" if isinstance(v, int) else
                                        (f"{k} {v:,.1f}" if isinstance(v, float) else f"{k} {v}")
                                        for k, v in tr.items() if k != "mccfr"))
+    for e in bp.extensions:
+        tr = e.training_figures
+        print(f"extension {e.kind}: first raise {e.size:.3f} pot (first raises {list(e.actions.rounds[0].bets[0])}), "
+              f"{e.tree.num_nodes:,} nodes, {tr.get('iterations', 0):,} iterations in "
+              f"{tr.get('train_seconds', 0):.0f} s")
     for name, info in h["arrays"].items():
         print(f"  array {name}: {info['dtype']} {tuple(info['shape'])}")
     if hands:

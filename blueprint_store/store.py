@@ -17,6 +17,12 @@ that open one file share its pages through the page cache. ``verify()`` checks e
 array's CRC (a full read). Writing goes to a temporary file renamed over the target,
 so an interrupted write never leaves a broken store behind.
 
+A store may also hold extensions written by the self-improver (``improve.py``): each
+is a strategy for the whole game under another first-round abstraction (an added
+opening size, Libratus's "type 2", or only the opponent's most common size, "type
+1"), trained on the same card abstraction; its arrays carry the prefix ``ext<i>_``.
+The player switches to one when an opponent's first bet maps to its size.
+
 A lookup walks the stored betting tree along a rules state's actions and returns the
 probabilities of the abstract actions for the viewer's bucket, range-thresholded on
 read (probabilities under 4 % dropped and the rest renormalised on the first two
@@ -25,11 +31,12 @@ rounds, as Libratus did); ``reach`` gives every hand's probability of a line.
 
 from __future__ import annotations
 
+import copy
 import os
 import struct
 import tempfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import msgpack
@@ -68,6 +75,23 @@ class OffTreeError(KeyError):
 
 
 @dataclass
+class ExtensionContents:
+    """A strategy for the whole game under another first-round abstraction, used
+    after an opponent's first bet of about ``size`` (a pot fraction at raise depth 0).
+    ``kind``: "type2" (a size added between two of the base's; used when translation
+    among the base's sizes and this one picks it) or "type1" (the opponent's most
+    common size only; used while the opponent's last eight such bets were of it)."""
+
+    kind: str
+    size: float
+    actions: ActionAbstraction
+    tree: BettingTree
+    strategy: np.ndarray
+    training: dict
+    action_arrays: tuple[np.ndarray, np.ndarray] | None = None  # (type, size) per node, for a tree read back
+
+
+@dataclass
 class BlueprintContents:
     """What ``write_blueprint`` stores."""
 
@@ -77,11 +101,21 @@ class BlueprintContents:
     tree: BettingTree
     strategy: np.ndarray  # float32 per slot: the average strategy
     training: dict
+    extensions: list[ExtensionContents] = field(default_factory=list)
+    action_arrays: tuple[np.ndarray, np.ndarray] | None = None  # (type, size) per node, for a tree read back
 
 
-def _tree_arrays(tree: BettingTree) -> dict[str, np.ndarray]:
-    atype = np.array([-1 if a is None else int(a.type) for a in tree.actions], dtype=np.int8)
-    asize = np.array([0 if a is None else a.size for a in tree.actions], dtype=np.int64)
+EXTENSION_KINDS = ("type1", "type2")
+
+
+def _tree_arrays(tree: BettingTree, action_arrays: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    if action_arrays is not None:  # a tree read from a store keeps its actions as arrays
+        atype, asize = action_arrays
+    else:
+        atype = np.array([-1 if a is None else int(a.type) for a in tree.actions], dtype=np.int8)
+        asize = np.array([0 if a is None else a.size for a in tree.actions], dtype=np.int64)
+    if len(atype) != tree.num_nodes:
+        raise ValueError(f"the tree has {tree.num_nodes} nodes but {len(atype)} actions")
     return {"tree_kind": tree.kind, "tree_player": tree.player, "tree_round": tree.round,
             "tree_first_child": tree.first_child, "tree_num_children": tree.num_children,
             "tree_spent": tree.spent, "tree_slot_offset": tree.slot_offset,
@@ -91,13 +125,26 @@ def _tree_arrays(tree: BettingTree) -> dict[str, np.ndarray]:
 def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> None:
     """Write the store atomically (temporary file, then rename)."""
     c = contents
-    arrays = dict(_tree_arrays(c.tree))
+    arrays = dict(_tree_arrays(c.tree, c.action_arrays))
     arrays["strategy"] = np.ascontiguousarray(c.strategy, dtype=np.float32)
     arrays["cards_preflop"] = np.ascontiguousarray(c.cards.preflop, dtype=np.uint16)
     arrays["cards_flop"] = np.ascontiguousarray(c.cards.flop, dtype=np.uint16)
     arrays["cards_turn"] = np.ascontiguousarray(c.cards.turn, dtype=np.uint16)
     if arrays["strategy"].shape != (c.tree.num_slots,):
         raise ValueError(f"strategy has shape {arrays['strategy'].shape}, the tree has {c.tree.num_slots} slots")
+    extensions = []
+    for i, e in enumerate(c.extensions):
+        if e.kind not in EXTENSION_KINDS:
+            raise ValueError(f"extension kind must be one of {EXTENSION_KINDS}, got {e.kind!r}")
+        if e.strategy.shape != (e.tree.num_slots,):
+            raise ValueError(f"extension {i}: strategy has shape {e.strategy.shape}, its tree {e.tree.num_slots} slots")
+        if tuple(e.tree.buckets) != tuple(c.tree.buckets):
+            raise ValueError(f"extension {i}: buckets {e.tree.buckets} differ from the blueprint's {c.tree.buckets}")
+        for name, a in _tree_arrays(e.tree, e.action_arrays).items():
+            arrays[f"ext{i}_{name}"] = a
+        arrays[f"ext{i}_strategy"] = np.ascontiguousarray(e.strategy, dtype=np.float32)
+        extensions.append({"kind": e.kind, "size": float(e.size), "actions": e.actions.as_dict(),
+                           "num_slots": int(e.tree.num_slots), "training": e.training})
     table: dict[str, dict] = {}
     header = {
         "format": FORMAT_VERSION,
@@ -107,6 +154,7 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
         "buckets": list(c.tree.buckets),
         "num_slots": int(c.tree.num_slots),
         "training": c.training,
+        "extensions": extensions,
         "arrays": table,
     }
     # offsets depend on the header's length, which depends on the offsets: fix the
@@ -202,6 +250,49 @@ class Blueprint:
         self.cards = CardAbstraction(spec, a["cards_preflop"], a["cards_flop"], a["cards_turn"])
         self._atype = a["tree_action_type"]
         self._asize = a["tree_action_size"]
+        self.kind = "base"
+        self.size: float | None = None
+        self.extensions: list[Blueprint] = []
+        try:
+            for i, e in enumerate(self.header.get("extensions", [])):
+                self.extensions.append(self._extension(i, e))
+        except (KeyError, TypeError, ValueError) as err:
+            raise StoreError(f"{self.path}: extension is malformed: {err}") from None
+
+    def _extension(self, i: int, info: dict) -> "Blueprint":
+        """A view of extension ``i``: this store with the extension's tree and strategy."""
+        a = self._arrays
+        p = f"ext{i}_"
+        if info["kind"] not in EXTENSION_KINDS:
+            raise ValueError(f"unknown kind {info['kind']!r}")
+        missing = {p + n for n in ("strategy", "tree_kind", "tree_action_type")} - set(a)
+        if missing:
+            raise StoreError(f"{self.path}: arrays missing from the store: {sorted(missing)}")
+        view = copy.copy(self)
+        view.extensions = []
+        view.kind = info["kind"]
+        view.size = float(info["size"])
+        view.actions = ActionAbstraction.from_dict(info["actions"])
+        view.tree = BettingTree(
+            kind=a[p + "tree_kind"], player=a[p + "tree_player"], round=a[p + "tree_round"],
+            first_child=a[p + "tree_first_child"], num_children=a[p + "tree_num_children"],
+            spent=a[p + "tree_spent"], slot_offset=a[p + "tree_slot_offset"], num_slots=int(info["num_slots"]),
+            buckets=self.tree.buckets)
+        view.strategy = a[p + "strategy"]
+        if view.strategy.shape != (view.tree.num_slots,):
+            raise StoreError(f"{self.path}: extension {i} strategy has {view.strategy.shape[0]} slots, "
+                             f"its tree {view.tree.num_slots}")
+        view._atype = a[p + "tree_action_type"]
+        view._asize = a[p + "tree_action_size"]
+        view.training_figures = info.get("training", {})
+        return view
+
+    def contents(self) -> BlueprintContents:
+        """Everything in the store (arrays still memory-mapped), to write a new store from."""
+        exts = [ExtensionContents(e.kind, e.size, e.actions, e.tree, e.strategy, e.training_figures,
+                                  (e._atype, e._asize)) for e in self.extensions]
+        return BlueprintContents(self.game, self.actions, self.cards, self.tree, self.strategy,
+                                 self.header.get("training", {}), exts, (self._atype, self._asize))
 
     # ------------------------------------------------------------------ checks
     def verify(self) -> None:

@@ -102,9 +102,7 @@ def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, 
     tree = build_betting_tree(game, preset.actions.sizes(), spec.buckets)
     log(f"betting tree: {tree.num_nodes:,} nodes, {tree.num_decisions:,} decisions, {tree.num_slots:,} slots "
         f"({tree.memory_bytes() / 1e6:.0f} MB of regrets and weights)")
-    settings = MCCFRSettings(prune_threshold=preset.prune_threshold, regret_floor=preset.regret_floor,
-                             prune_k=(preset.prune_threshold - preset.regret_floor) * 0.05 / 0.95)
-    solver = MCCFR(tree, game.big_blind, settings, seed=seed)
+    solver = mccfr_solver(tree, game, preset.prune_threshold, preset.regret_floor, seed)
     elapsed_before = 0.0
     if resume and os.path.exists(state_path):
         with np.load(state_path, allow_pickle=False) as z:
@@ -118,32 +116,8 @@ def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, 
             solver.rng.bit_generator.state = json.loads(str(z["rng"]))
         log(f"resumed at {solver.iterations:,} iterations, {elapsed_before:.0f} s trained")
     deals = HoldemDeals(cards, threads=threads)
-    discount_every = budget * 0.02
-    discount_until = budget * 0.2
-    prune_at = budget * 0.2
-    next_discount = (int(elapsed_before / discount_every) + 1) * discount_every if discount_every > 0 else budget
-    last_ckpt = time.perf_counter()
-    t0 = time.perf_counter() - elapsed_before
-    while True:
-        elapsed = time.perf_counter() - t0
-        if elapsed >= budget:
-            break
-        if elapsed >= prune_at and not solver.settings.prune_after:
-            solver.settings = replace(solver.settings, prune_after=max(1, solver.iterations))
-            log(f"pruning from iteration {solver.iterations:,}")
-        report = solver.train(deals, preset.batch, batch=preset.batch, threads=threads)
-        elapsed = time.perf_counter() - t0
-        while elapsed >= next_discount and next_discount <= discount_until:
-            k = next_discount / discount_every
-            solver.discount(k / (k + 1.0))
-            next_discount += discount_every
-        log(f"{solver.iterations:,} iterations, {report.nodes_per_second / 1e6:.1f} M nodes/s "
-            f"({report.nodes_per_second / threads / 1e6:.1f} M per core), {elapsed:.0f} s, "
-            f"{max(0.0, budget - elapsed):.0f} s left")
-        if time.perf_counter() - last_ckpt >= checkpoint_seconds:
-            _save_state(state_path, solver, elapsed)
-            last_ckpt = time.perf_counter()
-    elapsed = time.perf_counter() - t0
+    elapsed = run_schedule(solver, deals, budget, preset.batch, threads, log, elapsed_before,
+                           lambda e: _save_state(state_path, solver, e), checkpoint_seconds)
     _save_state(state_path, solver, elapsed)
     figures = {
         "preset": preset.name, "seed": seed, "iterations": solver.iterations, "train_seconds": elapsed,
@@ -157,6 +131,49 @@ def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, 
                                            solver.average_strategy().astype(np.float32), figures))
     log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB): {solver.iterations:,} iterations in {elapsed:.0f} s")
     return figures
+
+
+def mccfr_solver(tree, game: GameDef, prune_threshold: float, regret_floor: int, seed: int) -> MCCFR:
+    """MCCFR with the blueprint settings: Libratus's pruning constant K derived from
+    the threshold and floor (the 2 % chained-probability floor)."""
+    settings = MCCFRSettings(prune_threshold=prune_threshold, regret_floor=regret_floor,
+                             prune_k=(prune_threshold - regret_floor) * 0.05 / 0.95)
+    return MCCFR(tree, game.big_blind, settings, seed=seed)
+
+
+def run_schedule(solver: MCCFR, deals: HoldemDeals, budget: float, batch: int, threads: int,
+                 log: Callable[[str], None], elapsed_before: float = 0.0,
+                 checkpoint: Callable[[float], None] | None = None, checkpoint_seconds: float = 300.0) -> float:
+    """Train for ``budget`` seconds (counting ``elapsed_before``) on the Pluribus
+    schedule scaled to the budget: linear discounting every 2 % during the first 20 %,
+    pruning after 20 %. Progress lines every ``batch`` iterations; ``checkpoint(elapsed)``
+    every ``checkpoint_seconds``. Returns the seconds trained in all."""
+    discount_every = budget * 0.02
+    discount_until = budget * 0.2
+    prune_at = budget * 0.2
+    next_discount = (int(elapsed_before / discount_every) + 1) * discount_every if discount_every > 0 else budget
+    last_ckpt = time.perf_counter()
+    t0 = time.perf_counter() - elapsed_before
+    while True:
+        elapsed = time.perf_counter() - t0
+        if elapsed >= budget:
+            break
+        if elapsed >= prune_at and not solver.settings.prune_after:
+            solver.settings = replace(solver.settings, prune_after=max(1, solver.iterations))
+            log(f"pruning from iteration {solver.iterations:,}")
+        report = solver.train(deals, batch, batch=batch, threads=threads)
+        elapsed = time.perf_counter() - t0
+        while elapsed >= next_discount and next_discount <= discount_until:
+            k = next_discount / discount_every
+            solver.discount(k / (k + 1.0))
+            next_discount += discount_every
+        log(f"{solver.iterations:,} iterations, {report.nodes_per_second / 1e6:.1f} M nodes/s "
+            f"({report.nodes_per_second / threads / 1e6:.1f} M per core), {elapsed:.0f} s, "
+            f"{max(0.0, budget - elapsed):.0f} s left")
+        if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_seconds:
+            checkpoint(elapsed)
+            last_ckpt = time.perf_counter()
+    return time.perf_counter() - t0
 
 
 def _save_state(path: str, solver: MCCFR, elapsed: float) -> None:

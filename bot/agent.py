@@ -164,7 +164,7 @@ class LibratusAgent:
         self._solution = None
 
     # ------------------------------------------------------------------ ranges
-    def _blueprint_ranges(self, state: BettingState) -> np.ndarray:
+    def _blueprint_ranges(self, state: BettingState, me: int) -> np.ndarray:
         """Both players' reach over the 1,326 hands at the start of the turn, by
         Bayes' rule along the blueprint line of rounds 1-2 (uniform if the line
         left the blueprint)."""
@@ -174,14 +174,15 @@ class LibratusAgent:
             for a in state.actions[r]:
                 prefix.apply(a)
         prefix.hand_id = state.hand_id
-        _, path = self.bp_player.walk(prefix)
+        _, path = self.bp_player.walk(prefix, me)
+        view = self.bp_player.view  # the base tree or the extension this hand follows
         node_ok = len(path) == sum(len(state.actions[r]) for r in range(upto))
         board = state.board_cards
         out = np.ones((2, len(rg.hole_hands(state.game))))
         blocked = rg.blocked_by(rg.hole_hands(state.game), tuple(board))
         for p in (0, 1):
             if node_ok:
-                out[p] = self.bp.reach(path, p, board)
+                out[p] = view.reach(path, p, board)
             out[p][blocked] = 0.0
         return out
 
@@ -291,7 +292,7 @@ class LibratusAgent:
                 first = [a for a, who in zip(state.actions[state.round], state.actors[state.round]) if who != me][:1]
                 extra = tuple(a.size for a in first if a.type is ActionType.RAISE and state.game.is_nolimit
                               and state.actions[state.round][0] == a)
-                self._solution = self._solve(root, self._blueprint_ranges(state), "unsafe", extra=extra)
+                self._solution = self._solve(root, self._blueprint_ranges(state, me), "unsafe", extra=extra)
                 source = "unsafe"
             else:
                 node, parent, missing = _walk(self._solution, state)
@@ -311,8 +312,8 @@ class LibratusAgent:
         action = self.bp_player.act(ms)
         if self.bp_player.fallbacks != before:
             return action, "fallback"
-        node, _ = self.bp_player.walk(ms.state)
-        off = node is not None and [int(x) for x in self.bp.tree.spent[node]] != list(ms.state.spent)
+        node, _ = self.bp_player.walk(ms.state, ms.viewer)
+        off = node is not None and [int(x) for x in self.bp_player.view.tree.spent[node]] != list(ms.state.spent)
         return action, "translation" if off else "blueprint"
 
     def _fallback(self, ms: MatchState) -> tuple[Action, str]:

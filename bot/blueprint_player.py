@@ -11,11 +11,19 @@ same pot fraction, clamped to the legal range; all-in stays all-in.
 
 If the abstract tree has no raise where the real hand has one (beyond the
 abstraction's raise cap), the player stops following the tree and checks or calls.
+
+Extensions (from ``pokerbot improve``): at the opponent's first raise of the first
+round, a type-2 extension's size competes with the base sizes in the translation; if
+it is picked, the rest of the hand is played from that extension's tree. A type-1
+extension (the opponent's most common size) is used instead, for a raise within
+0.01 pot of its size, while the opponent's last eight first raises in that spot were
+all of that size.
 """
 
 from __future__ import annotations
 
 import random
+from collections import deque
 
 from protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from protocol.matchstate import MatchState
@@ -39,9 +47,31 @@ class BlueprintStrategy:
         self._walk_path: list[tuple[int, int]] = []
         self._walk_node: int | None = 0
         self._walk_real: BettingState | None = None
+        self.view: Blueprint = self.bp  # the tree the current hand is played from (the base or an extension)
+        self.me: int | None = None  # our position in the current hand, once known
+        #: the opponent's last first-round first raises (pot fractions) per spot (actions before it)
+        self.opponent_sizes: dict[int, deque] = {}
+
+    TYPE1_HISTORY = 8
+    TYPE1_TOLERANCE = 0.01
 
     def hand_over(self, ms: MatchState) -> None:
-        pass
+        """Remember the opponent's first raise of the first round (type-1 extensions)."""
+        st = ms.state
+        for i, (a, who) in enumerate(zip(st.actions[0], st.actors[0])):
+            if a.type is ActionType.RAISE:
+                if who != ms.viewer and st.game.is_nolimit:
+                    replay = BettingState(st.game)
+                    for b in st.actions[0][:i]:
+                        replay.apply(b)
+                    x = self._fraction(a.size, replay.spent[0], replay.spent[1], who)
+                    self.opponent_sizes.setdefault(i, deque(maxlen=self.TYPE1_HISTORY)).append(x)
+                break
+
+    def _type1_active(self, spot: int, ext: Blueprint) -> bool:
+        h = self.opponent_sizes.get(spot)
+        return (h is not None and len(h) == self.TYPE1_HISTORY
+                and all(abs(x - ext.size) <= self.TYPE1_TOLERANCE for x in h))
 
     # ------------------------------------------------------------------ walking
     @staticmethod
@@ -53,17 +83,19 @@ class BlueprintStrategy:
         base = spent0 + spent1 + to_call
         return (to - top) / base if base > 0 else 0.0
 
-    def _abstract_node(self, state: BettingState) -> int | None:
+    def _abstract_node(self, state: BettingState, me: int | None = None) -> int | None:
         """The abstract node for ``state``, translating raises the tree lacks; None
         when the hand has left what the tree can follow."""
-        node, _ = self.walk(state)
-        return node if node is not None and self.bp.tree.kind[node] == DECISION else None
+        node, _ = self.walk(state, me)
+        return node if node is not None and self.view.tree.kind[node] == DECISION else None
 
-    def walk(self, state: BettingState) -> tuple[int | None, list[tuple[int, int]]]:
+    def walk(self, state: BettingState, me: int | None = None) -> tuple[int | None, list[tuple[int, int]]]:
         """(node, path): the abstract node reached by ``state``'s betting and the
-        (node, child index) steps taken. Translations are remembered for the hand,
-        so that asking again (one decision later) extends the same path. node is None
-        when the hand left what the tree can follow."""
+        (node, child index) steps taken, in ``self.view`` (the base tree, or an
+        extension the opponent's first raise led to; ``me``, our position, tells whose
+        raise that is). Translations are remembered for the hand, so that asking again
+        (one decision later) extends the same path. node is None when the hand left
+        what the tree can follow."""
         actions = [a for acts in state.actions for a in acts]
         key = (state.hand_id, id(state.game))
         if self._walk_key != key or actions[: len(self._walk_actions)] != self._walk_actions:
@@ -72,26 +104,90 @@ class BlueprintStrategy:
             self._walk_path = []
             self._walk_node = 0
             self._walk_real = BettingState(state.game)
+            self.view = self.bp
+            self.me = None
+        if me is not None:
+            self.me = me
         for a in actions[len(self._walk_actions):]:
             if self._walk_node is None:
                 break
-            pick = self._step(self._walk_node, self._walk_real, a)
+            pick = self._maybe_switch(a) if self._first_opponent_raise(a) else None
+            if pick is None:
+                pick = self._step(self._walk_node, self._walk_real, a)
             self._walk_real.apply(a)
             if pick is None:
                 self._walk_node = None
             else:
                 self._walk_path.append((self._walk_node, pick))
-                self._walk_node = int(self.bp.tree.first_child[self._walk_node]) + pick
+                self._walk_node = int(self.view.tree.first_child[self._walk_node]) + pick
             self._walk_actions.append(a)
         return self._walk_node, list(self._walk_path)
 
+    def _first_opponent_raise(self, a: Action) -> bool:
+        real = self._walk_real
+        return (bool(self.bp.extensions) and self.me is not None and a.type is ActionType.RAISE
+                and real.round == 0 and real.game.is_nolimit and real.current_player != self.me
+                and not any(b.type is ActionType.RAISE for b in real.actions[0]))
+
+    def _maybe_switch(self, a: Action) -> int | None:
+        """At the opponent's first raise of the hand: move to an extension if its size
+        wins (type 1 while active, else randomised translation among the base sizes
+        and the type-2 sizes), replaying the checks and calls before it in its tree.
+        Returns the child index the raise maps to in ``self.view`` (None: let the usual
+        translation decide, in the base)."""
+        real = self._walk_real
+        actor = real.current_player
+        if a.size >= real.game.stack[actor]:
+            return None  # all-in stays all-in, in the base
+        x = self._fraction(a.size, real.spent[0], real.spent[1], actor)
+        spot = len(real.actions[0])
+        chosen: Blueprint | None = None
+        for ext in self.bp.extensions:
+            if ext.kind == "type1" and abs(x - ext.size) <= self.TYPE1_TOLERANCE and self._type1_active(spot, ext):
+                chosen = ext
+                break
+        if chosen is None:
+            node = self._walk_node
+            base = self.bp
+            children = base.child_actions(node)
+            stack = real.game.stack[actor]
+            sp = base.tree.spent[node]
+            options: list[tuple[float, Blueprint | None, int]] = [
+                (self._fraction(c.size, int(sp[0]), int(sp[1]), actor), None, i)
+                for i, c in enumerate(children) if c.type is ActionType.RAISE and c.size < stack]
+            exts = [(e.size, e, -1) for e in base.extensions if e.kind == "type2"]
+            if not exts or not options:
+                return None
+            options += exts
+            size, chosen, index = options[translate(x, [o[0] for o in options], self.rng)]
+            if chosen is None:
+                return index  # a base size: the same choice the joint translation made
+        node, path = 0, []
+        for b in real.actions[0]:  # only checks and calls come before the first raise
+            kids = chosen.child_actions(node)
+            key = Action(b.type)
+            if key not in kids:
+                return None
+            path.append((node, kids.index(key)))
+            node = int(chosen.tree.first_child[node]) + kids.index(key)
+        kids = chosen.child_actions(node)
+        sp = chosen.tree.spent[node]
+        raises = [(abs(self._fraction(c.size, int(sp[0]), int(sp[1]), actor) - chosen.size), i)
+                  for i, c in enumerate(kids) if c.type is ActionType.RAISE and c.size < real.game.stack[actor]]
+        if not raises:
+            return None
+        self.view = chosen
+        self._walk_node = node
+        self._walk_path = path
+        return min(raises)[1]
+
     def _step(self, node: int, real: BettingState, a: Action) -> int | None:
         """The child index of ``node`` that real action ``a`` (in state ``real``) maps to."""
-        tree = self.bp.tree
+        tree = self.view.tree
         game = real.game
         if tree.kind[node] != DECISION:
             return None
-        children = self.bp.child_actions(node)
+        children = self.view.child_actions(node)
         if a.type is not ActionType.RAISE:
             key = Action(a.type)
             return children.index(key) if key in children else None
@@ -121,16 +217,17 @@ class BlueprintStrategy:
         if self._checked_game is not state.game:
             self.bp.check_game(state.game)
             self._checked_game = state.game
-        node = self._abstract_node(state)
-        if node is None or int(self.bp.tree.player[node]) != ms.viewer:
+        node = self._abstract_node(state, ms.viewer)
+        view = self.view
+        if node is None or int(view.tree.player[node]) != ms.viewer:
             self.fallbacks += 1
             return CALL
-        tree = self.bp.tree
+        tree = view.tree
         r = int(tree.round[node])
         hole = state.hole_cards[ms.viewer]
         board = state.board_cards[: state.game.total_board_cards(r)]
-        probs = self.bp.probabilities(node, self.bp.bucket(r, hole, board))
-        children = self.bp.child_actions(node)
+        probs = view.probabilities(node, view.bucket(r, hole, board))
+        children = view.child_actions(node)
         u = self.rng.random()
         acc = 0.0
         choice = len(children) - 1

@@ -200,6 +200,37 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_improve(args: argparse.Namespace) -> int:
+    from blueprint_store.improve import improve
+    from blueprint_store.store import StoreError
+
+    t0 = time.time()
+
+    def log(msg: str) -> None:
+        print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
+
+    try:
+        improve(args.blueprint, args.logs, args.out, us=args.us, k=args.k, seconds=args.hours * 3600.0,
+                type1=not args.no_type1, threads=args.threads, seed=args.seed, log=log)
+    except (StoreError, FileNotFoundError, ValueError) as e:
+        print(f"pokerbot improve: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"pokerbot improve: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
 def _cmd_blueprint(args: argparse.Namespace) -> int:
     from blueprint_store.info import print_info
     from blueprint_store.store import StoreError
@@ -339,6 +370,21 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0, help="seed of the abstraction and training (default 0)")
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
     t.set_defaults(func=_cmd_train_blueprint)
+
+    im = sub.add_parser("improve", help="self-improvement: add responses to the opponents' first-round bet sizes "
+                                        "that the blueprint lacks, into a new store")
+    im.add_argument("--logs", nargs="+", required=True, metavar="PATH",
+                    help="dealer logs (*.log) or directories holding them")
+    im.add_argument("--blueprint", required=True, metavar="PATH", help="the store to improve (never modified)")
+    im.add_argument("--out", required=True, metavar="PATH", help="the new store (written atomically)")
+    im.add_argument("--us", default="libratus", help="a part of our player's name in the logs (default libratus)")
+    im.add_argument("--k", type=_non_negative, default=3, help="gaps to fill (type 2), best first (default 3)")
+    im.add_argument("--no-type1", action="store_true", help="do not add the most common missing size (type 1)")
+    im.add_argument("--hours", type=_positive_float, default=1.0,
+                    help="solving time shared by the additions (default 1)")
+    im.add_argument("--threads", type=_positive, default=None, help="solver threads (default: every core)")
+    im.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    im.set_defaults(func=_cmd_improve)
 
     bi = sub.add_parser("blueprint", help="inspect a blueprint store: pokerbot blueprint info PATH")
     bi.add_argument("action", choices=["info"], help="what to do")

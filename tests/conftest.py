@@ -8,7 +8,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 
-def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0):
+def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0, actions=None):
     """A real but quick hold'em blueprint: lossless preflop, cheap stand-in flop and
     turn tables (class number modulo 4: the k-means tables have their own tests),
     river buckets on the fly, the tiny action abstraction, MCCFR for a few seconds."""
@@ -27,7 +27,7 @@ def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0):
     cards = CardAbstraction(spec, ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
                             (np.arange(ix.size(1)) % 4).astype(np.uint16),
                             (np.arange(ix.size(2)) % 4).astype(np.uint16))
-    actions = PRESET_ACTIONS["tiny"]
+    actions = actions or PRESET_ACTIONS["tiny"]
     tree = build_betting_tree(game, actions.sizes(), spec.buckets)
     solver = MCCFR(tree, game.big_blind, seed=seed)
     solver.train(HoldemDeals(cards), iterations, batch=10_000)

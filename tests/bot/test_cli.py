@@ -61,3 +61,11 @@ def test_match_without_a_blueprint_says_how_to_make_one(capsys, tmp_path, monkey
 def test_play_refuses_a_missing_blueprint_before_starting_workers(capsys, tmp_path):
     assert main(["play", "127.0.0.1", "9", "--blueprint", str(tmp_path / "none.bp")]) == 2  # default: libratus
     assert "none.bp" in capsys.readouterr().err
+
+
+def test_improve_reports_bad_input_clearly(capsys, tmp_path):
+    assert main(["improve", "--logs", str(tmp_path / "nope"), "--blueprint", str(tmp_path / "x.bp"),
+                 "--out", str(tmp_path / "y.bp")]) == 2
+    assert "x.bp" in capsys.readouterr().err  # the store is opened first
+    with pytest.raises(SystemExit):
+        main(["improve", "--logs", "a", "--blueprint", "b", "--out", "c", "--hours", "0"])

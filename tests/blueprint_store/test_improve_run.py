@@ -1,0 +1,159 @@
+"""Self-improvement, step two: extensions solved, stored beside the base strategy in a
+new store (the input untouched), and played: the blueprint player switches to a type-2
+extension when the opponent's first raise translates to its size, and to a type-1
+extension only while the opponent's last eight first raises were of its size."""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from blueprint_store.actions import ActionAbstraction
+from blueprint_store.improve import improve, plan_improvement
+from blueprint_store.store import Blueprint, StoreError
+from bot.blueprint_player import BlueprintStrategy
+from protocol.betting import BettingState, apply_betting
+from protocol.gamedef import bundled_game
+from protocol.matchstate import MatchState, format_state_line
+from solver.tree import BetSizes
+
+from conftest import build_small_blueprint
+
+HUNL = bundled_game("holdem.nolimit.2p")
+pytestmark = pytest.mark.timeout(600)
+#: two opening sizes, so that there is a gap between them
+ACTIONS = ActionAbstraction((BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2),)
+                            + tuple(BetSizes(bets=((1.0,),), max_raises=1) for _ in range(3)))
+US, THEM = "A-libratus", "B-prober"
+
+
+def digest(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def opens(tmp_path, size_to: int, hands: int):
+    """A dealer log where the opponent (position 1: first to act preflop) opens to ``size_to``."""
+    lines = []
+    for h in range(hands):
+        st = apply_betting(BettingState(HUNL, h, [[0, 1], [2, 3]], [8, 9, 10, 11, 12]), f"r{size_to}f")
+        lines.append(format_state_line(st, st.payoffs(), [US, THEM]))
+    path = tmp_path / f"opens{size_to}.log"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def improved(tmp_path_factory):
+    d = tmp_path_factory.mktemp("improve")
+    base = build_small_blueprint(str(d / "base.bp"), iterations=10_000, actions=ACTIONS)
+    logs = opens(d, 250, 30)  # 150 over a 200 pot after calling: 0.75, in the gap (0.5, 1.0)
+    before = digest(base)
+    lines = []
+    summary = improve(base, [logs], str(d / "improved.bp"), us="libratus", k=3, seconds=4.0, threads=1,
+                      log=lines.append)
+    assert digest(base) == before  # the input store is never written to
+    return base, str(d / "improved.bp"), summary, lines, d
+
+
+def test_improve_adds_the_midpoint_and_the_most_common_size(improved):
+    base, out, summary, lines, _ = improved
+    assert [a["kind"] for a in summary["added"]] == ["type2", "type1"]
+    assert summary["added"][0]["size"] == pytest.approx(2.5 / 3.5)  # the pseudo-harmonic midpoint of 0.5 and 1
+    assert summary["added"][1]["size"] == pytest.approx(0.75)
+    assert any("gap 0.50-1.00" in line for line in lines) and any("wrote" in line for line in lines)
+    bp = Blueprint(out)
+    bp.verify()
+    assert [(e.kind, round(e.size, 3)) for e in bp.extensions] == [("type2", 0.714), ("type1", 0.75)]
+    t2, t1 = bp.extensions
+    root_raises = [a.size for a in t2.child_actions(0) if a.type.name == "RAISE"]
+    # SB opens: pot 150, after calling 200: 0.5 -> 200, 0.714 -> 243, 1.0 -> 300, and all-in
+    assert root_raises[:3] == [200, 243, 300] and root_raises[-1] == 20000
+    assert [a.size for a in t1.child_actions(0) if a.type.name == "RAISE"] == [250, 20000]
+    for e in (t2, t1):
+        p = e.probabilities(0, 5)
+        assert p.shape == (len(e.child_actions(0)),) and p.sum() == pytest.approx(1.0)
+    # the base part is the input's, unchanged
+    b0 = Blueprint(base)
+    np.testing.assert_array_equal(np.asarray(bp.strategy), np.asarray(b0.strategy))
+    assert Blueprint(base).extensions == []
+
+
+def test_a_second_run_does_not_add_the_same_sizes_and_refuses_to_overwrite_its_input(improved):
+    base, out, _, _, d = improved
+    plan = plan_improvement(Blueprint(out), [str(p) for p in d.glob("*.log")], "libratus", k=3)
+    assert plan.type2 == [] and plan.type1 is None
+    with pytest.raises(ValueError, match="new file"):
+        improve(out, [str(p) for p in d.glob("*.log")], out, seconds=1.0)
+
+
+def facing_open(size_to: int, hand: int):
+    st = BettingState(HUNL, hand, [[40, 44], [2, 3]])  # we are position 0, the big blind
+    return MatchState(0, apply_betting(st, f"r{size_to}"))
+
+
+def test_the_player_switches_to_a_type2_extension_by_translation(improved):
+    _, out, _, _, _ = improved
+    player = BlueprintStrategy(seed=1, blueprint=out)
+    player.act(facing_open(243, 1))  # exactly the added size
+    assert player.view.kind == "type2"
+    player.act(facing_open(200, 2))  # exactly a base size
+    assert player.view.kind == "base"
+    kinds = []
+    for h in range(200):  # 0.6 pot: between 0.5 and 0.714, mapped to either by pseudo-harmonic odds
+        player.act(facing_open(220, 100 + h))
+        kinds.append(player.view.kind)
+    share = kinds.count("type2") / len(kinds)
+    # P(0.714 | x = 0.6, A = 0.5, B = 0.714) = 1 - (B - x)(1 + A) / ((B - A)(1 + x))
+    want = 1 - (2.5 / 3.5 - 0.6) * 1.5 / ((2.5 / 3.5 - 0.5) * 1.6)
+    assert abs(share - want) < 0.12
+
+
+def test_type1_is_used_only_after_eight_opens_of_its_size(improved):
+    _, out, _, _, _ = improved
+    player = BlueprintStrategy(seed=2, blueprint=out)
+    kinds = []
+    for h in range(10):
+        ms = facing_open(250, h)
+        player.act(ms)
+        kinds.append(player.view.kind)
+        final = apply_betting(ms.state.copy(), "f", len(ms.state.betting_string()))
+        player.hand_over(MatchState(0, final))
+    assert "type1" not in kinds[:8] and kinds[8:] == ["type1", "type1"]
+    ms = facing_open(300, 20)  # another size: the history no longer supports type 1
+    player.act(ms)
+    player.hand_over(MatchState(0, apply_betting(ms.state.copy(), "f", len(ms.state.betting_string()))))
+    player.act(facing_open(250, 21))
+    assert player.view.kind != "type1"
+
+
+def test_a_damaged_extension_is_refused(improved, tmp_path):
+    _, out, _, _, _ = improved
+    bp = Blueprint(out)
+    import msgpack
+
+    from blueprint_store import store
+
+    raw = open(out, "rb").read()
+    magic, version, crc, length = store._PREAMBLE.unpack(raw[: store._PREAMBLE.size])
+    header = msgpack.unpackb(raw[store._PREAMBLE.size: store._PREAMBLE.size + length], raw=False)
+    header["extensions"][0]["kind"] = "type9"
+    body = msgpack.packb(header, use_bin_type=True)
+    assert len(body) <= length
+    body = body + b"\x00" * 0  # same array offsets: write the shorter header in place
+    import zlib
+
+    bad = tmp_path / "bad.bp"
+    bad.write_bytes(store._PREAMBLE.pack(magic, version, zlib.crc32(body), len(body)) + body
+                    + raw[store._PREAMBLE.size + len(body):])
+    with pytest.raises(StoreError, match="extension"):
+        Blueprint(str(bad))
+    assert len(bp.extensions) == 2
+
+
+def test_info_lists_the_extensions(improved, capsys):
+    from blueprint_store.info import print_info
+
+    _, out, _, _, _ = improved
+    print_info(out, True, [])
+    text = capsys.readouterr().out
+    assert "extension type2: first raise 0.714 pot" in text and "extension type1: first raise 0.750 pot" in text
