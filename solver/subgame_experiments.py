@@ -181,7 +181,9 @@ METHODS = {m.name: m for m in TABLE1_METHODS + TABLE2_METHODS}
 
 
 # --------------------------------------------------------------------------- setups
-def _round_sizes(fractions: tuple[float, ...], raises: tuple[int, ...]) -> dict[int, BetSizes]:
+def round_sizes(fractions: tuple[float, ...], raises: tuple[int, ...]) -> dict[int, BetSizes]:
+    """An abstraction with the same pot fractions (plus all-in) for every bet and raise,
+    at most ``raises[r]`` bets and raises in round r."""
     return {r: BetSizes(bets=(fractions,), max_raises=m) for r, m in enumerate(raises)}
 
 
@@ -194,7 +196,7 @@ class Table1Setup:
     none (None: then only the few iterations make it poor)."""
 
     game: str = "leduc.nolimit.2p"
-    sizes: Sizes = field(default_factory=lambda: _round_sizes((0.5, 1.0), (2, 3)))
+    sizes: Sizes = field(default_factory=lambda: round_sizes((0.5, 1.0), (2, 3)))
     blueprint_iterations: int = 1000
     blueprint_buckets: int | None = 2
     subgame_iterations: int = 1000
@@ -217,11 +219,11 @@ class Table2Setup:
 
     @property
     def large(self) -> dict[int, BetSizes]:
-        return _round_sizes(self.fractions, self.raises)
+        return round_sizes(self.fractions, self.raises)
 
     @property
     def small(self) -> dict[int, BetSizes]:
-        return _round_sizes(tuple(f for f in self.fractions if f != self.offtree), self.raises)
+        return round_sizes(tuple(f for f in self.fractions if f != self.offtree), self.raises)
 
 
 #: The Table 1 setups the script runs, as the paper ran several games: a coarse card
@@ -229,7 +231,7 @@ class Table2Setup:
 #: action abstraction, and a lossless blueprint stopped after 30 CFR+ iterations.
 TABLE1_SETUPS: dict[str, Table1Setup] = {
     "2 buckets, ½/1 pot": Table1Setup(),
-    "2 buckets, ½/¾/1 pot": Table1Setup(sizes=_round_sizes((0.5, 0.75, 1.0), (2, 3))),
+    "2 buckets, ½/¾/1 pot": Table1Setup(sizes=round_sizes((0.5, 0.75, 1.0), (2, 3))),
     "30 iterations, ½/1 pot": Table1Setup(blueprint_buckets=None, blueprint_iterations=30),
 }
 

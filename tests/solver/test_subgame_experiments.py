@@ -14,7 +14,7 @@ from solver import subgame_experiments as se
 from solver.tree import DECISION
 
 #: One bet in the first round, two in the second, pot-fraction bets of 1/2 and 1 pot.
-SIZES = se._round_sizes((0.5, 1.0), (1, 2))
+SIZES = se.round_sizes((0.5, 1.0), (1, 2))
 #: Resolve told the opponent could get far more elsewhere: no hand enters the
 #: subgame, so our play there is left arbitrary. Safe in form, broken in substance.
 BROKEN = se.Method("Resolve, alternative far too high", "resolve", alt_shift=1e5)
