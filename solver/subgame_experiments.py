@@ -238,6 +238,7 @@ TABLE1_SETUPS: dict[str, Table1Setup] = {
 
 # --------------------------------------------------------------------------- trees
 def load_game(name: str) -> GameDef:
+    """A bundled game by name (``leduc.nolimit.2p``) or a game file."""
     return load_gamedef(name)
 
 
@@ -273,6 +274,7 @@ def _path(parent: np.ndarray, node: int) -> list[int]:
 
 
 def _state_along(game: GameDef, tree, path: list[int]) -> BettingState:
+    """The betting state (and board) at the end of a root-to-node ``path``."""
     st = BettingState(game)
     for a, b in zip(path, path[1:]):
         if tree.kind[a] == CHANCE:
@@ -434,7 +436,7 @@ class _Solved:
 
     def reaches(self) -> np.ndarray:
         """Both players' reaches at every node (2, nodes, hands)."""
-        key = ("reach", 0)
+        key = ("reach", -1)
         if key not in self._cache:
             self._cache[key] = cfr.node_values(self.sub, self.strategy, 0)[1]
         return self._cache[key]
@@ -642,8 +644,7 @@ class _Walk:
         self.small = small
         self.blueprint = blueprint
         self.us = us
-        self.size = large.hands.shape[0]
-        self.pos = _positions(large, self.size)
+        self.size = large.hands.shape[0]  # hands are in the large tree's order throughout
         t = large.tree
         self.out = np.zeros((t.num_nodes, self.size))  # uniform until set: nodes we never reach
         for n in np.nonzero(t.kind == DECISION)[0]:
@@ -660,10 +661,12 @@ class _TranslationWalk(_Walk):
     in the real tree is the mixture over the mappings weighted by our reach under
     each (computed exactly, no sampling)."""
 
-    def __init__(self, *args, randomized: bool = True) -> None:
-        super().__init__(*args)
+    def __init__(self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: _Solved, us: int,
+                 randomized: bool = True) -> None:
+        super().__init__(game, large, small, blueprint, us)
         self.randomized = randomized
-        self.hands = rg.hole_hands(self.game)
+        self.hands = rg.hole_hands(game)[large.hand_index]
+        self.bp_pos = _positions(blueprint.sub, self.size)[large.hand_index]  # both trees start at the root
 
     def run(self) -> np.ndarray:
         root = BettingState(self.game)
@@ -708,7 +711,7 @@ class _TranslationWalk(_Walk):
                         c = children.get(a, children[CALL])
                         sj = sk.copy()
                         sj.apply(b)
-                        _add(by_child[c], j, sj, w * strat[j, self.pos])
+                        _add(by_child[c], j, sj, w * strat[j, self.bp_pos])
                 else:
                     _add(by_child[children[CALL]], k, sk, w)
             for c, e in by_child.items():
@@ -772,8 +775,9 @@ class _NestedWalk(_Walk):
     solution as the blueprint. Alternatives: the opponent's best value among the
     actions our abstraction had at that node (plus gifts for Reach)."""
 
-    def __init__(self, *args, method: Method, iterations: int, gap: _Gap, progress: Progress = _quiet) -> None:
-        super().__init__(*args)
+    def __init__(self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: _Solved, us: int,
+                 method: Method, iterations: int, gap: _Gap, progress: Progress = _quiet) -> None:
+        super().__init__(game, large, small, blueprint, us)
         self.method = method
         self.gap = gap
         self.iterations = iterations
