@@ -490,7 +490,7 @@ def _path_gifts(bp: _Solved, us: int, path: list[int], kind: str) -> np.ndarray:
 
 
 def resolve_second_round(game: GameDef, bp: _Solved, sizes: Sizes, y: int, us: int, method: Method,
-                         iterations: int) -> tuple[cfr.Subgame, np.ndarray, np.ndarray, np.ndarray, float] | None:
+                         iterations: int) -> tuple[cfr.Subgame, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Re-solve the subgame at whole-game node ``y`` for player ``us`` with ``method``
     against the blueprint ``bp``. Returns (the subgame, the whole-game node of each of
     its nodes, the whole-game hand position of each of its hands, its solved
@@ -761,6 +761,7 @@ class _TranslationWalk(_Walk):
 
 
 def _add(entries: dict, k: int, st: BettingState, w: np.ndarray) -> None:
+    """Add weight ``w`` to mapped node ``k`` (state ``st``), merging equal nodes."""
     if k in entries:
         entries[k] = (entries[k][0], entries[k][1] + w)
     else:
