@@ -140,7 +140,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 2
     limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
-    if {args.player_a, args.player_b} & {"libratus", "unsafe", "blueprint"}:
+    if {args.player_a, args.player_b} & {"libratus", "unsafe", "blueprint", "prober"}:
         status = _ensure_blueprint(args)
         if status:
             return status

@@ -109,6 +109,39 @@ def _blueprint(seed: int | None = None, blueprint: str | None = None, **_options
     return BlueprintStrategy(seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT)
 
 
+class ProberStrategy:
+    """A benchmark bot that probes the first round with a size the blueprint lacks:
+    it plays the blueprint, but its first raise of the first round, whatever size the
+    blueprint chose, is made at ``size`` times the pot (after calling). The opponent
+    the self-improver is measured against (issue: self-improvement)."""
+
+    name = "prober"
+
+    def __init__(self, seed: int | None = None, blueprint: str | None = None, size: float | None = None) -> None:
+        from .blueprint_player import BlueprintStrategy
+
+        self.inner = BlueprintStrategy(seed, blueprint)
+        self.size = float(os.environ.get(PROBE_SIZE_ENV, DEFAULT_PROBE_SIZE)) if size is None else size
+        if not self.size > 0:
+            raise ValueError(f"the probing size must be a positive pot fraction, got {self.size}")
+
+    def act(self, ms: MatchState) -> Action:
+        a = self.inner.act(ms)
+        s = ms.state
+        if (a.type is ActionType.RAISE and s.round == 0 and s.game.is_nolimit
+                and not any(b.type is ActionType.RAISE for b in s.actions[0]) and a.size < s.game.stack[ms.viewer]):
+            to_call = s.max_spent - s.spent[ms.viewer]
+            return _raise(ms, s.max_spent + int(round(self.size * (s.pot + to_call))))
+        return a
+
+    def hand_over(self, ms: MatchState) -> None:
+        self.inner.hand_over(ms)
+
+
+#: The prober's first-round raise size (pot fraction) when not told: this variable, else 0.75.
+PROBE_SIZE_ENV = "POKERBOT_PROBE_SIZE"
+DEFAULT_PROBE_SIZE = 0.75
+
 #: Where ``--strategy blueprint`` looks for its store when not told: this variable, else
 #: DEFAULT_BLUEPRINT (what ``pokerbot train-blueprint --preset default`` writes).
 BLUEPRINT_ENV = "POKERBOT_BLUEPRINT"
@@ -118,6 +151,8 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
     s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, AllInStrategy)
 }
 STRATEGIES["blueprint"] = _blueprint
+STRATEGIES["prober"] = lambda seed=None, blueprint=None, **_o: ProberStrategy(
+    seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT)
 
 
 def _agent(seed: int | None = None, blueprint: str | None = None, safe: bool = True, workers: int = 0,
@@ -151,6 +186,6 @@ def make_strategy(name: str, seed: int | None = None, blueprint: str | None = No
     one; ``options`` go to the agent (solve_seconds, threads)."""
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}")
-    if name in ("blueprint", "libratus", "unsafe"):
+    if name in ("blueprint", "libratus", "unsafe", "prober"):
         return STRATEGIES[name](seed, blueprint, **options)
     return STRATEGIES[name](seed)

@@ -56,4 +56,30 @@ def test_limit_game_raises():
 def test_unknown_strategy():
     with pytest.raises(ValueError, match="unknown strategy"):
         make_strategy("nope")
-    assert set(STRATEGIES) == {"random", "call", "raise-pot", "allin", "blueprint", "libratus", "unsafe"}
+    assert set(STRATEGIES) == {"random", "call", "raise-pot", "allin", "blueprint", "libratus", "unsafe", "prober"}
+
+
+def test_prober_opens_with_its_own_size_and_otherwise_plays_the_blueprint(small_blueprint):
+    from bot.strategies import ProberStrategy, make_strategy
+    from protocol.betting import BettingState, apply_betting
+    from protocol.gamedef import bundled_game
+    from protocol.matchstate import MatchState
+
+    game = bundled_game("holdem.nolimit.2p")
+    bot = make_strategy("prober", 1, small_blueprint)
+    assert isinstance(bot, ProberStrategy) and bot.size == 0.75
+    sizes = set()
+    for h in range(200):
+        st = BettingState(game, h, [[4 * (h % 13), 4 * (h % 13) + 1], [2, 3]])
+        a = bot.act(MatchState(st.current_player, st))
+        assert st.can_apply(a)
+        if a.type.name == "RAISE":
+            sizes.add(a.size)
+    # the small blind opens 0.75 of the pot after calling (200): to 250 (all-in stays all-in)
+    assert sizes and sizes <= {250, 20000} and 250 in sizes
+    # a re-raise is the blueprint's own
+    st = apply_betting(BettingState(game, 999, [[48, 49], [2, 3]]), "r300")
+    a = bot.act(MatchState(0, st))
+    assert st.can_apply(a)
+    with pytest.raises(ValueError, match="positive"):
+        ProberStrategy(1, small_blueprint, size=0)
