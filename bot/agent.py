@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import structlog
 
+from blueprint_store.abstraction import hand_buckets
 from blueprint_store.store import Blueprint
 from protocol.betting import CALL, FOLD, Action, ActionType, BettingState
 from protocol.cards import cards_to_str
@@ -41,7 +42,7 @@ from solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from solver.tree import CHANCE, DECISION, BetSizes
 
 from .blueprint_player import BlueprintStrategy
-from .solver_pool import SolveJob, SolverPool, WorkerLost
+from .solver_pool import SolveJob, SolverPool, WorkerLost, warm_up
 from .time_budget import ReplyClock, TimeBudget
 
 log = structlog.get_logger("agent")
@@ -155,7 +156,22 @@ class LibratusAgent:
         self._last_solve: dict = {}
 
     def prepare(self) -> None:
-        """Before the first hand: wait until the solver workers are warm."""
+        """Before the first hand: load (or compile) every numba kernel this process
+        uses - the blueprint's bucket lookups of every round, building subgames, reading
+        values from a solution, solving when there is no pool - and wait until the
+        solver workers are warm, so that no decision of the match pays for it."""
+        t0 = time.perf_counter()
+        sub, r = warm_up()
+        for p in (0, 1):
+            cfr.node_values(sub, r.strategy, p)
+        cfr.opponent_weights(sub, 0)
+        game = self.bp.game
+        board = list(range(8, 8 + game.total_board_cards(game.num_rounds - 1)))
+        for rd in range(game.num_rounds):
+            shown = board[: game.total_board_cards(rd)]
+            self.bp.bucket(rd, [0, 1], shown)
+            hand_buckets(self.bp.cards, rd, shown)
+        log.info("agent_ready", seconds=round(time.perf_counter() - t0, 2))
         if self.pool is not None and not self.pool.wait_ready():
             log.warning("solver_pool_not_ready")
 

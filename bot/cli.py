@@ -96,7 +96,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         pool = SolverPool(args.workers)
         for s in strategies:
             s.pool = pool
-        strategies[0].prepare()  # warm workers before the first hand
+    if agent:
+        strategies[0].prepare()  # kernels and workers warm before the first hand (process-wide)
     if len(ports) == 1:
         return run_event_loop(play(args.host, ports[0], game, strategies[0], args.connect_timeout))
     return _play_seats(args.host, ports, game, strategies, args.connect_timeout)

@@ -51,9 +51,10 @@ class SolveJob:
     threads: int = 1
 
 
-def _warm_up() -> None:
+def warm_up() -> tuple[cfr.Subgame, cfr.SolveResult]:
     """Solve a small river spot once, plain and with a gadget: numba loads (or, on a
-    fresh checkout, compiles) every kernel a real solve uses."""
+    fresh checkout, compiles) every kernel a real solve uses. Returns the spot and its
+    solution (for warming what reads solutions)."""
     from protocol.betting import BettingState, apply_betting
     from protocol.cards import parse_cards
     from protocol.gamedef import bundled_game
@@ -62,8 +63,9 @@ def _warm_up() -> None:
     game = bundled_game("holdem.nolimit.2p")
     st = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "cc/cc/cc/")
     sub = cfr.make_subgame(st, BetSizes(bets=((1.0,),), max_raises=1))
-    cfr.solve(sub, 2)
+    r = cfr.solve(sub, 2)
     cfr.solve(sub, 2, gadget=cfr.Gadget("maxmargin", 0, sub.reach[0] * 0.0))
+    return sub, r
 
 
 def _worker_main(conn, warm: bool) -> None:
@@ -72,7 +74,7 @@ def _worker_main(conn, warm: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     try:
         if warm:
-            _warm_up()
+            warm_up()
         conn.send(("ready", os.getpid()))
         while True:
             try:

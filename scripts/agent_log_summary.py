@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Summarise an agent's JSON log (``pokerbot play --strategy libratus``, the player's
+standard error; ``pokerbot match`` keeps it as ``<match>.<name>.stderr``): decisions
+by source, solves by kind with median time and iterations, deadline-stopped solves,
+lost workers, and the time per hand the agent spent replying.
+
+    .venv/bin/python scripts/agent_log_summary.py match-results/match1.A-libratus.stderr [...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import Counter
+
+
+def summarise(paths: list[str]) -> dict:
+    decisions: list[dict] = []
+    solves: list[dict] = []
+    lost = replaced = bad = 0
+    hands: set[tuple[str, int]] = set()
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.startswith("{"):
+                    continue
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    bad += 1
+                    continue
+                ev = e.get("event")
+                if ev == "decision" and "source" in e:
+                    decisions.append(e)
+                    hands.add((path, e["hand"]))
+                elif ev == "solve":
+                    solves.append(e)
+                elif ev == "solve_lost":
+                    lost += 1
+                elif ev == "solver_worker_replaced":
+                    replaced += 1
+    reply = [e["reply_seconds"] for e in decisions]
+    by_kind: dict[str, dict] = {}
+    for kind in sorted({s["kind"] for s in solves}):
+        ks = [s for s in solves if s["kind"] == kind]
+        by_kind[kind] = {"solves": len(ks), "median_seconds": statistics.median(s["seconds"] for s in ks),
+                         "max_seconds": max(s["seconds"] for s in ks),
+                         "median_iterations": statistics.median(s["iterations"] for s in ks),
+                         "stopped_early": sum(bool(s["stopped_early"]) for s in ks),
+                         "median_nodes": statistics.median(s["nodes"] for s in ks)}
+    return {
+        "decisions": len(decisions), "hands_with_a_decision": len(hands),
+        "sources": dict(Counter(e["source"] for e in decisions).most_common()),
+        "solves": by_kind, "solves_lost": lost, "workers_replaced": replaced, "unreadable_lines": bad,
+        "reply_seconds_total": sum(reply),
+        "reply_seconds_per_hand_with_a_decision": sum(reply) / len(hands) if hands else 0.0,
+        "reply_seconds_max": max(reply) if reply else 0.0,
+        "reply_seconds_median": statistics.median(reply) if reply else 0.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("logs", nargs="+", help="agent log files (JSON lines)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    args = p.parse_args(argv)
+    try:
+        s = summarise(args.logs)
+    except OSError as e:
+        print(f"agent_log_summary: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(s, indent=2))
+        return 0
+    print(f"{s['decisions']:,} decisions in {s['hands_with_a_decision']:,} hands")
+    print("sources: " + ", ".join(f"{k} {v:,}" for k, v in s["sources"].items()))
+    for kind, k in s["solves"].items():
+        print(f"{kind} solves: {k['solves']:,}, median {k['median_seconds']:.3f} s (max {k['max_seconds']:.3f}), "
+              f"median {k['median_iterations']:.0f} iterations, {k['stopped_early']} stopped at the deadline, "
+              f"median {k['median_nodes']:.0f} nodes")
+    print(f"solves lost: {s['solves_lost']}, workers replaced: {s['workers_replaced']}")
+    print(f"reply time: {s['reply_seconds_total']:.1f} s in all, {s['reply_seconds_per_hand_with_a_decision']:.3f} s "
+          f"per hand with a decision, median {s['reply_seconds_median'] * 1000:.1f} ms, "
+          f"max {s['reply_seconds_max']:.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
