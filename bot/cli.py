@@ -222,16 +222,6 @@ def _cmd_improve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
-
-
 def _cmd_blueprint(args: argparse.Namespace) -> int:
     from blueprint_store.info import print_info
     from blueprint_store.store import StoreError
@@ -247,34 +237,25 @@ def _cmd_blueprint(args: argparse.Namespace) -> int:
     return 0
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(f"port must be 1..65535, got {value}")
-    return value
+def _number(convert, what: str, ok, condition: str):
+    """An argparse type: ``convert`` the text (else "is not <what>"), then check ``ok``."""
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{condition}, got {value}")
+        return value
+
+    return parse
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
+_port = _number(int, "a port number", lambda v: 0 < v < 65536, "port must be 1..65535")
+_non_negative = _number(int, "an integer", lambda v: v >= 0, "must be 0 or more")
+_positive = _number(int, "an integer", lambda v: v > 0, "must be positive")
+_positive_float = _number(float, "a number", lambda v: v > 0, "must be positive")
 
 
 def build_parser() -> argparse.ArgumentParser:
