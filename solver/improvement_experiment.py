@@ -1,0 +1,650 @@
+"""Self-improvement (issue 8), measured exactly on a small no-limit game.
+
+Libratus's third module fills the gaps of the blueprint's first-round action
+abstraction where opponents bet. This experiment checks the acceptance item "on a small
+no-limit game with an opponent that always uses one off-tree preflop size,
+exploitability of our strategy against that size falls after one improvement run,
+measured exactly", on no-limit Leduc, where the vector solver holds the whole game and
+every value below is a best response over the full tree (no sampling).
+
+Setup. Our blueprint is CFR+ on the game in a base abstraction whose first raise of the
+first round has a gap (by default 1/2, 1 and 2 pot, plus all-in: gaps 1/2-1 and 1-2).
+The opponent opens the first round with a size x inside a gap (0.75 pot by default). The
+*evaluation game* is the tree of the base abstraction with x added to the first round's
+first raise; our player never bets x there (probability zero), the opponent may.
+
+Our strategy in the evaluation game, mirroring the agent (``bot/blueprint_player.py``,
+``blueprint_store/improve.py``):
+
+- *Before*: randomized pseudo-harmonic translation of x into the base sizes, evaluated
+  exactly as the mixture of its mappings (``_ExtensionWalk`` without extensions; the
+  same as ``subgame_experiments._TranslationWalk``).
+- *Type 2*: x' = the pseudo-harmonic midpoint of the gap (A, B) holding x; the whole game
+  re-solved (unsafe: the opponent's range for x' comes from the solve) with the first
+  raise sizes {A, x', B}; at the opponent's first raise of the first round, x is
+  translated among the base sizes and x'; where x' is picked the rest of the hand is
+  played from the re-solve's tree, else the base blueprint's.
+- *Type 1*: the whole game re-solved with x as the only first raise size (plus all-in,
+  which the tree always offers); used for an opening raise within 0.01 pot of x (the
+  agent's eight-hand history condition is taken as met: the opponent always opens x).
+
+The re-solves are exact CFR+ of the whole game with the blueprint's iteration count,
+where the agent's are MCCFR on its card abstraction; the first round's later raises
+are the base's (1 pot by default, as ``improve.EXTENSION_RERAISES``).
+
+Further rows: a *control* (type 2 in a gap the opponent never uses: nothing may
+change), nested subgame solving (``subgame_experiments``, Table 2) as a reference, and
+the *best answer to x* with the blueprint kept elsewhere (``best_answer``): how far any
+improvement that only changes our play after the x opening could go.
+
+Measures, per seat of ours and as the mean over the seats (the exploitability
+convention of ``cfr.exploitability``), in mbb/h:
+
+- *vs x*: the opponent's best-response value when its first raise of the first round
+  must be x (fold, check/call or x at that decision: no other size, no all-in): the
+  exploitability of our strategy against that size. Computed in the evaluation game
+  with the opponent's other opening raises removed (``restrict``). Unlike a full
+  exploitability it has no floor of zero: it is what the x-opener wins; lower is
+  better, and the differences between rows are exact.
+- *full*: the opponent's unrestricted best response in the evaluation game.
+
+Only ``protocol`` and ``solver`` are used; ``scripts/improvement_experiment.py`` runs it
+and ``docs/self-improvement-experiment.md`` has a real run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+
+from protocol.betting import CALL, Action, ActionType, BettingState, raise_to
+from protocol.gamedef import GameDef
+
+from . import cfr, gadgets
+from . import ranges as rg
+from .subgame_experiments import (
+    MAXMARGIN, Method, Progress, Sizes, _add, _align, _canonical, _fraction, _fractions, _Gap, _kids, _label,
+    _NestedWalk, _positions, _quiet, _relabel, _Solved, _target, _Walk, _write_ours, load_game, mbb, whole_game,
+)
+from .translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability
+from .tree import CHANCE, DECISION, BetSizes, PublicTree
+
+#: An opening raise within this many pots of a type-1 extension's size uses it (the agent's tolerance).
+TYPE1_TOLERANCE = 0.01
+
+
+# --------------------------------------------------------------------------- setup
+@dataclass(frozen=True)
+class ImprovementSetup:
+    """The game, the base abstraction and the iteration counts.
+
+    ``first_raises``: pot fractions of the first round's first raise in the base
+    abstraction (all-in is always added); ``reraises``: the first round's later raises
+    (fractions of the pot after calling); ``later``: every raise of the later rounds.
+    ``iterations``: CFR+ iterations of the blueprint and of each improvement re-solve
+    (the same budget, so that a re-solve is as converged as the blueprint).
+    ``nested_iterations``: the reference nested solves (0: no nested row);
+    ``reference_iterations``: the best-answer reference solves (0: none);
+    ``diagnostics``: also type 1 without all-in at the first raise."""
+
+    game: str = "leduc.nolimit.2p"
+    first_raises: tuple[float, ...] = (0.5, 1.0, 2.0)
+    reraises: tuple[float, ...] = (1.0,)
+    first_round_raises: int = 2
+    later: tuple[float, ...] = (0.5, 1.0)
+    later_raises: int = 3
+    iterations: int = 2000
+    nested_iterations: int = 1000
+    nested_method: Method = MAXMARGIN
+    reference_iterations: int = 10_000
+    diagnostics: bool = False
+
+    def sizes(self, first_raises: Sequence[float]) -> dict[int, BetSizes]:
+        """The base abstraction with ``first_raises`` as the first round's first raise
+        sizes (the later raises and rounds unchanged: the re-solves and the
+        evaluation game differ from the base only there)."""
+        first = BetSizes(bets=(tuple(sorted(first_raises)), self.reraises), max_raises=self.first_round_raises)
+        return {0: first, 1: BetSizes(bets=(self.later,), max_raises=self.later_raises)}
+
+    @property
+    def base(self) -> dict[int, BetSizes]:
+        return self.sizes(self.first_raises)
+
+    def evaluation(self, x: float) -> dict[int, BetSizes]:
+        """The evaluation game: the base with x among the first raise sizes."""
+        if any(abs(x - f) < 1e-9 for f in self.first_raises):
+            raise ValueError(f"{x} is a base size, not an off-tree one")
+        return self.sizes(tuple(self.first_raises) + (x,))
+
+    def gap(self, x: float) -> tuple[float, float]:
+        """The neighbouring base sizes A < x < B."""
+        fs = sorted(self.first_raises)
+        for a, b in zip(fs, fs[1:]):
+            if a < x < b:
+                return a, b
+        raise ValueError(f"{x} is not inside a gap of the base sizes {fs}")
+
+    def gaps(self) -> list[tuple[float, float]]:
+        fs = sorted(self.first_raises)
+        return list(zip(fs, fs[1:]))
+
+
+# --------------------------------------------------------------------------- extensions
+@dataclass
+class Extension:
+    """A re-solve of the whole game with other first raise sizes, and how the agent uses
+    it: "type1" for an opening within ``TYPE1_TOLERANCE`` of ``size``; "type2" when
+    translation among the base sizes and ``size`` picks ``size``."""
+
+    kind: str
+    size: float
+    sizes: Sizes
+    solved: _Solved
+    seconds: float = 0.0
+
+    @property
+    def opening_sizes(self) -> tuple[float, ...]:
+        s = self.sizes[0] if isinstance(self.sizes, dict) else self.sizes
+        return s.fractions(0)
+
+
+def solve_base(setup: ImprovementSetup) -> tuple[GameDef, _Solved, float]:
+    """The game and our blueprint: CFR+ on the base abstraction; and the seconds taken."""
+    t0 = time.perf_counter()
+    game = load_game(setup.game)
+    sub = whole_game(game, setup.base)
+    return game, _Solved(sub, cfr.solve(sub, setup.iterations).strategy), time.perf_counter() - t0
+
+
+def type2_extension(game: GameDef, setup: ImprovementSetup, gap: tuple[float, float]) -> Extension:
+    """Type 2 for the gap (A, B): add its pseudo-harmonic midpoint x' and re-solve the
+    whole game with the first raise sizes {A, x', B} (unsafe: the opponent's range for
+    x' is the solve's), as ``blueprint_store.improve.train_extension`` does."""
+    a, b = gap
+    mid = pseudo_harmonic_midpoint(a, b)
+    return _extension(game, setup, "type2", mid, (a, mid, b))
+
+
+def type1_extension(game: GameDef, setup: ImprovementSetup, x: float, all_in: bool = True) -> Extension:
+    """Type 1 for size x: the whole game re-solved with x as the only first raise size
+    (fold, check/call, x and the all-in the tree always offers, as in
+    ``blueprint_store.improve``). ``all_in=False``: without the all-in there, for both
+    players (the issue's literal "only fold/check/call and that size"; a diagnostic)."""
+    return _extension(game, setup, "type1", x, (x,), all_in)
+
+
+def _extension(game: GameDef, setup: ImprovementSetup, kind: str, size: float, opening: tuple[float, ...],
+               all_in: bool = True) -> Extension:
+    t0 = time.perf_counter()
+    sizes = setup.sizes(opening)
+    sub = whole_game(game, sizes)
+    if not all_in:
+        drop = {c for who in (0, 1) for n, st in opening_nodes(game, sub.tree, who) for c in _kids(sub.tree, n)
+                if sub.tree.actions[c].type is ActionType.RAISE and sub.tree.actions[c].size == st.raise_bounds()[1]}
+        sub, _ = restrict(sub, drop)
+    solved = _Solved(sub, cfr.solve(sub, setup.iterations).strategy)
+    return Extension(kind, size, sizes, solved, time.perf_counter() - t0)
+
+
+def translation_weights(x: float, sizes: Sequence[float]) -> list[tuple[int, float]]:
+    """(index into ``sizes``, probability) of randomized pseudo-harmonic translation of
+    x (``translation.translate`` with a random generator, as exact probabilities):
+    the nearest end outside the range, else the two neighbours."""
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    if x <= sizes[order[0]]:
+        return [(order[0], 1.0)]
+    if x >= sizes[order[-1]]:
+        return [(order[-1], 1.0)]
+    for i, j in zip(order, order[1:]):
+        a, b = sizes[i], sizes[j]
+        if a <= x <= b:
+            if a == b:
+                return [(i, 1.0)]
+            p = pseudo_harmonic_probability(a, b, x)
+            return [(i, p), (j, 1.0 - p)] if 0.0 < p < 1.0 else [(i if p >= 1.0 else j, 1.0)]
+    raise AssertionError("unreachable: x lies within the range")
+
+
+# --------------------------------------------------------------------------- our strategy
+Key = tuple[int, int]  # (solution: 0 the base, i the i-th extension; its node)
+
+
+class _ExtensionWalk(_Walk):
+    """Our strategy for one seat in the evaluation game, as the agent plays it: the base
+    blueprint with pseudo-harmonic translation, and at the opponent's first raise of
+    the first round a possible switch to an extension's tree for the rest of the hand
+    (``BlueprintStrategy._maybe_switch``). Randomized choices are kept as a mixture:
+    each real node holds the (solution, node) pairs it maps to with our reach under
+    each, and our behaviour there is their reach-weighted mix (exact, no sampling).
+    With no extensions this is ``subgame_experiments._TranslationWalk``."""
+
+    def __init__(self, game: GameDef, large: cfr.Subgame, base_sizes: Sizes, base: _Solved,
+                 extensions: Sequence[Extension], us: int) -> None:
+        super().__init__(game, large, base_sizes, base, us)
+        self.hands = rg.hole_hands(game)[large.hand_index]
+        self.extensions = list(extensions)
+        self.solutions: list[tuple[Sizes, _Solved]] = [(base_sizes, base)] + [(e.sizes, e.solved) for e in extensions]
+        # hands are in the large tree's order throughout; every tree here starts at the root
+        self.pos = [_positions(s.sub, self.size)[large.hand_index] for _, s in self.solutions]
+        self.switches = 0  # opponent openings that led into an extension (with any probability)
+
+    def run(self) -> np.ndarray:
+        root = BettingState(self.game)
+        self._walk(0, root, {(0, 0): (root, np.ones(self.size))})
+        return self.out
+
+    def _walk(self, n: int, st: BettingState, entries: dict[Key, tuple[BettingState, np.ndarray]]) -> None:
+        L = self.large.tree
+        kind = L.kind[n]
+        if kind not in (DECISION, CHANCE) or not entries:
+            return
+        if kind == CHANCE:
+            for c in _kids(L, n):
+                d = int(L.dealt[c])
+                live = ~rg.blocked_by(self.hands, (d,))
+                nxt: dict[Key, tuple[BettingState, np.ndarray]] = {}
+                for (s, k), (sk, w) in entries.items():
+                    T = self.solutions[s][1].sub.tree
+                    if T.kind[k] == CHANCE:
+                        j = next(j for j in _kids(T, k) if T.dealt[j] == d)
+                        sj = sk.copy()
+                        sj.deal_board_cards([d])
+                        _add(nxt, (s, j), sj, w * live)
+                    else:  # our mapped line has no betting left (an all-in there): nothing to map
+                        _add(nxt, (s, k), sk, w * live)
+                st2 = st.copy()
+                st2.deal_board_cards([d])
+                self._walk(c, st2, nxt)
+            return
+        actor = int(L.player[n])
+        children = {L.actions[c]: c for c in _kids(L, n)}
+        by_child: dict[int, dict[Key, tuple[BettingState, np.ndarray]]] = {c: {} for c in children.values()}
+        if actor == self.us:
+            total = np.zeros(self.size)
+            for (s, k), (sk, w) in entries.items():
+                sizes, sol = self.solutions[s]
+                T = sol.sub.tree
+                total += w
+                if T.kind[k] == DECISION and T.player[k] == actor:
+                    for j in _kids(T, k):
+                        b = T.actions[j]
+                        a = b if b.type is not ActionType.RAISE else _relabel(st, _label(sk, b, _fractions(sizes, sk)))
+                        c = children.get(a, children[CALL])
+                        sj = sk.copy()
+                        sj.apply(b)
+                        _add(by_child[c], (s, j), sj, w * sol.strategy[j, self.pos[s]])
+                else:
+                    _add(by_child[children[CALL]], (s, k), sk, w)
+            for c, e in by_child.items():
+                reach = sum((w for _, w in e.values()), np.zeros(self.size))
+                self.out[c] = np.divide(reach, total, out=np.full(self.size, 1.0 / len(children)), where=total > 0)
+        else:
+            for a, c in children.items():
+                for (s, k), (sk, w) in entries.items():
+                    T = self.solutions[s][1].sub.tree
+                    if not (T.kind[k] == DECISION and T.player[k] == actor):
+                        _add(by_child[c], (s, k), sk, w)
+                        continue
+                    mapped = self._switch(st, a, sk, k) if s == 0 and self._first_raise(st, a) else None
+                    if mapped is None:
+                        mapped = [(s, j, p) for j, p in self._map_theirs(s, st, a, sk, k)]
+                    for s2, j, p in mapped:
+                        _add(by_child[c], (s2, j), self._state_after(s2, j, sk if s2 == s else None, st), w * p)
+        for a, c in children.items():
+            st2 = st.copy()
+            st2.apply(a)
+            self._walk(c, st2, by_child[c])
+
+    @staticmethod
+    def _first_raise(st: BettingState, a: Action) -> bool:
+        """The opponent's raise ``a`` is the first raise of the first round (the spot where
+        the agent may switch to an extension)."""
+        return a.type is ActionType.RAISE and st.round == 0 and st.num_raises() == 0
+
+    def _state_after(self, s: int, j: int, sk: BettingState | None, st: BettingState) -> BettingState:
+        """The betting state at node ``j`` of solution ``s``: from the state before it
+        (``sk``) or, on a switch into an extension, replayed from the real state's
+        checks and calls (only those come before the first raise)."""
+        T = self.solutions[s][1].sub.tree
+        if sk is None:
+            sk = BettingState(self.game)
+            for b in st.actions[0]:
+                sk.apply(b)
+        out = sk.copy()
+        out.apply(T.actions[j])
+        return out
+
+    def _switch(self, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, int, float]] | None:
+        """At the opponent's first raise ``a`` of the first round (real state ``st``, our
+        base node ``k``, state ``sk``): (solution, node, probability) triples, as the
+        agent chooses: a type-1 extension for its size; else randomized translation
+        among the base node's raise sizes below all-in and the type-2 sizes. None: no
+        extension is in play (all-in, or none applies): the usual translation."""
+        bounds = st.raise_bounds()
+        if not self.extensions or bounds is None or a.size >= bounds[1]:
+            return None  # all-in stays all-in, in the base
+        x = _fraction(st, a.size)
+        for i, e in enumerate(self.extensions, 1):
+            if e.kind == "type1" and abs(x - e.size) <= TYPE1_TOLERANCE:
+                return [(i, self._enter(i, st), 1.0)]
+        T = self.blueprint.sub.tree
+        top = sk.raise_bounds()[1]
+        options: list[tuple[float, int, int]] = [  # (pot fraction, solution, node)
+            (_fraction(sk, T.actions[j].size), 0, j) for j in _kids(T, k)
+            if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top]
+        exts = [(e.size, i, -1) for i, e in enumerate(self.extensions, 1) if e.kind == "type2"]
+        if not exts or not options:
+            return None
+        options += exts
+        self.switches += 1
+        out = []
+        for idx, p in translation_weights(x, [o[0] for o in options]):
+            _, s, j = options[idx]
+            out.append((s, j, p) if s == 0 else (s, self._enter(s, st), p))
+        return out
+
+    def _enter(self, s: int, st: BettingState) -> int:
+        """Extension ``s``'s raise child that an opening at real state ``st`` switches
+        to: the node reached by the same checks and calls, then its raise closest in pot
+        fraction to the extension's size (below all-in)."""
+        e = self.extensions[s - 1]
+        T = e.solved.sub.tree
+        k = 0
+        sk = BettingState(self.game)
+        for b in st.actions[0]:
+            k = next(j for j in _kids(T, k) if T.actions[j] == b)
+            sk.apply(b)
+        top = sk.raise_bounds()[1]
+        raises = [(abs(_fraction(sk, T.actions[j].size) - e.size), j) for j in _kids(T, k)
+                  if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top]
+        return min(raises)[1]
+
+    def _map_theirs(self, s: int, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, float]]:
+        """Where the opponent's action ``a`` at the real state ``st`` takes us from node
+        ``k`` of solution ``s`` (state ``sk``): (child, probability) pairs; an action in
+        the abstraction maps to itself (same pot fraction, or all-in), another raise by
+        randomized pseudo-harmonic translation among the node's raises."""
+        sizes, sol = self.solutions[s]
+        T = sol.sub.tree
+        kids = {T.actions[j]: j for j in _kids(T, k)}
+        if a.type is not ActionType.RAISE:
+            return [(kids.get(a, kids[CALL]), 1.0)]
+        raises = [(_fraction(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE]
+        if not raises:
+            return [(kids[CALL], 1.0)]
+        label = _label(st, a, _fractions(sizes, st))
+        if label is not None:
+            return [(kids[_relabel(sk, label)], 1.0)]
+        return [(raises[i][1], p) for i, p in translation_weights(_fraction(st, a.size), [r[0] for r in raises])]
+
+
+# --------------------------------------------------------------------------- measures
+def opening_nodes(game: GameDef, tree: PublicTree, player: int) -> list[tuple[int, BettingState]]:
+    """``player``'s decision nodes at the first raise of the first round (no raise yet in
+    it), with their betting states."""
+    out = []
+    stack = [(0, BettingState(game))]
+    while stack:
+        n, st = stack.pop()
+        if tree.kind[n] != DECISION or st.round != 0 or st.num_raises() > 0:
+            continue
+        if tree.player[n] == player:
+            out.append((n, st))
+        for c in _kids(tree, n):
+            st2 = st.copy()
+            st2.apply(tree.actions[c])
+            stack.append((c, st2))
+    return out
+
+
+def restrict(sub: cfr.Subgame, drop: set[int]) -> tuple[cfr.Subgame, np.ndarray]:
+    """``sub`` with the subtrees below the nodes in ``drop`` removed (a game in which
+    those actions do not exist), and for each of its nodes the node of ``sub``. The
+    nodes keep the tree's layout (depth-first, children contiguous); the parallel
+    solver's blocks are not laid out (solve it with one thread)."""
+    t = sub.tree
+    old = [0]
+    first = [-1]
+    count = [0]
+    stack = [0]
+    while stack:
+        m = stack.pop()
+        o = old[m]
+        if t.kind[o] not in (DECISION, CHANCE):
+            continue
+        kids = [c for c in _kids(t, o) if c not in drop]
+        first[m] = len(old)
+        count[m] = len(kids)
+        placed = list(range(len(old), len(old) + len(kids)))
+        old.extend(kids)
+        first.extend([-1] * len(kids))
+        count.extend([0] * len(kids))
+        stack.extend(reversed(placed))
+    idx = np.array(old, dtype=np.int64)
+    tree = PublicTree(kind=t.kind[idx], player=t.player[idx], first_child=np.array(first, dtype=np.int32),
+                      num_children=np.array(count, dtype=np.int32), spent=t.spent[idx], dealt=t.dealt[idx],
+                      board_of=t.board_of[idx], boards=t.boards, actions=[t.actions[i] for i in old], board=t.board)
+    return replace(sub, tree=tree, slot=cfr._reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
+
+
+def x_only_game(game: GameDef, large: cfr.Subgame, x: float, opponent: int) -> tuple[cfr.Subgame, np.ndarray]:
+    """The evaluation game in which ``opponent``'s first raise of the first round can
+    only be x (its other sizes and all-in removed there) and the other player never
+    opens with x; with the node map of ``restrict``."""
+    t = large.tree
+    drop: set[int] = set()
+    for who in (0, 1):
+        for n, st in opening_nodes(game, t, who):
+            x_to = _target(st, x)
+            for c in _kids(t, n):
+                a = t.actions[c]
+                if a.type is ActionType.RAISE and (a.size != x_to if who == opponent else a.size == x_to):
+                    drop.add(c)
+    return restrict(large, drop)
+
+
+def best_response_value(sub: cfr.Subgame, strategy: np.ndarray, player: int) -> float:
+    """``player``'s best-response value against the other player's part of ``strategy``,
+    chips per hand (expected over the joint deal)."""
+    compat = np.zeros(sub.hands.shape[0])
+    cfr._compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
+    joint = float(sub.reach[0] @ compat)
+    return float(sub.reach[player] @ cfr.counterfactual_values(sub, strategy, player, best_response=True)) / joint
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One strategy of ours against the x-opener and in the whole evaluation game:
+    per seat of ours (0: we act first), mbb/h of what a best-responding opponent wins."""
+
+    method: str
+    vs_x: tuple[float, float]
+    full: tuple[float, float] | None
+    seconds: float = 0.0
+    note: str = ""
+
+    @property
+    def vs_x_mean(self) -> float:
+        return (self.vs_x[0] + self.vs_x[1]) / 2
+
+    @property
+    def full_mean(self) -> float | None:
+        return None if self.full is None else (self.full[0] + self.full[1]) / 2
+
+
+def measure(game: GameDef, large: cfr.Subgame, x: float, seats: list[np.ndarray], name: str,
+            seconds: float = 0.0, note: str = "") -> Measure:
+    """The measures of our strategy ``seats[us]`` (over the evaluation game ``large``)."""
+    vs_x, full = [], []
+    for us in (0, 1):
+        opp = 1 - us
+        full.append(mbb(best_response_value(large, seats[us], opp), game))
+        rsub, idx = x_only_game(game, large, x, opp)
+        vs_x.append(mbb(best_response_value(rsub, seats[us][idx], opp), game))
+    return Measure(name, (vs_x[0], vs_x[1]), (full[0], full[1]), seconds, note)
+
+
+def with_extensions(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float,
+                    extensions: Sequence[Extension], name: str, note: str = "") -> Measure:
+    """Our strategy with ``extensions`` (none: plain translation), measured."""
+    t0 = time.perf_counter()
+    seats = [_ExtensionWalk(game, large, setup.base, base, extensions, us).run() for us in (0, 1)]
+    return measure(game, large, x, seats, name, time.perf_counter() - t0 + sum(e.seconds for e in extensions), note)
+
+
+def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
+    """Reference: nested subgame solving (``subgame_experiments``, Table 2) for the x
+    opening, the base blueprint elsewhere."""
+    t0 = time.perf_counter()
+    gap = _Gap(large)
+    walks = [_NestedWalk(game, large, setup.base, base, us, method=setup.nested_method,
+                         iterations=setup.nested_iterations, gap=gap) for us in (0, 1)]
+    seats = [w.run() for w in walks]
+    return measure(game, large, x, seats, f"Nested {setup.nested_method.name} (reference)",
+                   time.perf_counter() - t0, f"{sum(w.solves for w in walks)} subgame solves")
+
+
+def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
+    """Reference: the best any answer to the x opening can do when the blueprint is kept
+    everywhere else (as every improvement here keeps it): below each opening of the
+    opponent where x is possible, a Resolve solve whose alternative is the opponent's
+    best-response value of its other options there (check or call: the x-opener has no
+    other raise), our range from the blueprint. Resolve minimises, over our play below
+    x, the sum over the opponent's hands of the better of the two, which is exactly the
+    opponent's best-response value in the x-only game; its measured value is an upper
+    bound on that minimum (tight as the solve converges)."""
+    t0 = time.perf_counter()
+    t = large.tree
+    size = large.hands.shape[0]
+    seats = []
+    solves = 0
+    for us in (0, 1):
+        opp = 1 - us
+        strat = _ExtensionWalk(game, large, setup.base, base, (), us).run()
+        bp = _Solved(large, strat.copy())
+        for n, st in opening_nodes(game, large.tree, opp):
+            if not bp.reaches()[us, n].any():
+                continue
+            bet = raise_to(_target(st, x))
+            kx = next(c for c in _kids(t, n) if t.actions[c] == bet)
+            w = bp.weights(us, n)
+            v = bp.values(opp, True)
+            alt = gadgets.offtree_alt_values([gadgets.expected_per_hand(v[c], w) for c in _kids(t, n)
+                                              if t.actions[c].type is not ActionType.RAISE])
+            after = st.copy()
+            after.apply(bet)
+            sub = cfr.make_subgame(after, setup.evaluation(x), reach=_canonical(large, bp.reaches()[:, kx], size))
+            alt_sub = _canonical(large, alt, size)[sub.hand_index]
+            solved = cfr.solve(sub, setup.reference_iterations, gadget=cfr.Gadget("resolve", opp, alt_sub))
+            pos = _positions(large, size)[sub.hand_index]
+            _write_ours(strat, sub.tree, _align(t, kx, sub.tree), pos, solved.strategy, us)
+            solves += 1
+        seats.append(strat)
+    return measure(game, large, x, seats, BEST, time.perf_counter() - t0,
+                   f"{solves} Resolve solves, {setup.reference_iterations} CFR+ iterations")
+
+
+# --------------------------------------------------------------------------- experiment
+@dataclass
+class Result:
+    """The rows for one opponent size x."""
+
+    x: float
+    gap: tuple[float, float]
+    midpoint: float
+    rows: list[Measure] = field(default_factory=list)
+
+    def row(self, prefix: str) -> Measure:
+        return next(r for r in self.rows if r.method.startswith(prefix))
+
+
+BEFORE = "Before: randomized pseudo-harmonic translation"
+TYPE2 = "After type 2"
+TYPE1 = "After type 1"
+TYPE1_NO_ALL_IN = "After type 1 without all-in at the first raise"
+CONTROL = "Control: type 2 in another gap"
+BEST = "Best answer to x, blueprint elsewhere (reference)"
+
+
+def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (0.75,),
+        progress: Progress = _quiet) -> tuple[list[Result], dict]:
+    """The experiment for each opponent size in ``sizes``: before, after type 2, after
+    type 1 (and without all-in, with ``diagnostics``), the control (type 2 in a gap
+    the opponent never uses, when the base has another gap), and the references.
+    Returns the results and run facts (tree sizes, the blueprint's own
+    exploitability, seconds)."""
+    t0 = time.perf_counter()
+    game, base, secs = solve_base(setup)
+    own = mbb(cfr.exploitability(base.sub, base.strategy), game)
+    progress(f"blueprint: {base.sub.tree.num_nodes} nodes, {setup.iterations} CFR+ iterations, {secs:.1f} s, "
+             f"{own:.3f} mbb/h in its own abstraction")
+    facts = {"base_nodes": base.sub.tree.num_nodes, "base_mbb": own, "base_seconds": secs}
+    type2: dict[tuple[float, float], Extension] = {}
+
+    def type2_for(gap: tuple[float, float]) -> Extension:
+        if gap not in type2:
+            type2[gap] = type2_extension(game, setup, gap)
+            e = type2[gap]
+            progress(f"type 2 for the gap {gap[0]:g}-{gap[1]:g} pot: first raises "
+                     f"{', '.join(f'{f:.3f}' for f in e.opening_sizes)}, {e.solved.sub.tree.num_nodes} nodes, "
+                     f"{e.seconds:.1f} s")
+        return type2[gap]
+
+    results = []
+    root = BettingState(game)
+    for x in sizes:
+        gap = setup.gap(x)
+        if _target(root, x) in {_target(root, f) for f in setup.first_raises}:
+            raise ValueError(f"{x} pot is the same bet in chips as a base size here: not off-tree")
+        res = Result(x, gap, pseudo_harmonic_midpoint(*gap))
+        large = whole_game(game, setup.evaluation(x))
+        progress(f"x = {x:.3f} pot (gap {gap[0]:g}-{gap[1]:g}, midpoint {res.midpoint:.3f}): "
+                 f"evaluation game {large.tree.num_nodes} nodes")
+
+        def add(m: Measure) -> None:
+            res.rows.append(m)
+            full = "" if m.full_mean is None else f", full {m.full_mean:.2f}"
+            progress(f"x = {x:.3f}: {m.method}: vs x {m.vs_x_mean:.2f} mbb/h (seats {m.vs_x[0]:.2f}, "
+                     f"{m.vs_x[1]:.2f}){full} ({m.seconds:.1f} s)")
+
+        add(with_extensions(game, large, setup, base, x, (), BEFORE))
+        e2 = type2_for(gap)
+        p = dict(translation_weights(x, [gap[0], e2.size, gap[1]])).get(1, 0.0)
+        add(with_extensions(game, large, setup, base, x, (e2,), f"{TYPE2}: x' = {e2.size:.3f} added",
+                            f"x maps to x' with probability {p:.3f}"))
+        e1 = type1_extension(game, setup, x)
+        add(with_extensions(game, large, setup, base, x, (e1,), f"{TYPE1}: re-solved with x only"))
+        if setup.diagnostics:
+            add(with_extensions(game, large, setup, base, x, (type1_extension(game, setup, x, all_in=False),),
+                                f"{TYPE1_NO_ALL_IN}", "diagnostic: type 1 as the issue words it"))
+        others = [g for g in setup.gaps() if g != gap]
+        if others:
+            ec = type2_for(others[-1])
+            add(with_extensions(game, large, setup, base, x, (ec,),
+                                f"{CONTROL} ({ec.opening_sizes[0]:g}-{ec.opening_sizes[-1]:g}, x' = {ec.size:.3f})",
+                                "the opponent never bets there"))
+        if setup.nested_iterations:
+            add(nested(game, large, setup, base, x))
+        if setup.reference_iterations:
+            add(best_answer(game, large, setup, base, x))
+        results.append(res)
+    facts["seconds"] = time.perf_counter() - t0
+    return results, facts
+
+
+def markdown(results: list[Result]) -> str:
+    """One table: per opponent size, each row's exploitability against x (per seat and
+    mean) and in the whole evaluation game (mean), mbb/h."""
+    lines = ["| x (pot) | Our strategy | vs x, we act first | vs x, we act second | **vs x, mean** "
+             "| vs x over the best answer | full BR, mean | note |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in results:
+        best = next((m for m in r.rows if m.method == BEST), None)
+        for m in r.rows:
+            full = "—" if m.full_mean is None else f"{m.full_mean:.2f}"
+            over = "—" if best is None else f"{m.vs_x_mean - best.vs_x_mean:.2f}"
+            lines.append(f"| {r.x:.3f} | {m.method} | {m.vs_x[0]:.2f} | {m.vs_x[1]:.2f} | **{m.vs_x_mean:.2f}** "
+                         f"| {over} | {full} | {m.note} |")
+    return "\n".join(lines)
