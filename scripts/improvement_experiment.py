@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Self-improvement measured exactly on no-limit Leduc: an opponent always opens the
+first round with an off-tree size x; what a best-responding x-opener wins against us
+before and after one improvement run (type 2: the gap's pseudo-harmonic midpoint added
+and re-solved; type 1: re-solved with x), beside a control and references
+(``solver/improvement_experiment.py``; the write-up with a real run is
+``docs/self-improvement-experiment.md``).
+
+    .venv/bin/python scripts/improvement_experiment.py [--sizes 0.75,mid,0.6]
+        [--iterations 2000] [--nested-iterations 1000] [--reference-iterations 10000]
+        [--no-diagnostics] [--quick] [--output results.md]
+
+Progress goes to stdout as it runs; the markdown table comes at the end. One process
+(the trees are small); everything is deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from dataclasses import replace
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from solver import improvement_experiment as ie  # noqa: E402
+from solver.translation import pseudo_harmonic_midpoint  # noqa: E402
+
+
+def _machine() -> str:
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{os.cpu_count()} vCPU ({model}), Python {platform.python_version()}, {platform.system()}"
+
+
+def parse_sizes(text: str, setup: ie.ImprovementSetup) -> list[float]:
+    """Comma-separated pot fractions; "mid" is the pseudo-harmonic midpoint of the base's
+    first gap (type 2's added size: x = x')."""
+    first = setup.gaps()[0]
+    return [pseudo_harmonic_midpoint(*first) if s.strip() == "mid" else float(s) for s in text.split(",")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default="0.75,mid,0.6",
+                   help="the opponent's opening sizes x (pot fractions; 'mid' = the first gap's midpoint)")
+    p.add_argument("--iterations", type=int, default=2000, help="CFR+ iterations of the blueprint and each re-solve")
+    p.add_argument("--nested-iterations", type=int, default=1000, help="nested reference solves (0: no row)")
+    p.add_argument("--reference-iterations", type=int, default=10_000,
+                   help="best-answer reference solves (0: no row)")
+    p.add_argument("--no-diagnostics", action="store_true", help="leave out type 1 without all-in")
+    p.add_argument("--quick", action="store_true", help="a smoke run: fewer raises and iterations, one size")
+    p.add_argument("--output", help="also write the markdown table to this file")
+    args = p.parse_args(argv)
+    setup = ie.ImprovementSetup(iterations=args.iterations, nested_iterations=args.nested_iterations,
+                                reference_iterations=args.reference_iterations, diagnostics=not args.no_diagnostics)
+    sizes = parse_sizes(args.sizes, setup)
+    if args.quick:
+        setup = replace(setup, later_raises=2, iterations=min(setup.iterations, 300),
+                        nested_iterations=min(setup.nested_iterations, 300),
+                        reference_iterations=min(setup.reference_iterations, 1000))
+        sizes = sizes[:1]
+    try:
+        for x in sizes:
+            setup.gap(x)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"{setup.game}: base first raises {', '.join(f'{f:g}' for f in setup.first_raises)} pot plus all-in; "
+          f"opponent sizes {', '.join(f'{x:.3f}' for x in sizes)}; {setup.iterations} CFR+ iterations; "
+          f"{_machine()}", flush=True)
+    t0 = time.perf_counter()
+    results, facts = ie.run(setup, sizes, progress=lambda m: print(m, flush=True))
+    seconds = time.perf_counter() - t0
+    text = "\n".join([
+        f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
+        f"Machine: {_machine()}",
+        f"Wall time: {seconds:.0f} s",
+        f"Blueprint: {facts['base_nodes']} nodes, {setup.iterations} CFR+ iterations, "
+        f"{facts['base_mbb']:.3f} mbb/h in its own abstraction",
+        "",
+        "Exploitability against the opponent's opening size x (mbb/h: what a best-responding "
+        "opponent that must open x wins; lower is better) and in the whole evaluation game:",
+        "",
+        ie.markdown(results),
+        "",
+    ])
+    print("\n" + text)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
