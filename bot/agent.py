@@ -42,7 +42,7 @@ from solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from solver.tree import CHANCE, DECISION, BetSizes
 
 from .blueprint_player import BlueprintStrategy
-from .solver_pool import SolveJob, SolverPool, WorkerLost, warm_up
+from .solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, warm_up
 from .time_budget import ReplyClock, TimeBudget
 
 log = structlog.get_logger("agent")
@@ -154,6 +154,7 @@ class LibratusAgent:
         self.budget = budget or TimeBudget()
         self.clock = clock or ReplyClock()
         self._last_solve: dict = {}
+        self._decision_t0 = time.perf_counter()
 
     def prepare(self) -> None:
         """Before the first hand: load (or compile) every numba kernel this process
@@ -225,7 +226,10 @@ class LibratusAgent:
             if self.pool is None:
                 r = cfr.solve(sub, iters, deadline=deadline, gadget=gadget, threads=self.threads)
             else:
-                r = self.pool.solve(SolveJob(sub, iters, deadline, gadget, self.threads))
+                # the answer must be back within what the dealer's limits leave this decision
+                left = self.budget.available() - (time.perf_counter() - self._decision_t0) - 0.05
+                limit = max(deadline, min(deadline + GRACE_SECONDS, left))
+                r = self.pool.solve(SolveJob(sub, iters, deadline, gadget, self.threads, limit))
         except WorkerLost as e:
             log.warning("solve_lost", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
             raise SolveUnavailable("worker lost") from None
@@ -274,7 +278,7 @@ class LibratusAgent:
 
     # ------------------------------------------------------------------ acting
     def act(self, ms: MatchState) -> Action:
-        t0 = time.perf_counter()
+        t0 = self._decision_t0 = time.perf_counter()
         state = ms.state
         self.budget.start_hand(state.hand_id)
         self._last_solve = {}

@@ -23,7 +23,7 @@ import signal
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 
@@ -49,6 +49,17 @@ class SolveJob:
     deadline: float  # seconds of solving from when the worker starts it
     gadget: cfr.Gadget | None = None
     threads: int = 1
+    #: seconds from submission by which the answer must be back, whatever happens (time
+    #: queued behind another seat's solve or waiting for a replacement worker included):
+    #: the solve's deadline is shortened to fit, and the worker is killed past it.
+    #: Default: the deadline plus GRACE_SECONDS.
+    limit: float | None = None
+
+
+#: Seconds kept, out of a job's limit, for its answer to come back.
+RETURN_MARGIN = 0.1
+#: A solve is not started with less than this left before its limit.
+MIN_SOLVE = 0.01
 
 
 def warm_up() -> tuple[cfr.Subgame, cfr.SolveResult]:
@@ -168,7 +179,8 @@ class SolverPool:
             if self._closed:
                 raise RuntimeError("the solver pool is closed")
             self._next_id += 1
-            self._jobs.put((self._next_id, job, fut))
+            limit = job.deadline + GRACE_SECONDS if job.limit is None else job.limit
+            self._jobs.put((self._next_id, job, fut, time.monotonic() + limit))
         return fut
 
     def solve(self, job: SolveJob) -> cfr.SolveResult:
@@ -216,17 +228,23 @@ class SolverPool:
             item = self._jobs.get()
             if item is None:
                 return
-            job_id, job, fut = item
+            job_id, job, fut, give_up = item
             if not fut.set_running_or_notify_cancel():
                 continue
             w = self._workers[i]
-            # a replacement may still be warming up: it has until the job's deadline
-            if not w.wait_ready(job.deadline):
+            # a replacement may still be warming up: it may take what the limit leaves
+            if not w.wait_ready(max(0.0, give_up - time.monotonic() - RETURN_MARGIN - MIN_SOLVE)):
                 alive = w.proc.is_alive()
                 fut.set_exception(WorkerLost(f"solver worker {w.pid} not ready in time"))
                 if not alive:
                     self._replace(i, "died while starting")
                 continue
+            left = give_up - time.monotonic() - RETURN_MARGIN
+            if left < MIN_SOLVE:
+                fut.set_exception(WorkerLost("no time left to solve (queued too long)"))
+                continue
+            if left < job.deadline:
+                job = replace(job, deadline=left)
             try:
                 w.conn.send((job_id, job))
             except (OSError, ValueError) as e:
@@ -234,7 +252,7 @@ class SolverPool:
                 self._replace(i, "unreachable")
                 continue
             log.debug("solve_started", pid=w.pid, job=job_id, iterations=job.iterations, deadline=job.deadline)
-            end = time.monotonic() + job.deadline + GRACE_SECONDS
+            end = give_up
             answer = None
             eof = False
             while answer is None:

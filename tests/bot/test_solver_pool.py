@@ -84,16 +84,19 @@ def test_worker_killed_while_idle_is_replaced_at_the_next_job(pool):
     assert pool.solve(SolveJob(river(), 2, 120.0)).iterations == 2
 
 
-def test_overrunning_worker_is_killed_at_deadline_plus_grace(pool, monkeypatch):
-    monkeypatch.setattr(solver_pool, "GRACE_SECONDS", 0.0)
-    pool.solve(SolveJob(river(), 1, 120.0))  # warm
-    old = pool.pids[0]
-    sub = turn()  # one iteration takes far longer than the 1 ms deadline
-    t0 = time.monotonic()
-    with pytest.raises(WorkerLost, match="overran"):
-        pool.solve(SolveJob(sub, 10, 0.001))
-    assert time.monotonic() - t0 < 1.0
-    wait_for_new_worker(pool, old)
+def test_overrunning_worker_is_killed_at_the_limit():
+    with SolverPool(1) as p:  # its own pool: this test kills the worker on purpose
+        assert p.wait_ready(300)
+        p.solve(SolveJob(river(), 1, 120.0))  # warm
+        old = p.pids[0]
+        st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
+        big = BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2)
+        sub = cfr.make_subgame(st, {2: big, 3: big})  # 19k nodes: one iteration takes about a second
+        t0 = time.monotonic()
+        with pytest.raises(WorkerLost, match="overran"):
+            p.solve(SolveJob(sub, 10, 0.001, limit=0.5))
+        assert time.monotonic() - t0 < 1.5
+        wait_for_new_worker(p, old)
 
 
 def test_a_bad_job_fails_without_killing_the_worker(pool):
@@ -109,3 +112,16 @@ def test_a_bad_job_fails_without_killing_the_worker(pool):
 def test_pool_needs_a_worker():
     with pytest.raises(ValueError, match="at least one worker"):
         SolverPool(0)
+
+
+def test_a_job_limit_shortens_the_solve_and_bounds_the_wait(pool):
+    pool.solve(SolveJob(river(), 1, 120.0))  # warm
+    t0 = time.monotonic()
+    r = pool.solve(SolveJob(river(), 10_000_000, 30.0, limit=0.5))  # the limit, not the deadline, rules
+    assert r.stopped_early and time.monotonic() - t0 < 0.75
+    # queued behind another job for longer than its limit: it fails without running
+    first = pool.submit(SolveJob(river(), 10_000_000, 1.0))
+    second = pool.submit(SolveJob(river(), 10, 30.0, limit=0.3))
+    with pytest.raises(WorkerLost, match="no time left"):
+        second.result(timeout=10)
+    assert first.result(timeout=10).stopped_early
