@@ -33,9 +33,10 @@ where the agent's are MCCFR on its card abstraction; the first round's later rai
 are the base's (1 pot by default, as ``improve.EXTENSION_RERAISES``).
 
 Further rows: a *control* (type 2 in a gap the opponent never uses: nothing may
-change), nested subgame solving (``subgame_experiments``, Table 2) as a reference, and
-the *best answer to x* with the blueprint kept elsewhere (``best_answer``): how far any
-improvement that only changes our play after the x opening could go.
+change), nested subgame solving (``subgame_experiments``, Table 2) as a reference, the
+*best answer to x* with the blueprint kept elsewhere (``best_answer``): how far any
+improvement that only changes our play after the x opening could go, and the *floor*
+below which no such improvement can go (the opponent may always decline to open).
 
 Measures, per seat of ours and as the mean over the seats (the exploitability
 convention of ``cfr.exploitability``), in mbb/h:
@@ -430,10 +431,12 @@ def restrict(sub: cfr.Subgame, drop: set[int]) -> tuple[cfr.Subgame, np.ndarray]
     return replace(sub, tree=tree, slot=cfr._reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
 
 
-def x_only_game(game: GameDef, large: cfr.Subgame, x: float, opponent: int) -> tuple[cfr.Subgame, np.ndarray]:
+def x_only_game(game: GameDef, large: cfr.Subgame, x: float, opponent: int,
+                keep_x: bool = True) -> tuple[cfr.Subgame, np.ndarray]:
     """The evaluation game in which ``opponent``'s first raise of the first round can
-    only be x (its other sizes and all-in removed there) and the other player never
-    opens with x; with the node map of ``restrict``."""
+    only be x (its other sizes and all-in removed there; with ``keep_x=False`` x too:
+    it never raises first) and the other player never opens with x; with the node map
+    of ``restrict``."""
     t = large.tree
     drop: set[int] = set()
     for who in (0, 1):
@@ -441,7 +444,7 @@ def x_only_game(game: GameDef, large: cfr.Subgame, x: float, opponent: int) -> t
             x_to = _target(st, x)
             for c in _kids(t, n):
                 a = t.actions[c]
-                if a.type is ActionType.RAISE and (a.size != x_to if who == opponent else a.size == x_to):
+                if a.type is ActionType.RAISE and (a.size != x_to or not keep_x if who == opponent else a.size == x_to):
                     drop.add(c)
     return restrict(large, drop)
 
@@ -493,6 +496,22 @@ def with_extensions(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, 
     t0 = time.perf_counter()
     seats = [_ExtensionWalk(game, large, setup.base, base, extensions, us).run() for us in (0, 1)]
     return measure(game, large, x, seats, name, time.perf_counter() - t0 + sum(e.seconds for e in extensions), note)
+
+
+def floor(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
+    """Reference: what the x-opener wins by never raising first (checking or calling
+    there instead), against the blueprint: every strategy here keeps the blueprint on
+    those lines, so none can hold the x-opener below this (it can always decline to
+    open); only the x answers differ between the rows."""
+    t0 = time.perf_counter()
+    vs_x = []
+    for us in (0, 1):
+        opp = 1 - us
+        strat = _ExtensionWalk(game, large, setup.base, base, (), us).run()
+        rsub, idx = x_only_game(game, large, x, opp, keep_x=False)
+        vs_x.append(mbb(best_response_value(rsub, strat[idx], opp), game))
+    return Measure(FLOOR, (vs_x[0], vs_x[1]), None, time.perf_counter() - t0,
+                   "no answer to x can do better")
 
 
 def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
@@ -567,6 +586,7 @@ TYPE1 = "After type 1"
 TYPE1_NO_ALL_IN = "After type 1 without all-in at the first raise"
 CONTROL = "Control: type 2 in another gap"
 BEST = "Best answer to x, blueprint elsewhere (reference)"
+FLOOR = "Floor: the opponent never raises first"
 
 
 def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (0.75,),
@@ -630,6 +650,7 @@ def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (
             add(nested(game, large, setup, base, x))
         if setup.reference_iterations:
             add(best_answer(game, large, setup, base, x))
+        add(floor(game, large, setup, base, x))
         results.append(res)
     facts["seconds"] = time.perf_counter() - t0
     return results, facts

@@ -30,8 +30,8 @@ def result() -> ie.Result:
 
 
 def test_one_improvement_run_lowers_exploitability_against_x(result):
-    before = result.row(ie.BEFORE)
-    assert before.vs_x_mean > MARGIN_MBB  # translation does leave something to win back
+    before, floor = result.row(ie.BEFORE), result.row(ie.FLOOR)
+    assert before.vs_x_mean > floor.vs_x_mean + MARGIN_MBB  # translation does leave something to win back
     for name in (ie.TYPE1, ie.TYPE2):
         after = result.row(name)
         assert after.vs_x_mean < before.vs_x_mean - MARGIN_MBB, (name, after, before)
@@ -40,6 +40,8 @@ def test_one_improvement_run_lowers_exploitability_against_x(result):
         assert all(a <= b + 1e-6 for a, b in zip(after.vs_x, before.vs_x)), (name, after, before)
         # the opponent's other sizes still meet the blueprint: the whole game improves too
         assert after.full_mean < before.full_mean - MARGIN_MBB
+        # the x-opener can always decline to open, and those lines are the blueprint's
+        assert all(a >= f - 1e-9 for a, f in zip(after.vs_x, floor.vs_x)), (name, after, floor)
 
 
 def test_an_improvement_in_another_gap_changes_nothing_against_x(result):
