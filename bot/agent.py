@@ -42,7 +42,7 @@ from solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from solver.tree import CHANCE, DECISION, BetSizes
 
 from .blueprint_player import BlueprintStrategy
-from .solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, warm_up
+from .solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
 from .time_budget import ReplyClock, TimeBudget
 
 log = structlog.get_logger("agent")
@@ -224,7 +224,7 @@ class LibratusAgent:
         t0 = time.perf_counter()
         try:
             if self.pool is None:
-                r = cfr.solve(sub, iters, deadline=deadline, gadget=gadget, threads=self.threads)
+                r = run_job(SolveJob(sub, iters, deadline, gadget, self.threads))
             else:
                 # the answer must be back within what the dealer's limits leave this decision
                 left = self.budget.available() - (time.perf_counter() - self._decision_t0) - 0.05
@@ -236,9 +236,11 @@ class LibratusAgent:
         seconds = time.perf_counter() - t0
         self._last_solve = {"iterations": r.iterations, "of": iters, "stopped_early": r.stopped_early,
                             "solve_seconds": round(seconds, 4), "nodes": sub.tree.num_nodes}
+        extra = {} if r.exploitability is None else {
+            "exploitability_pct_pot": round(100 * r.exploitability / max(sub.pot, 1), 4)}
         log.info("solve", kind=kind, hand=state.hand_id, betting=state.betting_string(), nodes=sub.tree.num_nodes,
                  hands=int(sub.hands.shape[0]), iterations=r.iterations, of=iters, deadline=round(deadline, 3),
-                 stopped_early=r.stopped_early, seconds=round(seconds, 3))
+                 stopped_early=r.stopped_early, seconds=round(seconds, 3), **extra)
         return Solution(sub, r.strategy, state.copy(), kind)
 
     def _resolve(self, state: BettingState, me: int) -> Solution:

@@ -74,9 +74,19 @@ def warm_up() -> tuple[cfr.Subgame, cfr.SolveResult]:
     game = bundled_game("holdem.nolimit.2p")
     st = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "cc/cc/cc/")
     sub = cfr.make_subgame(st, BetSizes(bets=((1.0,),), max_raises=1))
-    r = cfr.solve(sub, 2)
-    cfr.solve(sub, 2, gadget=cfr.Gadget("maxmargin", 0, sub.reach[0] * 0.0))
+    r = run_job(SolveJob(sub, 2, 60.0))
+    run_job(SolveJob(sub, 2, 60.0, cfr.Gadget("maxmargin", 0, sub.reach[0] * 0.0)))
     return sub, r
+
+
+def run_job(job: SolveJob) -> cfr.SolveResult:
+    """Solve; for an unsafe solve (no gadget) also measure the result's exploitability
+    in the subgame (two best-response passes, about two iterations' work), which the
+    agent logs."""
+    r = cfr.solve(job.sub, job.iterations, deadline=job.deadline, gadget=job.gadget, threads=job.threads)
+    if job.gadget is None:
+        r.exploitability = cfr.exploitability(job.sub, r.strategy)
+    return r
 
 
 def _worker_main(conn, warm: bool) -> None:
@@ -96,9 +106,7 @@ def _worker_main(conn, warm: bool) -> None:
                 return
             job_id, job = msg
             try:
-                r = cfr.solve(job.sub, job.iterations, deadline=job.deadline, gadget=job.gadget,
-                              threads=job.threads)
-                conn.send((job_id, "ok", r))
+                conn.send((job_id, "ok", run_job(job)))
             except Exception as e:  # a bad job must not kill the worker
                 conn.send((job_id, "error", f"{type(e).__name__}: {e}"))
     except (BrokenPipeError, EOFError, OSError, KeyboardInterrupt):

@@ -619,6 +619,7 @@ class SolveResult:
     iterations: int
     stopped_early: bool
     seconds: float
+    exploitability: float | None = None  # chips per hand, when the caller measured it (``exploitability``)
 
 
 def libratus_iterations(pot: int, big_blind: int) -> int:

@@ -137,6 +137,8 @@ def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
     assert line["board"] == cards_to_str(st.board_cards)
     assert line["iterations"] >= 1 and line["of"] in (1000, 1900) and line["solve_seconds"] > 0
     assert line["reply_seconds"] >= line["solve_seconds"]
+    solve = next(e for e in logs if e["event"] == "solve")
+    assert 0 <= solve["exploitability_pct_pot"] < 5  # an unsafe solve reports how well it converged
 
 
 def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint):
