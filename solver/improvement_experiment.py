@@ -658,14 +658,16 @@ def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (
 
 def markdown(results: list[Result]) -> str:
     """One table: per opponent size, each row's exploitability against x (per seat and
-    mean) and in the whole evaluation game (mean), mbb/h."""
+    mean), what opening x gains the opponent (the mean over the floor: zero when no
+    opening with x pays), and the exploitability in the whole evaluation game (mean),
+    mbb/h."""
     lines = ["| x (pot) | Our strategy | vs x, we act first | vs x, we act second | **vs x, mean** "
-             "| vs x over the best answer | full BR, mean | note |", "|---|---|---:|---:|---:|---:|---:|---|"]
+             "| gain from opening x | full BR, mean | note |", "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in results:
-        best = next((m for m in r.rows if m.method == BEST), None)
+        low = next((m for m in r.rows if m.method == FLOOR), None)
         for m in r.rows:
             full = "—" if m.full_mean is None else f"{m.full_mean:.2f}"
-            over = "—" if best is None else f"{m.vs_x_mean - best.vs_x_mean:.2f}"
+            over = "—" if low is None else f"{m.vs_x_mean - low.vs_x_mean:.2f}"
             lines.append(f"| {r.x:.3f} | {m.method} | {m.vs_x[0]:.2f} | {m.vs_x[1]:.2f} | **{m.vs_x_mean:.2f}** "
                          f"| {over} | {full} | {m.note} |")
     return "\n".join(lines)
