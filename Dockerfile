@@ -72,10 +72,13 @@ RUN set -eu; \
 # of compiling (scripts/container-smoke checks this with NUMBA_DEBUG_CACHE=1). Numba
 # keys the cache by each source file and by the CPU, so this runs on the final files.
 # With `none` a throwaway tiny blueprint drives the warm-up and is deleted in the same
-# step. The matches cover the agent (blueprint rounds, river solves; nested re-solves
-# after the random player's odd bet sizes and safe re-solves after the other agent's
-# bets, which evaluate the old solution in float64; turn solving on two threads) and
-# the blueprint player on every round (river buckets computed on the fly).
+# step. First the agent's own start-up warm-up (it compiles every kernel before it
+# connects, which on a cold cache takes longer than a dealer waits for a player; no
+# dealer listens on port 1, so it stops there), then matches. They cover the agent
+# (blueprint rounds, river solves; nested re-solves after the random player's odd bet
+# sizes and safe re-solves after the other agent's bets, which evaluate the old
+# solution in float64; turn solving on two threads) and the blueprint player on every
+# round (river buckets computed on the fly).
 RUN set -eu; \
     mkdir -p /tmp/warm; \
     bp=/blueprints/default.bp; \
@@ -86,10 +89,14 @@ RUN set -eu; \
     fi; \
     pokerbot selfcheck --hands 300 > /tmp/warm/selfcheck.txt || { cat /tmp/warm/selfcheck.txt; exit 1; }; \
     agent="pokerbot play --strategy libratus --solve-seconds 0.2 --blueprint $bp"; \
-    pokerbot match "$agent" random --hands 40 --seed 3 --out /tmp/warm/agent; \
-    pokerbot match "$agent" "$agent" --hands 30 --seed 6 --out /tmp/warm/agents; \
-    pokerbot match "$agent --solve-round 3 --threads 2" call --hands 6 --seed 4 --out /tmp/warm/turn; \
-    pokerbot match blueprint random --blueprint "$bp" --hands 60 --seed 5 --out /tmp/warm/blueprint; \
+    if $agent 127.0.0.1 1 --connect-timeout 5 > /tmp/warm/prepare.txt 2>&1 \
+        || ! grep -q "could not connect" /tmp/warm/prepare.txt; then cat /tmp/warm/prepare.txt; exit 1; fi; \
+    m() { out=/tmp/warm/$1; shift; \
+          pokerbot match "$@" --out "$out" || { tail -n 20 "$out"/*.stderr; exit 1; }; }; \
+    m agent "$agent" random --hands 40 --seed 3; \
+    m agents "$agent" "$agent" --hands 30 --seed 6; \
+    m turn "$agent --solve-round 3 --threads 2" call --hands 6 --seed 4; \
+    m blueprint blueprint random --blueprint "$bp" --hands 60 --seed 5; \
     rm -rf /tmp/warm; \
     du -sh /opt/pokerbot/cache/* /blueprints
 
