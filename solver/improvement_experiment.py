@@ -230,7 +230,6 @@ class _ExtensionWalk(_Walk):
         self.solutions: list[tuple[Sizes, _Solved]] = [(base_sizes, base)] + [(e.sizes, e.solved) for e in extensions]
         # hands are in the large tree's order throughout; every tree here starts at the root
         self.pos = [_positions(s.sub, self.size)[large.hand_index] for _, s in self.solutions]
-        self.switches = 0  # opponent openings that led into an extension (with any probability)
 
     def run(self) -> np.ndarray:
         root = BettingState(self.game)
@@ -340,7 +339,6 @@ class _ExtensionWalk(_Walk):
         if not exts or not options:
             return None
         options += exts
-        self.switches += 1
         out = []
         for idx, p in translation_weights(x, [o[0] for o in options]):
             _, s, j = options[idx]
