@@ -72,9 +72,9 @@ RUN set -eu; \
 # of compiling (scripts/container-smoke checks this with NUMBA_DEBUG_CACHE=1). Numba
 # keys the cache by each source file and by the CPU, so this runs on the final files.
 # With `none` a throwaway tiny blueprint drives the warm-up and is deleted in the same
-# step. First the agent's own start-up warm-up (it compiles every kernel before it
-# connects, which on a cold cache takes longer than a dealer waits for a player; no
-# dealer listens on port 1, so it stops there), then matches. They cover the agent
+# step. First the agent's own start-up warm-up (`pokerbot warm`: it compiles every
+# kernel the player uses, which on a cold cache takes longer than a dealer waits for a
+# player to connect), then matches. They cover the agent
 # (blueprint rounds, river solves; nested re-solves after the random player's odd bet
 # sizes and safe re-solves after the other agent's bets, which evaluate the old
 # solution in float64; turn solving on two threads) and the blueprint player on every
@@ -89,8 +89,7 @@ RUN set -eu; \
     fi; \
     pokerbot selfcheck --hands 300 > /tmp/warm/selfcheck.txt || { cat /tmp/warm/selfcheck.txt; exit 1; }; \
     agent="pokerbot play --strategy libratus --solve-seconds 0.2 --blueprint $bp"; \
-    if $agent 127.0.0.1 1 --connect-timeout 5 > /tmp/warm/prepare.txt 2>&1 \
-        || ! grep -q "could not connect" /tmp/warm/prepare.txt; then cat /tmp/warm/prepare.txt; exit 1; fi; \
+    pokerbot warm --blueprint "$bp"; \
     m() { out=/tmp/warm/$1; shift; \
           pokerbot match "$@" --out "$out" || { tail -n 20 "$out"/*.stderr; exit 1; }; }; \
     m agent "$agent" random --hands 40 --seed 3; \

@@ -183,6 +183,11 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
             f.truncate(at)
             f.flush()
             os.fsync(f.fileno())
+        # mkstemp makes the file private; a store is read by other users (a container's
+        # unprivileged player mounting it), so give it the usual mode under the umask
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o644 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -201,6 +201,24 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_warm(args: argparse.Namespace) -> int:
+    """Load (on a fresh checkout or image: compile) every kernel the agent uses, then exit."""
+    from protocol.logs import configure
+
+    from bot.strategies import make_strategy
+
+    configure("warning")
+    t0 = time.time()
+    try:
+        agent = make_strategy("libratus", 0, args.blueprint, workers=0)
+    except (ValueError, OSError) as e:
+        print(f"pokerbot warm: {e}", file=sys.stderr)
+        return 2
+    agent.prepare()
+    print(f"pokerbot warm: kernels ready in {time.time() - t0:.1f} s", flush=True)
+    return 0
+
+
 def _cmd_improve(args: argparse.Namespace) -> int:
     from blueprint_store.improve import improve
     from blueprint_store.store import StoreError
@@ -318,6 +336,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="JSON log level (default info: the agent logs every decision and solve; debug adds "
                          "every action of every strategy)")
     pl.set_defaults(func=_cmd_play)
+
+    w = sub.add_parser("warm", help="load or compile every kernel the agent uses, then exit (image builds, "
+                                    "first runs)")
+    w.add_argument("--blueprint", default=None, metavar="PATH",
+                   help="blueprint store (default $POKERBOT_BLUEPRINT, else blueprints/default.bp)")
+    w.set_defaults(func=_cmd_warm)
 
     sub.add_parser("dealer", help="run an ACPC dealer (see pokerbot dealer --help)", add_help=False)
 

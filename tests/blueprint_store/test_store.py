@@ -137,3 +137,18 @@ def test_a_second_process_shares_the_pages(small_blueprint):
     turn_kb = 55_190_538 * 2 // 1024
     # the touched turn table is file-backed: resident, but not a private anonymous copy
     assert file_kb > turn_kb // 4
+
+
+def test_a_written_store_is_readable_by_other_users(small_blueprint, tmp_path):
+    import os
+    import stat
+
+    from blueprint_store.store import Blueprint, write_blueprint
+
+    out = tmp_path / "copy.bp"
+    old = os.umask(0o022)
+    try:
+        write_blueprint(out, Blueprint(small_blueprint).contents())
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o644  # not mkstemp's 0600: a container's player must read it

@@ -69,3 +69,10 @@ def test_improve_reports_bad_input_clearly(capsys, tmp_path):
     assert "x.bp" in capsys.readouterr().err  # the store is opened first
     with pytest.raises(SystemExit):
         main(["improve", "--logs", "a", "--blueprint", "b", "--out", "c", "--hours", "0"])
+
+
+def test_warm_prepares_the_agent_and_refuses_a_missing_store(capsys, small_blueprint, tmp_path):
+    assert main(["warm", "--blueprint", small_blueprint]) == 0
+    assert "kernels ready" in capsys.readouterr().out
+    assert main(["warm", "--blueprint", str(tmp_path / "none.bp")]) == 2
+    assert "none.bp" in capsys.readouterr().err
