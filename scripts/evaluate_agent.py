@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""The agent's acceptance matches: duplicate matches of ``libratus`` against each
+benchmark opponent on our dealer, then one table of paired results.
+
+    .venv/bin/python scripts/evaluate_agent.py [--hands 10000] [--seed 7] [--parallel 2] \
+        [--opponents allin,raise-pot,random,call,blueprint,unsafe] [--out eval/] [--blueprint PATH]
+
+``--hands`` is per seat order: a duplicate match plays it twice (so 10,000 means 20,000
+hands). Each opponent's match goes to ``<out>/vs-<opponent>/``; an opponent whose
+``summary.json`` is already there is not played again, so an interrupted evaluation
+resumes where it stopped. The table gives mbb/hand of the agent, raw and all-in
+adjusted, with 95 % intervals, the wall time per hand of each match and the agent's own
+reply time per hand (from its log). Matches run ``--parallel`` at a time (one core
+each: the agent's solves are single-threaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from agent_log_summary import summarise  # noqa: E402  (a sibling script)
+
+OPPONENTS = ("allin", "raise-pot", "random", "call", "blueprint", "unsafe")
+
+
+def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
+    out = os.path.join(args.out, f"vs-{opponent}")
+    if os.path.exists(os.path.join(out, "summary.json")):
+        return opponent, 0
+    cmd = [sys.executable, "-m", "bot.cli", "match", "libratus", opponent, "--hands", str(args.hands),
+           "--seed", str(args.seed), "--duplicate", "--out", out]
+    if args.blueprint:
+        cmd += ["--blueprint", args.blueprint]
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    print(f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: {2 * args.hands:,} hands ...", flush=True)
+    with open(os.path.join(out, "match.txt"), "w") as f:
+        status = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    print(f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: done in {time.time() - t0:.0f} s "
+          f"(status {status})", flush=True)
+    return opponent, status
+
+
+def row(opponent: str, out: str) -> str:
+    path = os.path.join(out, f"vs-{opponent}", "summary.json")
+    if not os.path.exists(path):
+        return f"| {opponent} | not played | | | |"
+    with open(path) as f:
+        s = json.load(f)
+    d = s.get("duplicate") or {}
+    raw, adj = d.get("raw"), d.get("allin_adjusted")
+    if not raw:
+        return f"| {opponent} | incomplete ({'; '.join(m.get('error') or '' for m in s['matches'])}) | | | |"
+    hands = sum(m["hands_played"] for m in s["matches"])
+    wall = sum(m["seconds"] for m in s["matches"]) / max(hands, 1)
+    logs = [os.path.join(os.path.dirname(m["log"]), f"{m['name']}.{seat}.stderr")
+            for m in s["matches"] for seat in m["seats"] if seat.startswith("A-")]
+    agent = summarise([p for p in logs if os.path.exists(p)])
+    # the agent logs its decisions at info level (play's default); older logs may lack them
+    reply = f"{agent['reply_seconds_total'] / max(hands, 1):.3f} s" if agent["decisions"] else "n/a"
+    return (f"| {opponent} | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
+            f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {hands:,} | {wall:.3f} s / {reply} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--hands", type=int, default=10_000, help="hands per seat order (default 10,000)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--opponents", default=",".join(OPPONENTS))
+    p.add_argument("--parallel", type=int, default=2)
+    p.add_argument("--out", default="eval")
+    p.add_argument("--blueprint", default=None)
+    args = p.parse_args(argv)
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    with ThreadPoolExecutor(max(1, args.parallel)) as ex:
+        results = list(ex.map(lambda o: run_one(o, args), opponents))
+    print("\n| opponent | agent mbb/hand (raw, 95 %) | all-in adjusted | hands | time per hand: wall / agent |")
+    print("|---|---:|---:|---:|---:|")
+    for o in opponents:
+        print(row(o, args.out))
+    return 0 if all(status == 0 for _, status in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
