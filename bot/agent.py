@@ -233,6 +233,9 @@ class LibratusAgent:
         except WorkerLost as e:
             log.warning("solve_lost", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
             raise SolveUnavailable("worker lost") from None
+        except RuntimeError as e:  # the worker reported an exception in the solve
+            log.error("solve_failed", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
+            raise SolveUnavailable("solve failed") from None
         seconds = time.perf_counter() - t0
         self._last_solve = {"iterations": r.iterations, "of": iters, "stopped_early": r.stopped_early,
                             "solve_seconds": round(seconds, 4), "nodes": sub.tree.num_nodes}
@@ -284,7 +287,16 @@ class LibratusAgent:
         state = ms.state
         self.budget.start_hand(state.hand_id)
         self._last_solve = {}
-        action, source = self._decide(ms)
+        try:
+            action, source = self._decide(ms)
+        except Exception:  # a bug must cost one decision, not the match
+            log.exception("decision_failed", hand=state.hand_id, betting=state.betting_string())
+            self._solution = None
+            try:
+                action, source = self.bp_player.act(ms), "error-fallback"
+            except Exception:
+                log.exception("blueprint_failed", hand=state.hand_id, betting=state.betting_string())
+                action, source = CALL, "error-fallback"
         fields = dict(hand=state.hand_id, round=state.round, betting=state.betting_string(), board=_board_text(state),
                       source=source, action=str(action), **self._last_solve)
         reply = self.clock.hold(t0)  # the last thing before replying: nothing card-dependent after it

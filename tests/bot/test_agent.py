@@ -169,3 +169,29 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
             assert st3.can_apply(a3)
         assert sources(logs) == ["unsafe", "previous-fallback", "unsafe"]
         assert any(e["event"] == "solve_lost" for e in logs) and pool.pids[0] != old
+
+
+def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint, monkeypatch):
+    from bot import agent as agent_module
+
+    me = 1 - river_state("").current_player
+    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.5)
+
+    def broken(*a, **k):
+        raise RuntimeError("solver worker failed: ValueError: boom")
+
+    monkeypatch.setattr(agent_module, "run_job", broken)
+    st = river_state("r700")
+    with capture_logs() as logs:
+        a = agent.act(MatchState(me, st))
+    assert st.can_apply(a) and sources(logs) == ["blueprint-fallback"]
+    assert any(e["event"] == "solve_failed" for e in logs)
+
+    def bug(*a, **k):
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(agent_module, "run_job", bug)
+    with capture_logs() as logs:
+        a = agent.act(MatchState(me, river_state("c", hand=8)))
+    assert sources(logs) == ["error-fallback"] and any(e["event"] == "decision_failed" for e in logs)
+    assert river_state("c", hand=8).can_apply(a)
