@@ -24,6 +24,7 @@ import time
 
 import structlog
 
+from protocol.betting import CALL
 from protocol.client import ClientConnection, ProtocolError
 from protocol.gamedef import GameDef
 from protocol.logs import log_enabled
@@ -114,7 +115,11 @@ async def _play(host: str, port: int, game: GameDef, strategy: Strategy, connect
             if not ms.is_our_turn:
                 continue
             t0 = time.perf_counter()
-            action = strategy.act(ms)
+            try:
+                action = strategy.act(ms)
+            except Exception:  # a strategy's bug must not take the seat out of the match
+                log.exception("strategy_failed", hand=ms.hand_id, betting=ms.state.betting_string())
+                action = CALL
             sent = conn.send_action(received, action)
             decisions += 1
             if debug:  # the arguments alone cost more than a call decision

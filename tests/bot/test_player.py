@@ -192,3 +192,29 @@ async def test_signal_handlers_are_removed_after_play():
     before = signal.getsignal(signal.SIGTERM)
     assert await _play_against([NOT_OUR_TURN, FINISHED]) == 0
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+@pytest.mark.asyncio
+async def test_a_strategy_that_raises_still_replies_with_a_call():
+    class Broken(CallStrategy):
+        name = "broken"
+
+        def act(self, ms):
+            raise ZeroDivisionError("a bug")
+
+    dealer = Dealer()
+    port = await dealer.start()
+    task = asyncio.create_task(play("127.0.0.1", port, HUNL, Broken(), connect_timeout=10))
+    try:
+        async with asyncio.timeout(20):
+            await dealer.connected.wait()
+            await dealer.wait_lines(1)  # the version line
+            dealer.send(OUR_TURN)
+            await dealer.wait_lines(2)
+            assert dealer.received[1] == (OUR_TURN + ":c\r\n").encode()
+            dealer.send(FINISHED)
+            await asyncio.sleep(0.1)
+            dealer.close()
+            assert await task == 0
+    finally:
+        task.cancel()
