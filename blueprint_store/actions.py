@@ -21,17 +21,27 @@ class ActionAbstraction:
         return dict(enumerate(self.rounds))
 
     def as_dict(self) -> dict:
-        return {"rounds": [{"bets": [list(b) for b in s.bets], "max_raises": s.max_raises} for s in self.rounds]}
+        rounds = []
+        for s in self.rounds:
+            r = {"bets": [list(b) for b in s.bets], "max_raises": s.max_raises}
+            if s.first_by_player:
+                r["first_by_player"] = [list(b) for b in s.first_by_player]
+            rounds.append(r)
+        return {"rounds": rounds}
 
     @staticmethod
     def from_dict(d: dict) -> "ActionAbstraction":
         try:
             rounds = tuple(BetSizes(bets=tuple(tuple(float(x) for x in b) for b in r["bets"]),
-                                    max_raises=int(r["max_raises"])) for r in d["rounds"])
+                                    max_raises=int(r["max_raises"]),
+                                    first_by_player=tuple(tuple(float(x) for x in b)
+                                                          for b in r.get("first_by_player", ())))
+                           for r in d["rounds"])
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"malformed action abstraction {d!r}: {e}") from None
         for r in rounds:
-            if not r.bets or any(not b or min(b) <= 0 for b in r.bets) or r.max_raises < 0:
+            if (not r.bets or any(not b or min(b) <= 0 for b in r.bets) or r.max_raises < 0
+                    or any(b and min(b) <= 0 for b in r.first_by_player)):
                 raise ValueError(f"malformed action abstraction round {r}")
         return ActionAbstraction(rounds)
 

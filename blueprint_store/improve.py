@@ -60,6 +60,7 @@ class OpponentBet:
     all_in: bool
     hand: int
     name: str  # the opponent's name in the log
+    position: int = -1  # the opponent's position in that hand
 
 
 def first_round_bets(state: BettingState, us: int, names: list[str] | None = None) -> list[OpponentBet]:
@@ -72,7 +73,7 @@ def first_round_bets(state: BettingState, us: int, names: list[str] | None = Non
         if a.type is ActionType.RAISE:
             if who != us and game.is_nolimit:
                 out.append(OpponentBet(depth, pot_fraction(a.size, replay.spent, who), a.size >= game.stack[who],
-                                       state.hand_id, names[who] if names else str(who)))
+                                       state.hand_id, names[who] if names else str(who), who))
             depth += 1
         replay.apply(a)
     return out
@@ -187,17 +188,20 @@ EXTENSION_PRUNE_THRESHOLD = -30_000_000.0
 EXTENSION_REGRET_FLOOR = -31_000_000
 
 
-def extension_actions(base: ActionAbstraction, opening_sizes: tuple[float, ...]) -> ActionAbstraction:
-    """The base abstraction with the first round's first raise sizes replaced by
-    ``opening_sizes`` and a coarse pot-size re-raise after them; later rounds as in
-    the base."""
-    first = BetSizes(bets=(tuple(sorted(opening_sizes)), EXTENSION_RERAISES),
-                     max_raises=min(base.rounds[0].max_raises, EXTENSION_MAX_RAISES))
+def extension_actions(base: ActionAbstraction, opening_sizes: tuple[float, ...], opponent: int) -> ActionAbstraction:
+    """The base abstraction where the opponent (position ``opponent``) opens the first
+    round with ``opening_sizes`` while we keep the base's opening sizes (so that our
+    range before the opponent's raise is the one we really play), and a coarse
+    pot-size re-raise after any opening; later rounds as in the base."""
+    b0 = base.rounds[0]
+    ours = tuple(b0.fractions(0))
+    first = BetSizes(bets=(ours, EXTENSION_RERAISES), max_raises=min(b0.max_raises, EXTENSION_MAX_RAISES),
+                     first_by_player=tuple(tuple(sorted(opening_sizes)) if p == opponent else ours for p in (0, 1)))
     return ActionAbstraction((first,) + tuple(base.rounds[1:]))
 
 
-def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tuple[float, ...], seconds: float,
-                    threads: int | None = None, seed: int = 0, batch: int = 20_000,
+def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tuple[float, ...], opponent: int,
+                    seconds: float, threads: int | None = None, seed: int = 0, batch: int = 20_000,
                     log: Callable[[str], None] = print) -> ExtensionContents:
     """Solve the game again with ``opening_sizes`` as the first raise sizes of the first
     round (the added size and, for type 2, its sibling sizes too: the opponent's range
@@ -205,17 +209,20 @@ def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tupl
     solving with a default sibling offered), with the base's card abstraction, for
     ``seconds`` of MCCFR."""
     threads = threads or os.cpu_count() or 1
-    actions = extension_actions(base.actions, opening_sizes)
+    actions = extension_actions(base.actions, opening_sizes, opponent)
     tree = build_betting_tree(base.game, actions.sizes(), base.tree.buckets)
-    log(f"{kind} extension for size {size:.3f} (first raises {', '.join(f'{x:.3f}' for x in sorted(opening_sizes))}):"
+    log(f"{kind} extension for size {size:.3f}, opponent in position {opponent} "
+        f"(its first raises {', '.join(f'{x:.3f}' for x in sorted(opening_sizes))}):"
         f" {tree.num_nodes:,} nodes, {tree.num_slots:,} slots ({tree.memory_bytes() / 1e6:.0f} MB)")
     solver = mccfr_solver(tree, base.game, EXTENSION_PRUNE_THRESHOLD, EXTENSION_REGRET_FLOOR, seed)
     deals = HoldemDeals(base.cards, threads=threads)
     elapsed = run_schedule(solver, deals, seconds, batch, threads, log)
-    figures = {"kind": kind, "size": size, "opening_sizes": list(opening_sizes), "iterations": solver.iterations,
+    figures = {"kind": kind, "size": size, "opening_sizes": list(opening_sizes), "opponent": opponent,
+               "iterations": solver.iterations,
                "train_seconds": elapsed, "threads": threads, "seed": seed,
                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    return ExtensionContents(kind, size, actions, tree, solver.average_strategy().astype(np.float32), figures)
+    return ExtensionContents(kind, size, actions, tree, solver.average_strategy().astype(np.float32), figures,
+                             opponent=opponent)
 
 
 @dataclass
@@ -223,6 +230,22 @@ class ImprovementPlan:
     type2: list[Gap]  # gaps to fill, best first
     type1: tuple[int, float, int] | None  # (depth, size, count) of the most common missing size
     collected: CollectedBets
+
+    def positions(self, low: float, high: float) -> list[int]:
+        """The positions from which the opponent made first raises in (low, high]."""
+        return sorted({b.position for b in self.collected.bets
+                       if b.depth == 0 and not b.all_in and low < b.fraction <= high and b.position >= 0})
+
+    def jobs(self) -> list[tuple[str, float, tuple[float, ...], int]]:
+        """(kind, size, the opponent's opening sizes, the opponent's position) per
+        extension to solve: one per position the opponent used the sizes from."""
+        out = []
+        for g in self.type2:
+            out += [("type2", g.midpoint, (g.low, g.midpoint, g.high), p) for p in self.positions(g.low, g.high)]
+        if self.type1:
+            x = self.type1[1]
+            out += [("type1", x, (x,), p) for p in self.positions(x - 0.005, x + 0.005)]
+        return out
 
 
 def plan_improvement(base: Blueprint, paths: list[str], us: str, k: int, type1: bool = True) -> ImprovementPlan:
@@ -257,16 +280,15 @@ def improve(base_path: str, paths: list[str], out: str, us: str = "libratus", k:
             f"adding {g.midpoint:.3f} pot")
     if plan.type1:
         log(f"most common missing size: {plan.type1[1]:.2f} pot ({plan.type1[2]} bets)")
-    jobs = [("type2", g.midpoint, (g.low, g.midpoint, g.high)) for g in plan.type2]
-    if plan.type1:
-        jobs.append(("type1", plan.type1[1], (plan.type1[1],)))
+    jobs = plan.jobs()
     if not jobs:
         log("nothing to add: no opponent first raise fell in a gap")
     contents = base.contents()
-    for i, (kind, size, sizes) in enumerate(jobs):
-        contents.extensions.append(train_extension(base, kind, size, sizes, seconds / len(jobs), threads,
+    for i, (kind, size, sizes, opponent) in enumerate(jobs):
+        contents.extensions.append(train_extension(base, kind, size, sizes, opponent, seconds / len(jobs), threads,
                                                    seed + i, log=log))
     write_blueprint(out, contents)
     log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB) with {len(contents.extensions)} extension(s)")
-    return {"hands": c.hands, "bets": len(c.bets), "added": [{"kind": k_, "size": s} for k_, s, _ in jobs],
+    return {"hands": c.hands, "bets": len(c.bets),
+            "added": [{"kind": k_, "size": s_, "opponent": p} for k_, s_, _, p in jobs],
             "extensions": len(contents.extensions), "out": out}

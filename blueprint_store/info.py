@@ -60,7 +60,9 @@ def print_info(path: str, verify: bool = False, hands: list[str] | None = None) 
                                        for k, v in tr.items() if k != "mccfr"))
     for e in bp.extensions:
         tr = e.training_figures
-        print(f"extension {e.kind}: first raise {e.size:.3f} pot (first raises {list(e.actions.rounds[0].bets[0])}), "
+        who = "either position" if e.opponent is None else f"position {e.opponent}"
+        print(f"extension {e.kind}: first raise {e.size:.3f} pot by the opponent in {who} (its first raises "
+              f"{list(e.actions.rounds[0].fractions(0, e.opponent))}), "
               f"{e.tree.num_nodes:,} nodes, {tr.get('iterations', 0):,} iterations in "
               f"{tr.get('train_seconds', 0):.0f} s")
     for name, info in h["arrays"].items():

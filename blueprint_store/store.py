@@ -89,6 +89,7 @@ class ExtensionContents:
     strategy: np.ndarray
     training: dict
     action_arrays: tuple[np.ndarray, np.ndarray] | None = None  # (type, size) per node, for a tree read back
+    opponent: int | None = None  # the position whose first raise it answers (None: either)
 
 
 @dataclass
@@ -144,7 +145,7 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
             arrays[f"ext{i}_{name}"] = a
         arrays[f"ext{i}_strategy"] = np.ascontiguousarray(e.strategy, dtype=np.float32)
         extensions.append({"kind": e.kind, "size": float(e.size), "actions": e.actions.as_dict(),
-                           "num_slots": int(e.tree.num_slots), "training": e.training})
+                           "num_slots": int(e.tree.num_slots), "training": e.training, "opponent": e.opponent})
     table: dict[str, dict] = {}
     header = {
         "format": FORMAT_VERSION,
@@ -257,6 +258,7 @@ class Blueprint:
         self._asize = a["tree_action_size"]
         self.kind = "base"
         self.size: float | None = None
+        self.opponent: int | None = None
         self.extensions: list[Blueprint] = []
         try:
             for i, e in enumerate(self.header.get("extensions", [])):
@@ -277,6 +279,9 @@ class Blueprint:
         view.extensions = []
         view.kind = info["kind"]
         view.size = float(info["size"])
+        view.opponent = info.get("opponent")
+        if view.opponent not in (None, 0, 1):
+            raise ValueError(f"opponent position {view.opponent!r}")
         view.actions = ActionAbstraction.from_dict(info["actions"])
         view.tree = BettingTree(
             kind=a[p + "tree_kind"], player=a[p + "tree_player"], round=a[p + "tree_round"],
@@ -295,7 +300,7 @@ class Blueprint:
     def contents(self) -> BlueprintContents:
         """Everything in the store (arrays still memory-mapped), to write a new store from."""
         exts = [ExtensionContents(e.kind, e.size, e.actions, e.tree, e.strategy, e.training_figures,
-                                  (e._atype, e._asize)) for e in self.extensions]
+                                  (e._atype, e._asize), e.opponent) for e in self.extensions]
         return BlueprintContents(self.game, self.actions, self.cards, self.tree, self.strategy,
                                  self.header.get("training", {}), exts, (self._atype, self._asize))
 

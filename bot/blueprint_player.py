@@ -142,7 +142,8 @@ class BlueprintStrategy:
         x = self._fraction(a.size, real.spent[0], real.spent[1], actor)
         spot = len(real.actions[0])
         chosen: Blueprint | None = None
-        for ext in self.bp.extensions:
+        usable = [e for e in self.bp.extensions if e.opponent is None or e.opponent == actor]
+        for ext in usable:
             if ext.kind == "type1" and abs(x - ext.size) <= self.TYPE1_TOLERANCE and self._type1_active(spot, ext):
                 chosen = ext
                 break
@@ -155,7 +156,7 @@ class BlueprintStrategy:
             options: list[tuple[float, Blueprint | None, int]] = [
                 (self._fraction(c.size, int(sp[0]), int(sp[1]), actor), None, i)
                 for i, c in enumerate(children) if c.type is ActionType.RAISE and c.size < stack]
-            exts = [(e.size, e, -1) for e in base.extensions if e.kind == "type2"]
+            exts = [(e.size, e, -1) for e in usable if e.kind == "type2"]
             if not exts or not options:
                 return None
             options += exts

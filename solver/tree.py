@@ -31,13 +31,19 @@ class BetSizes:
     list repeats for deeper raises. All-in is always offered; a size at or above the
     stack becomes all-in. ``max_raises`` caps the raises per round (then only fold and
     call). ``scale`` multiplies every size (the agent randomises it per hand).
+    ``first_by_player`` optionally replaces the opening sizes (d = 0) of one player
+    (by position; empty tuple: no override): the self-improver gives the opponent an
+    added size while the other player keeps the blueprint's openings.
     """
 
     bets: tuple[tuple[float, ...], ...] = ((0.5, 1.0), (1.0,))
     max_raises: int = 3
     scale: float = 1.0
+    first_by_player: tuple[tuple[float, ...], ...] = ()
 
-    def fractions(self, depth: int) -> tuple[float, ...]:
+    def fractions(self, depth: int, player: int | None = None) -> tuple[float, ...]:
+        if depth == 0 and player is not None and player < len(self.first_by_player) and self.first_by_player[player]:
+            return self.first_by_player[player]
         return self.bets[min(depth, len(self.bets) - 1)]
 
 
@@ -109,7 +115,7 @@ def abstract_actions(state: BettingState, sizes: BetSizes) -> list[Action]:
     p = state.current_player
     to_call = state.max_spent - state.spent[p]
     targets = set()
-    for f in sizes.fractions(state.num_raises()):
+    for f in sizes.fractions(state.num_raises(), p):
         base = state.pot + to_call  # the pot after calling (the pot itself for a bet)
         to = state.max_spent + int(round(f * sizes.scale * base))
         targets.add(min(max(to, lo), hi))

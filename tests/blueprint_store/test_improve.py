@@ -60,3 +60,20 @@ def test_gaps_are_scored_from_the_opponents_sizes_only(tmp_path):
 def test_missing_logs_are_an_error():
     with pytest.raises(FileNotFoundError, match="nope"):
         collect_opponent_bets(["/nope"], HUNL, "x")
+
+
+def test_extension_actions_keep_our_openings_and_survive_the_store_header():
+    from blueprint_store.actions import ActionAbstraction
+    from blueprint_store.improve import extension_actions
+
+    base = PRESET_ACTIONS["default"]
+    ext = extension_actions(base, (0.5, 0.714, 1.0), opponent=1)
+    first = ext.rounds[0]
+    assert first.fractions(0, 1) == (0.5, 0.714, 1.0)  # the opponent's
+    assert first.fractions(0, 0) == base.rounds[0].fractions(0)  # ours: the blueprint's
+    assert first.fractions(1, 1) == (1.0,) and ext.rounds[1:] == base.rounds[1:]
+    assert ActionAbstraction.from_dict(ext.as_dict()) == ext
+    bad = ext.as_dict()
+    bad["rounds"][0]["first_by_player"] = [[0.5], [-1.0]]
+    with pytest.raises(ValueError, match="malformed"):
+        ActionAbstraction.from_dict(bad)

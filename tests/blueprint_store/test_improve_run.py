@@ -57,7 +57,8 @@ def improved(tmp_path_factory):
 
 def test_improve_adds_the_midpoint_and_the_most_common_size(improved):
     base, out, summary, lines, _ = improved
-    assert [a["kind"] for a in summary["added"]] == ["type2", "type1"]
+    # the opponent opened from position 1 only: one extension of each kind, for that position
+    assert [(a["kind"], a["opponent"]) for a in summary["added"]] == [("type2", 1), ("type1", 1)]
     assert summary["added"][0]["size"] == pytest.approx(2.5 / 3.5)  # the pseudo-harmonic midpoint of 0.5 and 1
     assert summary["added"][1]["size"] == pytest.approx(0.75)
     assert any("gap 0.50-1.00" in line for line in lines) and any("wrote" in line for line in lines)
@@ -69,6 +70,12 @@ def test_improve_adds_the_midpoint_and_the_most_common_size(improved):
     # SB opens: pot 150, after calling 200: 0.5 -> 200, 0.714 -> 243, 1.0 -> 300, and all-in
     assert root_raises[:3] == [200, 243, 300] and root_raises[-1] == 20000
     assert [a.size for a in t1.child_actions(0) if a.type.name == "RAISE"] == [250, 20000]
+    # we (position 0) keep the base's first raises, after the opponent's limp
+    b0 = Blueprint(base)
+    limp = [a.size for a in b0.child_actions(int(b0.tree.first_child[0]) + 1) if a.type.name == "RAISE"]
+    for e in (t2, t1):
+        assert e.opponent == 1
+        assert [a.size for a in e.child_actions(int(e.tree.first_child[0]) + 1) if a.type.name == "RAISE"] == limp
     for e in (t2, t1):
         p = e.probabilities(0, 5)
         assert p.shape == (len(e.child_actions(0)),) and p.sum() == pytest.approx(1.0)
@@ -97,6 +104,10 @@ def test_the_player_switches_to_a_type2_extension_by_translation(improved):
     player.act(facing_open(243, 1))  # exactly the added size
     assert player.view.kind == "type2"
     player.act(facing_open(200, 2))  # exactly a base size
+    assert player.view.kind == "base"
+    # the opponent in position 0 raising 0.714 after our limp: these extensions answer position 1 only
+    st = apply_betting(BettingState(HUNL, 3, [[2, 3], [40, 44]]), "cr243")
+    player.act(MatchState(1, st))
     assert player.view.kind == "base"
     kinds = []
     for h in range(200):  # 0.6 pot: between 0.5 and 0.714, mapped to either by pseudo-harmonic odds
@@ -156,4 +167,5 @@ def test_info_lists_the_extensions(improved, capsys):
     _, out, _, _, _ = improved
     print_info(out, True, [])
     text = capsys.readouterr().out
-    assert "extension type2: first raise 0.714 pot" in text and "extension type1: first raise 0.750 pot" in text
+    assert "extension type2: first raise 0.714 pot by the opponent in position 1" in text
+    assert "extension type1: first raise 0.750 pot by the opponent in position 1" in text
