@@ -2,7 +2,9 @@
 """Self-improvement measured exactly on no-limit Leduc: an opponent always opens the
 first round with an off-tree size x; what a best-responding x-opener wins against us
 before and after one improvement run (type 2: the gap's pseudo-harmonic midpoint added
-and re-solved; type 1: re-solved with x), beside a control and references
+and re-solved; type 1: re-solved with x; each per opponent position with our openings
+kept, as the agent does now, and with both players' openings changed, as before the
+fix), beside a control and references
 (``solver/improvement_experiment.py``; the write-up with a real run is
 ``docs/self-improvement-experiment.md``).
 
@@ -55,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--nested-iterations", type=int, default=1000, help="nested reference solves (0: no row)")
     p.add_argument("--reference-iterations", type=int, default=10_000,
                    help="best-answer reference solves (0: no row)")
-    p.add_argument("--no-diagnostics", action="store_true", help="leave out type 1 without all-in")
+    p.add_argument("--no-diagnostics", action="store_true",
+                   help="leave out type 1 without all-in and the types with our first move kept")
     p.add_argument("--quick", action="store_true", help="a smoke run: fewer raises and iterations, one size")
     p.add_argument("--output", help="also write the markdown table to this file")
     args = p.parse_args(argv)
@@ -90,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         "opponent that must open x wins; lower is better) and in the whole evaluation game:",
         "",
         ie.markdown(results),
+        "",
+        "The first round's opening in each solve (probabilities by the private card's rank; the second "
+        "player's after the first player's check; the per-position extensions are the ones for the "
+        "opponent acting second, i.e. where we act first):",
+        "",
+        ie.ranges_markdown(facts["ranges"]),
         "",
     ])
     print("\n" + text)

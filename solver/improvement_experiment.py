@@ -28,9 +28,22 @@ Our strategy in the evaluation game, mirroring the agent (``bot/blueprint_player
   which the tree always offers); used for an opening raise within 0.01 pot of x (the
   agent's eight-hand history condition is taken as met: the opponent always opens x).
 
+Each extension is solved for one position of the opponent, and only the opponent gets
+the new opening sizes (``BetSizes.first_by_player``): we keep the blueprint's, so the
+range we arrive with at the opponent's opening is close to the one we really play; the
+agent uses an extension only when the raiser is in its position
+(``blueprint_store.improve.extension_actions``, ``BlueprintStrategy._maybe_switch``).
+The earlier design, both players' openings replaced in one re-solve used from either
+position, is kept as rows of its own for comparison (``opponent=None``).
+
 The re-solves are exact CFR+ of the whole game with the blueprint's iteration count,
 where the agent's are MCCFR on its card abstraction; the first round's later raises
 are the base's (1 pot by default, as ``improve.EXTENSION_RERAISES``).
+
+Diagnostics: type 1 without all-in at the first raise (the issue's literal wording),
+and both types with our first move kept as the blueprint's (``kept_first_move``: only
+the subtree below our check re-solved, with our range there the blueprint's), which
+removes the range mismatch that keeping our options alone does not.
 
 Further rows: a *control* (type 2 in a gap the opponent never uses: nothing may
 change), nested subgame solving (``subgame_experiments``, Table 2) as a reference, the
@@ -62,16 +75,17 @@ from typing import Sequence
 import numpy as np
 
 from protocol.betting import CALL, Action, ActionType, BettingState, raise_to
+from protocol.cards import RANK_CHARS, rank_of
 from protocol.gamedef import GameDef
 
 from . import cfr, gadgets
 from . import ranges as rg
 from .subgame_experiments import (
-    MAXMARGIN, Method, Progress, Sizes, _add, _align, _canonical, _fraction, _fractions, _Gap, _kids, _label,
+    MAXMARGIN, Method, Progress, Sizes, _add, _align, _canonical, _fraction, _Gap, _kids, _label,
     _NestedWalk, _positions, _quiet, _relabel, _Solved, _target, _Walk, _write_ours, load_game, mbb, whole_game,
 )
 from .translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability
-from .tree import CHANCE, DECISION, BetSizes, PublicTree
+from .tree import CHANCE, DECISION, BetSizes, PublicTree, sizes_for_round
 
 #: An opening raise within this many pots of a type-1 extension's size uses it (the agent's tolerance).
 TYPE1_TOLERANCE = 0.01
@@ -103,11 +117,19 @@ class ImprovementSetup:
     reference_iterations: int = 10_000
     diagnostics: bool = False
 
-    def sizes(self, first_raises: Sequence[float]) -> dict[int, BetSizes]:
+    def sizes(self, first_raises: Sequence[float], opponent: int | None = None) -> dict[int, BetSizes]:
         """The base abstraction with ``first_raises`` as the first round's first raise
         sizes (the later raises and rounds unchanged: the re-solves and the
-        evaluation game differ from the base only there)."""
-        first = BetSizes(bets=(tuple(sorted(first_raises)), self.reraises), max_raises=self.first_round_raises)
+        evaluation game differ from the base only there): for both players, or with
+        ``opponent`` (a position) for that player only, the other keeping the base's
+        (``BetSizes.first_by_player``, as ``improve.extension_actions``)."""
+        opening = tuple(sorted(first_raises))
+        if opponent is None:
+            first = BetSizes(bets=(opening, self.reraises), max_raises=self.first_round_raises)
+        else:
+            ours = tuple(sorted(self.first_raises))
+            first = BetSizes(bets=(ours, self.reraises), max_raises=self.first_round_raises,
+                             first_by_player=tuple(opening if p == opponent else ours for p in (0, 1)))
         return {0: first, 1: BetSizes(bets=(self.later,), max_raises=self.later_raises)}
 
     @property
@@ -138,18 +160,29 @@ class ImprovementSetup:
 class Extension:
     """A re-solve of the whole game with other first raise sizes, and how the agent uses
     it: "type1" for an opening within ``TYPE1_TOLERANCE`` of ``size``; "type2" when
-    translation among the base sizes and ``size`` picks ``size``."""
+    translation among the base sizes and ``size`` picks ``size``. ``opponent``: the
+    position whose openings were changed, the only one it is used for; None: both
+    players' openings changed, used for either (the design before the fix)."""
 
     kind: str
     size: float
     sizes: Sizes
     solved: _Solved
     seconds: float = 0.0
+    opponent: int | None = None
+    #: the first round's actions before the root of its tree (its tree starts there)
+    start: tuple[Action, ...] = ()
 
     @property
     def opening_sizes(self) -> tuple[float, ...]:
+        """The opponent's first raise sizes in the re-solve."""
         s = self.sizes[0] if isinstance(self.sizes, dict) else self.sizes
-        return s.fractions(0)
+        return s.fractions(0, self.opponent)
+
+    def used_against(self, raiser: int, before: Sequence[Action] = ()) -> bool:
+        """Whether the agent uses this extension for an opening by position ``raiser``
+        after the first round's actions ``before`` (which must begin with ``start``)."""
+        return (self.opponent is None or self.opponent == raiser) and tuple(before[:len(self.start)]) == self.start
 
 
 def solve_base(setup: ImprovementSetup) -> tuple[GameDef, _Solved, float]:
@@ -160,34 +193,70 @@ def solve_base(setup: ImprovementSetup) -> tuple[GameDef, _Solved, float]:
     return game, _Solved(sub, cfr.solve(sub, setup.iterations).strategy), time.perf_counter() - t0
 
 
-def type2_extension(game: GameDef, setup: ImprovementSetup, gap: tuple[float, float]) -> Extension:
+def type2_extension(game: GameDef, setup: ImprovementSetup, gap: tuple[float, float],
+                    opponent: int | None = None) -> Extension:
     """Type 2 for the gap (A, B): add its pseudo-harmonic midpoint x' and re-solve the
     whole game with the first raise sizes {A, x', B} (unsafe: the opponent's range for
-    x' is the solve's), as ``blueprint_store.improve.train_extension`` does."""
+    x' is the solve's), as ``blueprint_store.improve.train_extension`` does: for the
+    opponent in position ``opponent`` only (we keep the base's openings), or with None
+    for both players (the design before the fix)."""
     a, b = gap
     mid = pseudo_harmonic_midpoint(a, b)
-    return _extension(game, setup, "type2", mid, (a, mid, b))
+    return _extension(game, setup, "type2", mid, (a, mid, b), opponent=opponent)
 
 
-def type1_extension(game: GameDef, setup: ImprovementSetup, x: float, all_in: bool = True) -> Extension:
+def type1_extension(game: GameDef, setup: ImprovementSetup, x: float, all_in: bool = True,
+                    opponent: int | None = None) -> Extension:
     """Type 1 for size x: the whole game re-solved with x as the only first raise size
     (fold, check/call, x and the all-in the tree always offers, as in
-    ``blueprint_store.improve``). ``all_in=False``: without the all-in there, for both
-    players (the issue's literal "only fold/check/call and that size"; a diagnostic)."""
-    return _extension(game, setup, "type1", x, (x,), all_in)
+    ``blueprint_store.improve``): for the opponent in position ``opponent`` only (we
+    keep the base's openings), or with None for both players (before the fix).
+    ``all_in=False``: without the all-in there either, for the players whose openings
+    changed (the issue's literal "only fold/check/call and that size"; a diagnostic)."""
+    return _extension(game, setup, "type1", x, (x,), all_in, opponent)
 
 
 def _extension(game: GameDef, setup: ImprovementSetup, kind: str, size: float, opening: tuple[float, ...],
-               all_in: bool = True) -> Extension:
+               all_in: bool = True, opponent: int | None = None) -> Extension:
     t0 = time.perf_counter()
-    sizes = setup.sizes(opening)
+    sizes = setup.sizes(opening, opponent)
     sub = whole_game(game, sizes)
     if not all_in:
-        drop = {c for who in (0, 1) for n, st in opening_nodes(game, sub.tree, who) for c in _kids(sub.tree, n)
+        changed = (0, 1) if opponent is None else (opponent,)
+        drop = {c for who in changed for n, st in opening_nodes(game, sub.tree, who) for c in _kids(sub.tree, n)
                 if sub.tree.actions[c].type is ActionType.RAISE and sub.tree.actions[c].size == st.raise_bounds()[1]}
         sub, _ = restrict(sub, drop)
     solved = _Solved(sub, cfr.solve(sub, setup.iterations).strategy)
-    return Extension(kind, size, sizes, solved, time.perf_counter() - t0)
+    return Extension(kind, size, sizes, solved, time.perf_counter() - t0, opponent)
+
+
+def kept_first_move(game: GameDef, setup: ImprovementSetup, base: _Solved, kind: str, size: float,
+                    opening: tuple[float, ...]) -> Extension:
+    """Diagnostic: an extension for the opponent in the position that acts second, with
+    our first move kept as the blueprint's: only the subtree below our check is
+    re-solved (the opponent's openings ``opening`` plus all-in, ours later as the
+    base's), with our range there the blueprint's (its probability of checking each
+    hand) and the opponent's uniform: the whole-game re-solve with our strategy at the
+    root frozen, since nothing else of the game meets that subtree. The extension's
+    picture of the range we check with is then the one we really check with."""
+    t0 = time.perf_counter()
+    T = base.sub.tree
+    check = next(c for c in _kids(T, 0) if T.actions[c] == CALL)
+    us = int(T.player[0])
+    st = BettingState(game)
+    st.apply(CALL)
+    size_all = rg.hole_hands(game).shape[0]
+    reach = _canonical(base.sub, base.reaches()[:, check], size_all)
+    sizes = setup.sizes(opening, 1 - us)
+    sub = cfr.make_subgame(st, sizes, reach=reach)
+    solved = _Solved(sub, cfr.solve(sub, setup.iterations).strategy)
+    return Extension(kind, size, sizes, solved, time.perf_counter() - t0, 1 - us, (CALL,))
+
+
+def per_position(make) -> tuple[Extension, Extension]:
+    """``make(opponent)`` for the opponent in either position: the agent's pair of
+    extensions for one size (one per position it saw the opponent raise from)."""
+    return make(0), make(1)
 
 
 def translation_weights(x: float, sizes: Sequence[float]) -> list[tuple[int, float]]:
@@ -209,6 +278,12 @@ def translation_weights(x: float, sizes: Sequence[float]) -> list[tuple[int, flo
     raise AssertionError("unreachable: x lies within the range")
 
 
+def _player_fractions(sizes: Sizes, state: BettingState) -> tuple[float, ...]:
+    """The raise sizes of the abstraction ``sizes`` for the player to act at ``state``
+    (``_fractions`` with the per-position openings of ``BetSizes.first_by_player``)."""
+    return sizes_for_round(sizes, state.round).fractions(state.num_raises(), state.current_player)
+
+
 # --------------------------------------------------------------------------- our strategy
 Key = tuple[int, int]  # (solution: 0 the base, i the i-th extension; its node)
 
@@ -228,7 +303,8 @@ class _ExtensionWalk(_Walk):
         self.hands = rg.hole_hands(game)[large.hand_index]
         self.extensions = list(extensions)
         self.solutions: list[tuple[Sizes, _Solved]] = [(base_sizes, base)] + [(e.sizes, e.solved) for e in extensions]
-        # hands are in the large tree's order throughout; every tree here starts at the root
+        # hands are in the large tree's order throughout; every tree starts at the root or,
+        # for an extension with a ``start``, after those actions
         self.pos = [_positions(s.sub, self.size)[large.hand_index] for _, s in self.solutions]
 
     def run(self) -> np.ndarray:
@@ -271,7 +347,8 @@ class _ExtensionWalk(_Walk):
                 if T.kind[k] == DECISION and T.player[k] == actor:
                     for j in _kids(T, k):
                         b = T.actions[j]
-                        a = b if b.type is not ActionType.RAISE else _relabel(st, _label(sk, b, _fractions(sizes, sk)))
+                        a = b if b.type is not ActionType.RAISE else _relabel(
+                            st, _label(sk, b, _player_fractions(sizes, sk)))
                         c = children.get(a, children[CALL])
                         sj = sk.copy()
                         sj.apply(b)
@@ -320,14 +397,16 @@ class _ExtensionWalk(_Walk):
     def _switch(self, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, int, float]] | None:
         """At the opponent's first raise ``a`` of the first round (real state ``st``, our
         base node ``k``, state ``sk``): (solution, node, probability) triples, as the
-        agent chooses: a type-1 extension for its size; else randomized translation
-        among the base node's raise sizes below all-in and the type-2 sizes. None: no
-        extension is in play (all-in, or none applies): the usual translation."""
+        agent chooses, among the extensions for the raiser's position: a type-1 extension
+        for its size; else randomized translation among the base node's raise sizes
+        below all-in and the type-2 sizes. None: no extension is in play (all-in, or
+        none applies): the usual translation."""
         bounds = st.raise_bounds()
         if not self.extensions or bounds is None or a.size >= bounds[1]:
             return None  # all-in stays all-in, in the base
         x = _fraction(st, a.size)
-        for i, e in enumerate(self.extensions, 1):
+        usable = [(i, e) for i, e in enumerate(self.extensions, 1) if e.used_against(st.current_player, st.actions[0])]
+        for i, e in usable:
             if e.kind == "type1" and abs(x - e.size) <= TYPE1_TOLERANCE:
                 return [(i, self._enter(i, st), 1.0)]
         T = self.blueprint.sub.tree
@@ -335,7 +414,7 @@ class _ExtensionWalk(_Walk):
         options: list[tuple[float, int, int]] = [  # (pot fraction, solution, node)
             (_fraction(sk, T.actions[j].size), 0, j) for j in _kids(T, k)
             if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top]
-        exts = [(e.size, i, -1) for i, e in enumerate(self.extensions, 1) if e.kind == "type2"]
+        exts = [(e.size, i, -1) for i, e in usable if e.kind == "type2"]
         if not exts or not options:
             return None
         options += exts
@@ -348,12 +427,14 @@ class _ExtensionWalk(_Walk):
     def _enter(self, s: int, st: BettingState) -> int:
         """Extension ``s``'s raise child that an opening at real state ``st`` switches
         to: the node reached by the same checks and calls, then its raise closest in pot
-        fraction to the extension's size (below all-in)."""
+        fraction to the extension's size (below all-in). Its tree starts after ``start``."""
         e = self.extensions[s - 1]
         T = e.solved.sub.tree
         k = 0
         sk = BettingState(self.game)
-        for b in st.actions[0]:
+        for b in e.start:
+            sk.apply(b)
+        for b in st.actions[0][len(e.start):]:
             k = next(j for j in _kids(T, k) if T.actions[j] == b)
             sk.apply(b)
         top = sk.raise_bounds()[1]
@@ -374,7 +455,7 @@ class _ExtensionWalk(_Walk):
         raises = [(_fraction(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE]
         if not raises:
             return [(kids[CALL], 1.0)]
-        label = _label(st, a, _fractions(sizes, st))
+        label = _label(st, a, _player_fractions(sizes, st))
         if label is not None:
             return [(kids[_relabel(sk, label)], 1.0)]
         return [(raises[i][1], p) for i, p in translation_weights(_fraction(st, a.size), [r[0] for r in raises])]
@@ -579,9 +660,16 @@ class Result:
 
 
 BEFORE = "Before: randomized pseudo-harmonic translation"
-TYPE2 = "After type 2"
-TYPE1 = "After type 1"
-TYPE1_NO_ALL_IN = "After type 1 without all-in at the first raise"
+TYPE2 = "After type 2:"
+TYPE1 = "After type 1:"
+TYPE1_NO_ALL_IN = "After type 1 without the opponent's all-in at the first raise"
+BOTH = "both players' openings changed"
+TYPE2_BOTH = f"After type 2, {BOTH}"
+TYPE1_BOTH = f"After type 1, {BOTH}"
+TYPE1_NO_ALL_IN_BOTH = f"After type 1 without all-in at the first raise, {BOTH}"
+KEPT = "our first move kept as the blueprint's"
+TYPE2_KEPT = f"After type 2, {KEPT}"
+TYPE1_KEPT = f"After type 1, {KEPT}"
 CONTROL = "Control: type 2 in another gap"
 BEST = "Best answer to x, blueprint elsewhere (reference)"
 FLOOR = "Floor: the opponent never raises first"
@@ -589,27 +677,40 @@ FLOOR = "Floor: the opponent never raises first"
 
 def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (0.75,),
         progress: Progress = _quiet) -> tuple[list[Result], dict]:
-    """The experiment for each opponent size in ``sizes``: before, after type 2, after
-    type 1 (and without all-in, with ``diagnostics``), the control (type 2 in a gap
-    the opponent never uses, when the base has another gap), and the references.
-    Returns the results and run facts (tree sizes, the blueprint's own
-    exploitability, seconds)."""
+    """The experiment for each opponent size in ``sizes``: before, after type 2 and
+    after type 1 as the agent does them now (one extension per opponent position, the
+    opponent's openings changed, ours the base's), the same with both players'
+    openings changed (the design before the fix), with ``diagnostics`` type 1 without
+    all-in (both designs), the control (per-position type 2 in a gap the opponent never
+    uses, when the base has another gap), and the references. Returns the results and
+    run facts (tree sizes, the blueprint's own exploitability, the first-round ranges
+    of every solve (``first_round_ranges``), seconds)."""
     t0 = time.perf_counter()
     game, base, secs = solve_base(setup)
     own = mbb(cfr.exploitability(base.sub, base.strategy), game)
     progress(f"blueprint: {base.sub.tree.num_nodes} nodes, {setup.iterations} CFR+ iterations, {secs:.1f} s, "
              f"{own:.3f} mbb/h in its own abstraction")
-    facts = {"base_nodes": base.sub.tree.num_nodes, "base_mbb": own, "base_seconds": secs}
-    type2: dict[tuple[float, float], Extension] = {}
+    facts: dict = {"base_nodes": base.sub.tree.num_nodes, "base_mbb": own, "base_seconds": secs, "ranges": {}}
+    type2: dict[tuple[tuple[float, float], int | None], Extension] = {}
+    kept2: dict[tuple[float, float], Extension] = {}
 
-    def type2_for(gap: tuple[float, float]) -> Extension:
-        if gap not in type2:
-            type2[gap] = type2_extension(game, setup, gap)
-            e = type2[gap]
-            progress(f"type 2 for the gap {gap[0]:g}-{gap[1]:g} pot: first raises "
-                     f"{', '.join(f'{f:.3f}' for f in e.opening_sizes)}, {e.solved.sub.tree.num_nodes} nodes, "
-                     f"{e.seconds:.1f} s")
-        return type2[gap]
+    def report(e: Extension) -> None:
+        who = "both players" if e.opponent is None else f"the opponent in position {e.opponent}"
+        who += f", re-solved below our check" if e.start else ""
+        progress(f"type {e.kind[-1]} for {e.size:.3f} pot, {who}: its first raises "
+                 f"{', '.join(f'{f:.3f}' for f in e.opening_sizes)}, {e.solved.sub.tree.num_nodes} nodes, "
+                 f"{e.seconds:.1f} s")
+
+    def type2_for(gap: tuple[float, float], opponent: int | None) -> Extension:
+        if (gap, opponent) not in type2:
+            type2[gap, opponent] = e = type2_extension(game, setup, gap, opponent)
+            report(e)
+        return type2[gap, opponent]
+
+    def type1_for(x: float, opponent: int | None, all_in: bool = True) -> Extension:
+        e = type1_extension(game, setup, x, all_in, opponent)
+        report(e)
+        return e
 
     results = []
     root = BettingState(game)
@@ -629,19 +730,51 @@ def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (
                      f"{m.vs_x[1]:.2f}){full} ({m.seconds:.1f} s)")
 
         add(with_extensions(game, large, setup, base, x, (), BEFORE))
-        e2 = type2_for(gap)
-        p = dict(translation_weights(x, [gap[0], e2.size, gap[1]])).get(1, 0.0)
-        add(with_extensions(game, large, setup, base, x, (e2,), f"{TYPE2}: x' = {e2.size:.3f} added",
-                            f"x maps to x' with probability {p:.3f}"))
-        e1 = type1_extension(game, setup, x)
-        add(with_extensions(game, large, setup, base, x, (e1,), f"{TYPE1}: re-solved with x only"))
+        mid = pseudo_harmonic_midpoint(*gap)
+        p = dict(translation_weights(x, [gap[0], mid, gap[1]])).get(1, 0.0)
+        maps = f"x maps to x' with probability {p:.3f}"
+        e2s = per_position(lambda o: type2_for(gap, o))
+        add(with_extensions(game, large, setup, base, x, e2s,
+                            f"{TYPE2} x' = {mid:.3f} added to the opponent's openings", f"{maps}; ours the base's"))
+        e1s = per_position(lambda o: type1_for(x, o))
+        add(with_extensions(game, large, setup, base, x, e1s, f"{TYPE1} x the opponent's only opening",
+                            "ours the base's"))
+        add(with_extensions(game, large, setup, base, x, (type2_for(gap, None),), f"{TYPE2_BOTH}: x' = {mid:.3f}",
+                            f"before the fix; {maps}"))
+        e1b = type1_for(x, None)
+        add(with_extensions(game, large, setup, base, x, (e1b,), f"{TYPE1_BOTH}: x only", "before the fix"))
+        facts["ranges"][x] = ranges = {
+            "blueprint": first_round_ranges(game, base, 1.0),
+            "type 2 (opponent in position 1)": first_round_ranges(game, e2s[1].solved, mid),
+            "type 1 (opponent in position 1)": first_round_ranges(game, e1s[1].solved, x),
+            f"type 2, {BOTH}": first_round_ranges(game, type2_for(gap, None).solved, mid),
+            f"type 1, {BOTH}": first_round_ranges(game, e1b.solved, x)}
         if setup.diagnostics:
-            add(with_extensions(game, large, setup, base, x, (type1_extension(game, setup, x, all_in=False),),
-                                f"{TYPE1_NO_ALL_IN}", "diagnostic: type 1 as the issue words it"))
+            e1n = per_position(lambda o: type1_for(x, o, False))
+            add(with_extensions(game, large, setup, base, x, e1n, TYPE1_NO_ALL_IN,
+                                "diagnostic: the issue's wording, for the opponent only"))
+            e1nb = type1_for(x, None, False)
+            add(with_extensions(game, large, setup, base, x, (e1nb,), TYPE1_NO_ALL_IN_BOTH,
+                                "diagnostic: the issue's wording, before the fix"))
+            ranges["type 1 without the opponent's all-in (opponent in position 1)"] = first_round_ranges(
+                game, e1n[1].solved, x)
+            ranges[f"type 1 without all-in, {BOTH}"] = first_round_ranges(game, e1nb.solved, x)
+            if gap not in kept2:
+                kept2[gap] = kept_first_move(game, setup, base, "type2", mid, (gap[0], mid, gap[1]))
+                report(kept2[gap])
+            e1k = kept_first_move(game, setup, base, "type1", x, (x,))
+            report(e1k)
+            add(with_extensions(game, large, setup, base, x, (e2s[0], kept2[gap]), f"{TYPE2_KEPT}: x' = {mid:.3f}",
+                                "diagnostic: re-solved below our check, our range the blueprint's"))
+            add(with_extensions(game, large, setup, base, x, (e1s[0], e1k), f"{TYPE1_KEPT}: x",
+                                "diagnostic: re-solved below our check, our range the blueprint's"))
+            ranges[f"type 2, {KEPT}"] = first_round_ranges(game, kept2[gap].solved, mid, kept2[gap].start)
+            ranges[f"type 1, {KEPT}"] = first_round_ranges(game, e1k.solved, x, e1k.start)
         others = [g for g in setup.gaps() if g != gap]
         if others:
-            ec = type2_for(others[-1])
-            add(with_extensions(game, large, setup, base, x, (ec,),
+            ecs = per_position(lambda o: type2_for(others[-1], o))
+            ec = ecs[0]
+            add(with_extensions(game, large, setup, base, x, ecs,
                                 f"{CONTROL} ({ec.opening_sizes[0]:g}-{ec.opening_sizes[-1]:g}, x' = {ec.size:.3f})",
                                 "the opponent never bets there"))
         if setup.nested_iterations:
@@ -652,6 +785,37 @@ def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (
         results.append(res)
     facts["seconds"] = time.perf_counter() - t0
     return results, facts
+
+
+def first_round_ranges(game: GameDef, solved: _Solved, size: float, start: tuple[Action, ...] = ()) -> dict:
+    """The first round's opening in a solve of the whole game, per rank of the private
+    card ("ranks", low to high; the suits are symmetric, so averaged): "check", the
+    first player's probability of checking at the root; after that check, the second
+    player's probability of opening with the raise nearest ``size`` pot below all-in
+    ("open"; its size "open_size") and of going all-in ("all-in"; None when the solve
+    has no all-in there). When the first player acts before the opponent's opening
+    (the seat where an extension's picture of our range matters), "check" is the range
+    we arrive with and "open" the opponent's range for that size in the solve. With
+    ``start`` = (check,) the solve starts after the first player's check ("check" None:
+    not the solve's)."""
+    t = solved.sub.tree
+    cards = solved.sub.hands[:, 0]
+    ranks = sorted({rank_of(int(c)) for c in cards})
+    st = BettingState(game)
+
+    def by_rank(node: int) -> tuple[float, ...]:
+        return tuple(float(solved.strategy[node, [rank_of(int(c)) == r for c in cards]].mean()) for r in ranks)
+
+    check = 0 if start == (CALL,) else next(c for c in _kids(t, 0) if t.actions[c] == CALL)
+    st.apply(CALL)
+    top = st.raise_bounds()[1]
+    raises = [(abs(_fraction(st, t.actions[c].size) - size), c) for c in _kids(t, check)
+              if t.actions[c].type is ActionType.RAISE and t.actions[c].size < top]
+    all_in = [c for c in _kids(t, check) if t.actions[c].type is ActionType.RAISE and t.actions[c].size == top]
+    d, k = min(raises)
+    return {"ranks": "".join(RANK_CHARS[r] for r in ranks), "check": by_rank(check) if check else None,
+            "open": by_rank(k),
+            "open_size": _fraction(st, t.actions[k].size), "all-in": by_rank(all_in[0]) if all_in else None}
 
 
 def markdown(results: list[Result]) -> str:
@@ -668,4 +832,22 @@ def markdown(results: list[Result]) -> str:
             over = "—" if low is None else f"{m.vs_x_mean - low.vs_x_mean:.2f}"
             lines.append(f"| {r.x:.3f} | {m.method} | {m.vs_x[0]:.2f} | {m.vs_x[1]:.2f} | **{m.vs_x_mean:.2f}** "
                          f"| {over} | {full} | {m.note} |")
+    return "\n".join(lines)
+
+
+def ranges_markdown(ranges: dict[float, dict[str, dict]]) -> str:
+    """The ``first_round_ranges`` of the run's solves (``run``'s ``facts["ranges"]``), one
+    table: per opponent size and solve, the first player's check probability by rank and
+    the second player's, after that check, opening (with the size nearest x, or x') and
+    all-in probabilities by rank."""
+    lines = ["| x (pot) | solve | first player checks | then second player opens (size) | then all-in |",
+             "|---|---|---|---|---|"]
+
+    def triple(v: tuple[float, ...] | None, ranks: str) -> str:
+        return "—" if v is None else " / ".join(f"{r} {p:.2f}" for r, p in zip(ranks, v))
+
+    for x, solves in ranges.items():
+        for name, r in solves.items():
+            lines.append(f"| {x:.3f} | {name} | {triple(r['check'], r['ranks'])} | {triple(r['open'], r['ranks'])} "
+                         f"({r['open_size']:.3f}) | {triple(r['all-in'], r['ranks'])} |")
     return "\n".join(lines)

@@ -1,8 +1,10 @@
 """Issue 8's first acceptance item, measured exactly on no-limit Leduc: against an
 opponent that always opens the first round with one off-tree size x, one improvement
 run (type 1: re-solve with x; type 2: add the pseudo-harmonic midpoint of x's gap)
-lowers what a best-responding x-opener wins against us, while an improvement in a gap
-the opponent never uses changes nothing. Plus the pieces the measure rests on. Small
+lowers what a best-responding x-opener wins against us, both as the agent does it now
+(one extension per opponent position, only the opponent's openings changed) and as it
+did before (both players' openings changed), while an improvement in a gap the
+opponent never uses changes nothing. Plus the pieces the measure rests on. Small
 abstraction and iteration counts keep it to a few seconds; everything is
 deterministic."""
 
@@ -12,6 +14,7 @@ import pytest
 from protocol.betting import ActionType
 from protocol.gamedef import bundled_game
 from solver import cfr
+from solver import ranges as rg
 from solver import improvement_experiment as ie
 from solver import subgame_experiments as se
 
@@ -32,7 +35,7 @@ def result() -> ie.Result:
 def test_one_improvement_run_lowers_exploitability_against_x(result):
     before, floor = result.row(ie.BEFORE), result.row(ie.FLOOR)
     assert before.vs_x_mean > floor.vs_x_mean + MARGIN_MBB  # translation does leave something to win back
-    for name in (ie.TYPE1, ie.TYPE2):
+    for name in (ie.TYPE1, ie.TYPE2, ie.TYPE1_BOTH, ie.TYPE2_BOTH):
         after = result.row(name)
         assert after.vs_x_mean < before.vs_x_mean - MARGIN_MBB, (name, after, before)
         assert after.vs_x_mean < 0.5 * before.vs_x_mean, (name, after, before)
@@ -42,6 +45,19 @@ def test_one_improvement_run_lowers_exploitability_against_x(result):
         assert after.full_mean < before.full_mean - MARGIN_MBB
         # the x-opener can always decline to open, and those lines are the blueprint's
         assert all(a >= f - 1e-9 for a, f in zip(after.vs_x, floor.vs_x)), (name, after, floor)
+
+
+def test_keeping_our_openings_does_not_cost_type1_against_x(result):
+    """Type 1 as the agent does it now (per opponent position, our openings the
+    blueprint's) is no worse against x than re-solving both players' openings, in the
+    mean and in the seat where we act first (the one with the range mismatch). Here it
+    is better by 1.5 mbb/h; in the script's full run (2,000 iterations) the two are
+    within 0.6 mbb/h of each other in that seat, and at x = 5/7 per position is worse by
+    0.04 mbb/h, so this guards this setup, not a general law. Type 2 is not asserted:
+    in the full run per position is worse at 0.75 and 0.6 pot."""
+    after, before = result.row(ie.TYPE1), result.row(ie.TYPE1_BOTH)
+    assert after.vs_x_mean <= before.vs_x_mean + 1e-9, (after, before)
+    assert after.vs_x[0] <= before.vs_x[0] + 1e-9, (after, before)
 
 
 def test_an_improvement_in_another_gap_changes_nothing_against_x(result):
@@ -119,3 +135,54 @@ def test_the_x_only_game(small):
                 assert x_to in full and x_to not in raises and len(raises) == len(full) - 1
         for k in range(t.num_nodes):  # every kept node is the same node of the evaluation game
             assert t.actions[k] == large.tree.actions[idx[k]] and t.kind[k] == large.tree.kind[idx[k]]
+
+
+def test_per_position_extensions(small):
+    """An extension for the opponent in one position gives that player the new opening
+    sizes and the other the base's, and it is used only when the raiser is in that
+    position: with the opponent in the other one, our strategy is plain translation."""
+    setup, game, base, large = small
+    e = ie.type1_extension(game, setup, X, opponent=1)
+    assert e.opening_sizes == (X,) and e.used_against(1) and not e.used_against(0)
+    t = e.solved.sub.tree
+    for who, want in ((0, setup.first_raises), (1, (X,))):
+        for n, st in ie.opening_nodes(game, t, who):
+            raises = sorted(t.actions[c].size for c in se._kids(t, n) if t.actions[c].type is ActionType.RAISE)
+            assert raises == sorted({se._target(st, f) for f in want} | {st.raise_bounds()[1]}), (who, raises)
+    both = ie.type1_extension(game, setup, X)
+    assert both.opponent is None and both.used_against(0) and both.used_against(1)
+    # we are seat 1 and the opponent opens from position 0: the extension for position 1 is not ours to use
+    ours = ie._ExtensionWalk(game, large, setup.base, base, (e,), 1).run()
+    plain = ie._ExtensionWalk(game, large, setup.base, base, (), 1).run()
+    np.testing.assert_array_equal(ours, plain)
+    # in the other seat it is used, and changes our answer to x
+    assert not np.array_equal(ie._ExtensionWalk(game, large, setup.base, base, (e,), 0).run(),
+                              ie._ExtensionWalk(game, large, setup.base, base, (), 0).run())
+
+
+def test_kept_first_move_extension(small):
+    """The diagnostic extension with our first move kept: its tree starts after our
+    check with the opponent's new openings, our range there is the blueprint's
+    (probability of checking each hand) and the opponent's uniform, and it is used only
+    at an opening after that check."""
+    setup, game, base, large = small
+    T = base.sub.tree
+    check = next(c for c in se._kids(T, 0) if T.actions[c] == ie.CALL)
+    e = ie.kept_first_move(game, setup, base, "type1", X, (X,))
+    assert e.opponent == 1 and e.start == (ie.CALL,) and e.opening_sizes == (X,)
+    assert e.used_against(1, [ie.CALL]) and not e.used_against(0, [])
+    t = e.solved.sub.tree
+    assert int(t.player[0]) == 1
+    raises = [t.actions[c].size for c in se._kids(t, 0) if t.actions[c].type is ActionType.RAISE]
+    assert len(raises) == 2  # x and all-in
+    sub = e.solved.sub
+    size = rg.hole_hands(game).shape[0]
+    np.testing.assert_allclose(se._canonical(sub, sub.reach[0], size),
+                               se._canonical(base.sub, base.reaches()[0, check], size), atol=1e-12)
+    assert sub.reach[1] == pytest.approx(np.ones(sub.hands.shape[0]))
+    assert 0 < sub.reach[0].min() < 1  # we check some hands only sometimes (aces)
+    # it changes our answer to x only in the seat where we act first
+    for us, changed in ((0, True), (1, False)):
+        walk = ie._ExtensionWalk(game, large, setup.base, base, (e,), us).run()
+        plain = ie._ExtensionWalk(game, large, setup.base, base, (), us).run()
+        assert (not np.array_equal(walk, plain)) == changed
