@@ -13,6 +13,15 @@ from dataclasses import dataclass
 from solver.tree import BetSizes
 
 
+def pot_fraction(to: int, spent: tuple[int, int] | list[int], actor: int) -> float:
+    """A raise to ``to`` by ``actor`` as a fraction of the pot after calling (of the
+    pot for a bet)."""
+    top = max(spent)
+    base = sum(spent) + top - spent[actor]
+    return (to - top) / base if base > 0 else 0.0
+
+
+
 @dataclass(frozen=True)
 class ActionAbstraction:
     rounds: tuple[BetSizes, ...]

@@ -32,17 +32,9 @@ from solver.betting_tree import build_betting_tree
 from solver.tree import BetSizes
 
 from .abstraction import HoldemDeals
-from .actions import ActionAbstraction
+from .actions import ActionAbstraction, pot_fraction
 from .store import Blueprint, ExtensionContents, write_blueprint
 from .train import mccfr_solver, run_schedule
-
-
-def pot_fraction(to: int, spent: tuple[int, int] | list[int], actor: int) -> float:
-    """A raise to ``to`` by ``actor`` as a fraction of the pot after calling (of the
-    pot for a bet)."""
-    top = max(spent)
-    base = sum(spent) + top - spent[actor]
-    return (to - top) / base if base > 0 else 0.0
 
 
 def pseudo_harmonic_midpoint(a: float, b: float) -> float:

@@ -97,10 +97,6 @@ def _events(root: BettingState, state: BettingState) -> list[tuple[str, object]]
     return out
 
 
-def _board_text(state: BettingState) -> str:
-    return cards_to_str(state.board_cards)
-
-
 def _walk(sol: Solution, state: BettingState) -> tuple[int, int, int | None]:
     """Follow ``state`` in the solution's tree from its root: (node reached, the node
     before the last event followed, index of the first event the tree lacks or None)."""
@@ -297,7 +293,7 @@ class LibratusAgent:
             except Exception:
                 log.exception("blueprint_failed", hand=state.hand_id, betting=state.betting_string())
                 action, source = CALL, "error-fallback"
-        fields = dict(hand=state.hand_id, round=state.round, betting=state.betting_string(), board=_board_text(state),
+        fields = dict(hand=state.hand_id, round=state.round, betting=state.betting_string(), board=cards_to_str(state.board_cards),
                       source=source, action=str(action), **self._last_solve)
         reply = self.clock.hold(t0)  # the last thing before replying: nothing card-dependent after it
         self.budget.record(reply)

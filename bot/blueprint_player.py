@@ -27,6 +27,7 @@ from collections import deque
 
 from protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from protocol.matchstate import MatchState
+from blueprint_store.actions import pot_fraction
 from blueprint_store.store import Blueprint
 from solver.translation import translate
 from solver.tree import DECISION
@@ -64,7 +65,7 @@ class BlueprintStrategy:
                     replay = BettingState(st.game)
                     for b in st.actions[0][:i]:
                         replay.apply(b)
-                    x = self._fraction(a.size, replay.spent[0], replay.spent[1], who)
+                    x = pot_fraction(a.size, replay.spent, who)
                     self.opponent_sizes.setdefault(i, deque(maxlen=self.TYPE1_HISTORY)).append(x)
                 break
 
@@ -74,15 +75,6 @@ class BlueprintStrategy:
                 and all(abs(x - ext.size) <= self.TYPE1_TOLERANCE for x in h))
 
     # ------------------------------------------------------------------ walking
-    @staticmethod
-    def _fraction(to: int, spent0: int, spent1: int, actor: int) -> float:
-        """A raise to ``to`` as a fraction of the pot after calling (of the pot for a bet)."""
-        spent = (spent0, spent1)
-        top = max(spent)
-        to_call = top - spent[actor]
-        base = spent0 + spent1 + to_call
-        return (to - top) / base if base > 0 else 0.0
-
     def _abstract_node(self, state: BettingState, me: int | None = None) -> int | None:
         """The abstract node for ``state``, translating raises the tree lacks; None
         when the hand has left what the tree can follow."""
@@ -139,7 +131,7 @@ class BlueprintStrategy:
         actor = real.current_player
         if a.size >= real.game.stack[actor]:
             return None  # all-in stays all-in, in the base
-        x = self._fraction(a.size, real.spent[0], real.spent[1], actor)
+        x = pot_fraction(a.size, real.spent, actor)
         spot = len(real.actions[0])
         chosen: Blueprint | None = None
         usable = [e for e in self.bp.extensions if e.opponent is None or e.opponent == actor]
@@ -154,13 +146,13 @@ class BlueprintStrategy:
             stack = real.game.stack[actor]
             sp = base.tree.spent[node]
             options: list[tuple[float, Blueprint | None, int]] = [
-                (self._fraction(c.size, int(sp[0]), int(sp[1]), actor), None, i)
+                (pot_fraction(c.size, (int(sp[0]), int(sp[1])), actor), None, i)
                 for i, c in enumerate(children) if c.type is ActionType.RAISE and c.size < stack]
             exts = [(e.size, e, -1) for e in usable if e.kind == "type2"]
             if not exts or not options:
                 return None
             options += exts
-            size, chosen, index = options[translate(x, [o[0] for o in options], self.rng)]
+            _, chosen, index = options[translate(x, [o[0] for o in options], self.rng)]
             if chosen is None:
                 return index  # a base size: the same choice the joint translation made
         node, path = 0, []
@@ -173,7 +165,7 @@ class BlueprintStrategy:
             node = int(chosen.tree.first_child[node]) + kids.index(key)
         kids = chosen.child_actions(node)
         sp = chosen.tree.spent[node]
-        raises = [(abs(self._fraction(c.size, int(sp[0]), int(sp[1]), actor) - chosen.size), i)
+        raises = [(abs(pot_fraction(c.size, (int(sp[0]), int(sp[1])), actor) - chosen.size), i)
                   for i, c in enumerate(kids) if c.type is ActionType.RAISE and c.size < real.game.stack[actor]]
         if not raises:
             return None
@@ -201,7 +193,7 @@ class BlueprintStrategy:
         if exact and real.spent == [int(x) for x in tree.spent[node]]:
             return exact[0]
         actor = real.current_player
-        x = self._fraction(a.size, real.spent[0], real.spent[1], actor)
+        x = pot_fraction(a.size, real.spent, actor)
         # all-in maps to all-in and nothing else does: a hand mapped to all-in could
         # not be followed further down the tree
         stack = game.stack[int(tree.player[node])]
@@ -209,7 +201,7 @@ class BlueprintStrategy:
         if a.size >= game.stack[actor] or not sized:
             return raises[-1]  # the abstraction's all-in is its largest raise
         sp = tree.spent[node]
-        sizes = [self._fraction(children[i].size, int(sp[0]), int(sp[1]), int(tree.player[node])) for i in sized]
+        sizes = [pot_fraction(children[i].size, (int(sp[0]), int(sp[1])), int(tree.player[node])) for i in sized]
         return sized[translate(x, sizes, self.rng)]
 
     # ------------------------------------------------------------------ acting
@@ -251,7 +243,7 @@ class BlueprintStrategy:
         me = ms.viewer
         if a.size >= state.game.stack[me]:
             return raise_to(bounds[1])
-        f = self._fraction(a.size, int(sp[0]), int(sp[1]), me)
+        f = pot_fraction(a.size, (int(sp[0]), int(sp[1])), me)
         top = state.max_spent
         to_call = top - state.spent[me]
         to = top + int(round(f * (state.pot + to_call)))

@@ -67,10 +67,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from protocol.dealer import run_event_loop
     from protocol.logs import configure
 
-    from bot.player import play
     from bot.strategies import make_strategy
 
     configure(args.log_level)
@@ -98,15 +96,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
             s.pool = pool
     if agent:
         strategies[0].prepare()  # kernels and workers warm before the first hand (process-wide)
-    if len(ports) == 1:
-        return run_event_loop(play(args.host, ports[0], game, strategies[0], args.connect_timeout))
     return _play_seats(args.host, ports, game, strategies, args.connect_timeout)
 
 
 def _play_seats(host: str, ports: list[int], game, strategies: list, connect_timeout: float) -> int:
-    """Several seats in one process (one thread and event loop each, one shared solver
-    pool). The first seat runs in the main thread and takes the stop signals; when it
-    ends, the process ends. Exit status: the worst of the seats'."""
+    """The seats of this process (one thread and event loop each after the first, one
+    shared solver pool). The first seat runs in the main thread and takes the stop
+    signals; when it ends, the process ends. Exit status: the worst of the seats'."""
     import threading
 
     from protocol.dealer import run_event_loop

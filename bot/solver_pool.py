@@ -157,25 +157,21 @@ class SolverPool:
         self._lock = threading.Lock()
         self._next_id = 0
         self.replaced = 0  # workers that died or overran and were replaced
-        self._workers: list[_Worker | None] = [None] * workers
-        self._threads = []
-        t0 = time.perf_counter()
-        for i in range(workers):
-            self._workers[i] = _Worker(self._ctx, warm)
-        for i in range(workers):
-            th = threading.Thread(target=self._serve, args=(i,), daemon=True, name=f"solver-feed-{i}")
+        self._t0 = time.perf_counter()
+        self._workers = [_Worker(self._ctx, warm) for _ in range(workers)]
+        self._threads = [threading.Thread(target=self._serve, args=(i,), daemon=True, name=f"solver-feed-{i}")
+                         for i in range(workers)]
+        for th in self._threads:
             th.start()
-            self._threads.append(th)
-        self._t0 = t0
 
     @property
     def pids(self) -> list[int]:
-        return [w.pid for w in self._workers if w is not None]
+        return [w.pid for w in self._workers]
 
     def wait_ready(self, timeout: float = START_TIMEOUT) -> bool:
         """Block until every worker is warm (True) or ``timeout`` passes (False)."""
         end = time.monotonic() + timeout
-        ok = all(w.wait_ready(max(0.0, end - time.monotonic())) for w in list(self._workers) if w is not None)
+        ok = all(w.wait_ready(max(0.0, end - time.monotonic())) for w in list(self._workers))
         if ok:
             log.info("solver_pool_ready", workers=len(self._workers), pids=self.pids,
                      seconds=round(time.perf_counter() - self._t0, 2))
@@ -205,14 +201,13 @@ class SolverPool:
         for th in self._threads:
             th.join(timeout=5)
         for w in self._workers:
-            if w is not None:
-                try:
-                    w.conn.send(None)
-                except (OSError, ValueError):
-                    pass
-                w.proc.join(timeout=2)
-                if w.proc.is_alive():
-                    w.kill()
+            try:
+                w.conn.send(None)
+            except (OSError, ValueError):
+                pass
+            w.proc.join(timeout=2)
+            if w.proc.is_alive():
+                w.kill()
 
     def __enter__(self) -> "SolverPool":
         return self
@@ -223,11 +218,10 @@ class SolverPool:
     # ------------------------------------------------------------ parent side
     def _replace(self, i: int, why: str) -> None:
         old = self._workers[i]
-        if old is not None:
-            old.kill()
+        old.kill()
         self.replaced += 1
         self._workers[i] = _Worker(self._ctx, self._warm)
-        log.warning("solver_worker_replaced", reason=why, old_pid=None if old is None else old.pid,
+        log.warning("solver_worker_replaced", reason=why, old_pid=old.pid,
                     new_pid=self._workers[i].pid)
 
     def _serve(self, i: int) -> None:
