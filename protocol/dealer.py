@@ -104,6 +104,8 @@ class _Seat:
     used_hand: float = 0.0
     used_match: float = 0.0
     invalid_actions: int = 0
+    #: Lines queued by ``Dealer._send``, written by ``Dealer._flush``.
+    outbox: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -214,13 +216,24 @@ class Dealer:
         log.warning("bad_reply", match=self.cfg.match_name, hand=hand, seat=seat.index + 1, warning=line)
 
     def _send(self, seat: _Seat, text: str) -> None:
+        """Queue a state for a seat; ``_flush`` writes it. The dealer flushes before
+        every wait for a reply and at the end of the match, so queueing only merges
+        lines that go out back to back (a hand's final state and the next hand's
+        first) into one write: one system call and one wake-up of the player fewer."""
         data = text + "\r\n"
+        seat.outbox.append(data)
+        if not self.cfg.quiet:
+            self._err_write(f"TO {seat.index + 1} at {self._stamp()} {data}")
+
+    def _flush(self, seat: _Seat) -> None:
+        if not seat.outbox:
+            return
+        data = "".join(seat.outbox)
+        seat.outbox.clear()
         try:
             seat.conn.write(data.encode())
         except (ConnectionError, OSError, RuntimeError):
             raise MatchError(f"ERROR: could not send state to seat {seat.index + 1}") from None
-        if not self.cfg.quiet:
-            self._err_write(f"TO {seat.index + 1} at {self._stamp()} {data}")
 
     # ------------------------------------------------------------------ play
     async def run(self) -> int:
@@ -278,7 +291,8 @@ class Dealer:
             self._err_write(score + "\n")
             if self._log is not None:
                 self._log.write(score + "\n")
-            log.info("match_end", match=cfg.match_name, hands=self.result.completed_hands, totals=self.result.totals)
+            log.info("match_end", match=cfg.match_name, hands=self.result.completed_hands, totals=self.result.totals,
+                     play_seconds=round(self.result.play_seconds, 6))
         for f in (self._log, self._err):
             if f is not None:
                 f.close()
@@ -289,6 +303,8 @@ class Dealer:
         started = time.monotonic()
         try:
             await self._play_hands(seats)
+            for seat in seats:  # the last hand's final states
+                self._flush(seat)
         finally:
             self.result.play_seconds = time.monotonic() - started
 
@@ -315,8 +331,10 @@ class Dealer:
                 # The player to act hears first: it can start thinking sooner.
                 acting_text = views.text(acting)
                 self._send(seat, acting_text)
-                sent_at = time.monotonic()
                 self._send(other, views.text(1 - acting))
+                self._flush(seat)
+                sent_at = time.monotonic()
+                self._flush(other)
                 action = await self._get_action(seat, acting_text, state, acting, sent_at,
                                                 t_response, t_hand, t_match, hand)
                 state.apply(action)

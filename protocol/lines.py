@@ -27,7 +27,10 @@ class LineConnection(asyncio.Protocol):
         self._waiter: asyncio.Future | None = None
         self._eof = False
         self._overlong = False
-        self.connected: asyncio.Future = asyncio.get_running_loop().create_future()
+        # Kept, not looked up per line: asyncio.get_running_loop() makes a getpid()
+        # system call each time, one of the costlier parts of a message on a VM.
+        self._loop = asyncio.get_running_loop()
+        self.connected: asyncio.Future = self._loop.create_future()
 
     # -- asyncio.Protocol
     def connection_made(self, transport) -> None:
@@ -83,7 +86,7 @@ class LineConnection(asyncio.Protocol):
                 raise LineTooLong(f"line longer than {MAX_LINE} bytes")
             if self._eof:
                 return b""
-            loop = asyncio.get_running_loop()
+            loop = self._loop
             if timeout is not None and deadline is None:
                 deadline = loop.time() + max(timeout, 0.0)
             self._waiter = waiter = loop.create_future()
