@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The self-improver's match: the agent against a bot that opens the first round with a
+size the blueprint lacks (``prober``, 0.75 pot by default), before and after one
+improvement run, in duplicate matches dealt from one seed.
+
+    .venv/bin/python scripts/improvement_match.py [--hands 10000] [--seed 7] \
+        [--probe-hands 2000] [--hours 1] [--threads N] [--out eval-improve/] [--blueprint PATH]
+
+Steps (each skipped when its output is already there, so an interrupted run resumes):
+1. ``probe/``: a single match of ``--probe-hands`` hands, agent vs prober, on another
+   seed: the logs the improver learns from (an earlier session's, as it would be in use).
+2. ``improved.bp``: ``pokerbot improve`` on those logs (``--hours`` of solving).
+3. ``before/``: the agent with the base blueprint vs prober, duplicate (runs beside 1-2).
+4. ``after/``: the agent with the improved store vs the same prober (which plays the
+   base blueprint), duplicate, the same seed, so hand i of ``after/`` deals the cards of
+   hand i of ``before/`` to the same seats.
+Then a table: the agent's paired (duplicate) mbb/hand before and after, raw and all-in
+adjusted, and the change after - before, paired hand by hand across the two runs (the
+same deals, so most of the card luck cancels).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import numpy as np  # noqa: E402
+
+from bot.match import player_series, read_match_log, summarize  # noqa: E402
+from protocol.gamedef import DEFAULT_GAME, bundled_game  # noqa: E402
+
+
+def say(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def run(cmd: list[str], log_path: str, what: str) -> None:
+    say(f"{what}: {' '.join(shlex.quote(c) for c in cmd)}")
+    t0 = time.time()
+    with open(log_path, "w") as f:
+        status = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    if status != 0:
+        raise RuntimeError(f"{what} failed with status {status}; see {log_path}")
+    say(f"{what}: done in {time.time() - t0:.0f} s")
+
+
+def match_cmd(a: str, hands: int, seed: int, out: str, blueprint: str, duplicate: bool = True) -> list[str]:
+    cmd = [sys.executable, "-m", "bot.cli", "match", a, "prober", "--hands", str(hands), "--seed", str(seed),
+           "--out", out, "--blueprint", blueprint, "--no-train"]
+    return cmd + (["--duplicate"] if duplicate else [])
+
+
+def agent_series(out: str, adjusted: bool) -> np.ndarray:
+    """Chips per hand of player A (the agent), the two seat orders averaged: the
+    duplicate series of ``pokerbot match``, hand by hand."""
+    game = bundled_game(DEFAULT_GAME)
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    series = []
+    for m in summary["matches"]:
+        hands, _ = read_match_log(m["log"], game)
+        a = next(name for name in m["seats"] if name.startswith("A-"))
+        series.append(player_series(hands, a, adjusted))
+    if len(series) != 2 or len(series[0]) != len(series[1]):
+        raise RuntimeError(f"{out}: not a complete duplicate match")
+    return (series[0] + series[1]) / 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--hands", type=int, default=10_000, help="hands per seat order (default 10,000: 20,000 in all)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--probe-hands", type=int, default=2000, help="hands of the match the improver learns from")
+    p.add_argument("--hours", type=float, default=1.0, help="solving time of the improvement run")
+    p.add_argument("--threads", type=int, default=None, help="improvement solver threads (default: every core)")
+    p.add_argument("--out", default="eval-improve")
+    p.add_argument("--blueprint", default=os.path.join("blueprints", "default.bp"))
+    args = p.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    blueprint = os.path.abspath(args.blueprint)
+    probe = os.path.join(args.out, "probe")
+    improved = os.path.join(args.out, "improved.bp")
+    before = os.path.join(args.out, "before")
+    after = os.path.join(args.out, "after")
+
+    def improve_chain() -> None:
+        if not os.path.exists(os.path.join(probe, "summary.json")):
+            run(match_cmd("libratus", args.probe_hands, args.seed + 1000, probe, blueprint, duplicate=False),
+                os.path.join(args.out, "probe.txt"), "match the improver learns from")
+        if not os.path.exists(improved):
+            cmd = [sys.executable, "-m", "bot.cli", "improve", "--logs", probe, "--blueprint", blueprint,
+                   "--out", improved, "--hours", str(args.hours)]
+            if args.threads:
+                cmd += ["--threads", str(args.threads)]
+            run(cmd, os.path.join(args.out, "improve.txt"), "improvement run")
+        if not os.path.exists(os.path.join(after, "summary.json")):
+            agent = (f"{shlex.quote(sys.executable)} -m bot.cli play --strategy libratus "
+                     f"--blueprint {shlex.quote(os.path.abspath(improved))} --seed {args.seed}")
+            run(match_cmd(agent, args.hands, args.seed, after, blueprint), os.path.join(args.out, "after.txt"),
+                "after: improved agent vs prober")
+
+    def before_match() -> None:
+        if not os.path.exists(os.path.join(before, "summary.json")):
+            run(match_cmd("libratus", args.hands, args.seed, before, blueprint), os.path.join(args.out, "before.txt"),
+                "before: agent vs prober")
+
+    with ThreadPoolExecutor(2) as ex:
+        for f in [ex.submit(improve_chain), ex.submit(before_match)]:
+            f.result()
+
+    bb = bundled_game(DEFAULT_GAME).big_blind
+    print("\n| agent vs prober | mbb/hand raw (95 %) | all-in adjusted (95 %) | hands |")
+    print("|---|---:|---:|---:|")
+    rows = {}
+    for label, out in (("before (base blueprint)", before), ("after (improved store)", after)):
+        rows[label] = {adj: agent_series(out, adj) for adj in (False, True)}
+        raw, adj = (summarize(rows[label][k], bb) for k in (False, True))
+        print(f"| {label} | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
+              f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {2 * raw['hands']:,} |")
+    b, a = rows["before (base blueprint)"], rows["after (improved store)"]
+    if len(a[True]) == len(b[True]):
+        raw, adj = (summarize(a[k] - b[k], bb) for k in (False, True))
+        print(f"| change, paired by deal | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
+              f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {2 * raw['hands']:,} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
