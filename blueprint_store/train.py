@@ -34,7 +34,7 @@ class Preset:
     cards: CardAbstractionSpec
     actions: ActionAbstraction
     seconds: float  # training time budget (the card abstraction comes on top)
-    batch: int = 20_000  # iterations between progress reports and schedule checks
+    batch: int = 20_000  # iterations between schedule checks (discounting, pruning, the clock)
     prune_threshold: float = -300_000_000.0
     regret_floor: int = -310_000_000
 
@@ -143,16 +143,20 @@ def mccfr_solver(tree, game: GameDef, prune_threshold: float, regret_floor: int,
 
 def run_schedule(solver: MCCFR, deals: HoldemDeals, budget: float, batch: int, threads: int,
                  log: Callable[[str], None], elapsed_before: float = 0.0,
-                 checkpoint: Callable[[float], None] | None = None, checkpoint_seconds: float = 300.0) -> float:
+                 checkpoint: Callable[[float], None] | None = None, checkpoint_seconds: float = 300.0,
+                 progress_seconds: float = 10.0) -> float:
     """Train for ``budget`` seconds (counting ``elapsed_before``) on the Pluribus
     schedule scaled to the budget: linear discounting every 2 % during the first 20 %,
-    pruning after 20 %. Progress lines every ``batch`` iterations; ``checkpoint(elapsed)``
-    every ``checkpoint_seconds``. Returns the seconds trained in all."""
+    pruning after 20 %. A progress line every ``progress_seconds`` (a small tree runs a
+    batch of iterations in a fraction of a second: a line per batch floods the
+    terminal); ``checkpoint(elapsed)`` every ``checkpoint_seconds``. Returns the
+    seconds trained in all."""
     discount_every = budget * 0.02
     discount_until = budget * 0.2
     prune_at = budget * 0.2
     next_discount = (int(elapsed_before / discount_every) + 1) * discount_every if discount_every > 0 else budget
-    last_ckpt = time.perf_counter()
+    last_ckpt = last_log = time.perf_counter()
+    nodes_at_log = solver.nodes_touched
     t0 = time.perf_counter() - elapsed_before
     while True:
         elapsed = time.perf_counter() - t0
@@ -161,15 +165,18 @@ def run_schedule(solver: MCCFR, deals: HoldemDeals, budget: float, batch: int, t
         if elapsed >= prune_at and not solver.settings.prune_after:
             solver.settings = replace(solver.settings, prune_after=max(1, solver.iterations))
             log(f"pruning from iteration {solver.iterations:,}")
-        report = solver.train(deals, batch, batch=batch, threads=threads)
+        solver.train(deals, batch, batch=batch, threads=threads)
         elapsed = time.perf_counter() - t0
         while elapsed >= next_discount and next_discount <= discount_until:
             k = next_discount / discount_every
             solver.discount(k / (k + 1.0))
             next_discount += discount_every
-        log(f"{solver.iterations:,} iterations, {report.nodes_per_second / 1e6:.1f} M nodes/s "
-            f"({report.nodes_per_second / threads / 1e6:.1f} M per core), {elapsed:.0f} s, "
-            f"{max(0.0, budget - elapsed):.0f} s left")
+        now = time.perf_counter()
+        if now - last_log >= progress_seconds or elapsed >= budget:
+            rate = (solver.nodes_touched - nodes_at_log) / max(now - last_log, 1e-9)
+            log(f"{solver.iterations:,} iterations, {rate / 1e6:.1f} M nodes/s ({rate / threads / 1e6:.1f} M per core), "
+                f"{elapsed:.0f} s, {max(0.0, budget - elapsed):.0f} s left")
+            last_log, nodes_at_log = now, solver.nodes_touched
         if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_seconds:
             checkpoint(elapsed)
             last_ckpt = time.perf_counter()

@@ -2,6 +2,7 @@
 their own tests): a store comes out, a checkpoint is kept, and --resume continues."""
 
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -51,3 +52,32 @@ def test_unknown_preset_and_wrong_game(tmp_path):
         train.train_blueprint("huge", str(tmp_path / "x.bp"))
     with pytest.raises(ValueError, match="no-limit hold'em"):
         train.train_blueprint("tiny", str(tmp_path / "x.bp"), game=bundled_game("leduc.nolimit.2p"))
+
+
+class _InstantSolver:
+    """Stands in for MCCFR in run_schedule: a batch takes no time."""
+
+    def __init__(self):
+        self.iterations = 0
+        self.nodes_touched = 0
+        self.settings = SimpleNamespace(prune_after=0)
+        self.discounts = 0
+
+    def train(self, deals, iterations, batch, threads):
+        self.iterations += iterations
+        self.nodes_touched += 1000 * iterations
+
+    def discount(self, factor):
+        self.discounts += 1
+
+
+def test_progress_lines_are_timed_not_per_batch(monkeypatch):
+    solver = _InstantSolver()
+    monkeypatch.setattr(train, "replace", lambda settings, **kw: SimpleNamespace(**{**vars(settings), **kw}))
+    lines = []
+    train.run_schedule(solver, None, budget=0.5, batch=10, threads=1, log=lines.append, progress_seconds=0.2)
+    progress = [x for x in lines if "iterations" in x and "left" in x]
+    assert solver.iterations > 1000  # thousands of batches ...
+    assert 2 <= len(progress) <= 4  # ... but a line every 0.2 s and one at the end
+    assert progress[-1].endswith(" 0 s left")
+    assert 9 <= solver.discounts <= 10 and solver.settings.prune_after > 0  # the schedule still runs per batch
