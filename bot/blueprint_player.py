@@ -18,10 +18,19 @@ it is picked, the rest of the hand is played from that extension's tree. A type-
 extension (the opponent's most common size) is used instead, for a raise within
 0.01 pot of its size, while the opponent's last eight first raises in that spot were
 all of that size.
+
+Randomness: the uniform number behind each sampled action is a keyed hash of the
+seed and the information state (hand number, position, betting, our cards), not the
+next draw of a generator, so the same seed in the same situation makes the same
+choice whatever came before. Two players with one seed then play identical lines
+wherever both follow the blueprint: that is what ``pokerbot match --duplicate
+--common-random-numbers`` uses to cancel the early rounds out of a duplicate match.
+Without a seed the key is drawn from the operating system.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import deque
 
@@ -40,7 +49,8 @@ class BlueprintStrategy:
         if blueprint is None:
             raise ValueError("the blueprint strategy needs a blueprint store (--blueprint PATH)")
         self.bp = blueprint if isinstance(blueprint, Blueprint) else Blueprint(blueprint)
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # translation of off-tree raises
+        self._key = str(seed if seed is not None else random.SystemRandom().getrandbits(128)).encode()[:64]
         self._checked_game = None
         self.fallbacks = 0  # decisions made outside the abstraction (check or call)
         self._walk_key: tuple | None = None
@@ -205,6 +215,13 @@ class BlueprintStrategy:
         return sized[translate(x, sizes, self.rng)]
 
     # ------------------------------------------------------------------ acting
+    def uniform(self, state: BettingState, viewer: int) -> float:
+        """A number in [0, 1) that depends only on the seed and what ``viewer`` knows
+        (see the module doc)."""
+        info = f"{state.hand_id}:{viewer}:{state.betting_string()}:{state.hole_cards[viewer]}:{state.board_cards}"
+        digest = hashlib.blake2b(info.encode(), key=self._key, digest_size=8).digest()
+        return int.from_bytes(digest, "little") / 2.0**64
+
     def act(self, ms: MatchState) -> Action:
         state = ms.state
         if self._checked_game is not state.game:
@@ -221,7 +238,7 @@ class BlueprintStrategy:
         board = state.board_cards[: state.game.total_board_cards(r)]
         probs = view.probabilities(node, view.bucket(r, hole, board))
         children = view.child_actions(node)
-        u = self.rng.random()
+        u = self.uniform(state, ms.viewer)
         acc = 0.0
         choice = len(children) - 1
         for i, p in enumerate(probs):

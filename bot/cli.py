@@ -143,7 +143,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
             return status
     try:
         summary = run_event_loop(match.run(game, args.game, args.hands, args.seed, (args.player_a, args.player_b),
-                                           args.duplicate, args.out, limits))
+                                           args.duplicate, args.out, limits, args.common_random_numbers))
     except (RuntimeError, ValueError, OSError) as e:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 1
@@ -350,6 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--hands", type=_positive, default=1000, help="hands per match (default 1000)")
     m.add_argument("--seed", type=int, default=1, help="card seed (default 1)")
     m.add_argument("--duplicate", action="store_true", help="replay the same cards with the seats swapped")
+    m.add_argument("--common-random-numbers", action="store_true",
+                   help="give both players one seed: blueprint-based players then choose alike in the same "
+                        "situation, so a duplicate pair cancels wherever both play the blueprint")
     m.add_argument("--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)")
     m.add_argument("--t_response", type=_positive, default=600_000, metavar="MS", help="dealer limit per reply (default 600000)")
     m.add_argument("--t_hand", type=_positive, default=600_000, metavar="MS", help="dealer limit per hand (default 600000)")

@@ -161,8 +161,10 @@ def summarize(chips: np.ndarray, big_blind: int) -> dict:
 
 async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats: list[PlayerSpec],
                      out_dir: str, name: str, limits: dict | None = None, host: str = "127.0.0.1",
-                     equity_cache: dict | None = None) -> MatchRun:
-    """One match on our dealer with the players as subprocesses."""
+                     equity_cache: dict | None = None, common_random_numbers: bool = False) -> MatchRun:
+    """One match on our dealer with the players as subprocesses. Player A gets the
+    seed ``seed``, B ``seed + 1``, unless ``common_random_numbers``: then both get
+    ``seed`` (see ``run``)."""
     limits = limits or {}
     cfg = DealerConfig(
         match_name=os.path.join(out_dir, name), game_file=game_file, num_hands=hands, seed=seed,
@@ -180,7 +182,8 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
             err = open(os.path.join(out_dir, f"{name}.{seat.name}.stderr"), "w")
             try:
                 procs.append(await asyncio.create_subprocess_exec(
-                    *seat.command(host, port, game_file, seed + (0 if seat.label == "A" else 1),
+                    *seat.command(host, port, game_file,
+                                  seed + (0 if seat.label == "A" or common_random_numbers else 1),
                                   {"t_response": cfg.t_response_ms, "t_hand": cfg.t_hand_ms,
                                    "t_per_hand": cfg.t_per_hand_ms}),
                     stdin=asyncio.subprocess.DEVNULL, stdout=err, stderr=err))
@@ -253,16 +256,27 @@ def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int,
 
 
 async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple[str, str], duplicate: bool,
-              out_dir: str, limits: dict | None = None) -> dict:
+              out_dir: str, limits: dict | None = None, common_random_numbers: bool = False) -> dict:
+    """Play the match (and with ``duplicate`` the second one, same cards, seats
+    swapped) and write the summary. ``common_random_numbers`` gives both players one
+    seed: players whose random choices are keyed by seed and situation (the blueprint
+    player, the agent until it solves) then make the same choice in the same
+    situation in both matches, so a duplicate pair differs only where the two
+    strategies differ: the shared part of the hand cancels exactly instead of on
+    average, which narrows the interval a lot (an unbiased estimate either way)."""
     os.makedirs(out_dir, exist_ok=True)
     a, b = PlayerSpec("A", specs[0]), PlayerSpec("B", specs[1])
     bb = game.big_blind
     cache: dict = {}
-    runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits, equity_cache=cache)]
+    crn = common_random_numbers
+    runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits, equity_cache=cache,
+                             common_random_numbers=crn)]
     if duplicate and runs[0].status == 0:
-        runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits, equity_cache=cache))
+        runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits,
+                                     equity_cache=cache, common_random_numbers=crn))
     summary: dict = {
         "game": game_file, "hands": hands, "seed": seed, "players": {"A": a.spec, "B": b.spec},
+        "common_random_numbers": crn,
         "matches": [], "ok": all(r.status == 0 for r in runs),
     }
     chart_series = []
@@ -308,7 +322,8 @@ def print_summary(summary: dict, out_dir: str) -> None:
             print(f"  {p['name']:<24} raw {fmt(p['raw'])}   all-in adjusted {fmt(p['allin_adjusted'])}")
     if "duplicate" in summary:
         d = summary["duplicate"]
-        print(f"duplicate, player A ({summary['players']['A']}): raw {fmt(d['raw'])}   "
+        crn = " (common random numbers)" if summary.get("common_random_numbers") else ""
+        print(f"duplicate{crn}, player A ({summary['players']['A']}): raw {fmt(d['raw'])}   "
               f"all-in adjusted {fmt(d['allin_adjusted'])}")
     chart = os.path.join(out_dir, "winnings.png")
     print(f"summary: {os.path.join(out_dir, 'summary.json')}" + (f", chart: {chart}" if os.path.exists(chart) else ""))

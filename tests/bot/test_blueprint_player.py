@@ -4,10 +4,12 @@ the pseudo-harmonic mapping at work, and a match on our dealer through the CLI."
 import json
 import random
 
+import numpy as np
 import pytest
 
 from bot.blueprint_player import BlueprintStrategy
 from bot.cli import main
+from bot.match import player_series, read_match_log
 from protocol.betting import ActionType, BettingState, raise_to
 from protocol.gamedef import bundled_game
 from protocol.matchstate import MatchState
@@ -114,3 +116,35 @@ def test_missing_or_wrong_blueprint_is_refused(tmp_path, small_blueprint):
     with pytest.raises(ValueError, match="another game"):
         player.act(ms)
 
+
+
+def test_common_random_numbers_make_a_duplicate_pair_cancel(small_blueprint, tmp_path):
+    # blueprint vs blueprint: with one seed for both, the two matches of a duplicate
+    # play every hand identically with the seats swapped, so each pair sums to zero;
+    # with a seed each (the default) they do not
+    def pairs(crn: bool) -> np.ndarray:
+        out = tmp_path / ("crn" if crn else "plain")
+        args = ["match", "blueprint", "blueprint", "--hands", "150", "--seed", "3", "--duplicate",
+                "--out", str(out), "--blueprint", small_blueprint] + (["--common-random-numbers"] if crn else [])
+        assert main(args) == 0
+        s = json.loads((out / "summary.json").read_text())
+        assert s["common_random_numbers"] is crn
+        game = bundled_game("holdem.nolimit.2p")
+        a = [player_series(read_match_log(m["log"], game, adjust=False)[0],
+                           next(n for n in m["seats"] if n.startswith("A-"))) for m in s["matches"]]
+        return a[0] + a[1]
+
+    assert np.abs(pairs(False)).sum() > 0
+    assert np.abs(pairs(True)).max() == 0.0
+
+
+def test_sampling_depends_only_on_seed_and_situation(small_blueprint):
+    game = bundled_game("holdem.nolimit.2p")
+    one, two, other = (BlueprintStrategy(seed=s, blueprint=small_blueprint) for s in (5, 5, 6))
+    states = [BettingState(game, h, [[h % 52, (h + 7) % 52], [(h + 20) % 52, (h + 33) % 52]]) for h in range(40)]
+    two.act(MatchState(1, states[3]))  # a decision in between does not shift what follows
+    for st in states:
+        assert one.uniform(st, 1) == two.uniform(st, 1)
+    draws = [one.uniform(st, 1) for st in states]
+    assert draws != [other.uniform(st, 1) for st in states]
+    assert all(0.0 <= u < 1.0 for u in draws) and len(set(draws)) == len(draws)
