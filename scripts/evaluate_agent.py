@@ -3,7 +3,8 @@
 benchmark opponent on our dealer, then one table of paired results.
 
     .venv/bin/python scripts/evaluate_agent.py [--hands 10000] [--seed 7] [--parallel 2] \
-        [--opponents allin,raise-pot,random,call,blueprint,unsafe] [--out eval/] [--blueprint PATH]
+        [--opponents allin,raise-pot,random,call,blueprint,unsafe] [--out eval/] [--blueprint PATH] \
+        [--common-random-numbers]
 
 ``--hands`` is per seat order: a duplicate match plays it twice (so 10,000 means 20,000
 hands). Each opponent's match goes to ``<out>/vs-<opponent>/``; an opponent whose
@@ -38,6 +39,8 @@ def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
         return opponent, 0
     cmd = [sys.executable, "-m", "bot.cli", "match", "libratus", opponent, "--hands", str(args.hands),
            "--seed", str(args.seed), "--duplicate", "--out", out]
+    if args.common_random_numbers:
+        cmd.append("--common-random-numbers")
     if args.blueprint:
         cmd += ["--blueprint", args.blueprint]
     os.makedirs(out, exist_ok=True)
@@ -79,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parallel", type=int, default=2)
     p.add_argument("--out", default="eval")
     p.add_argument("--blueprint", default=None)
+    p.add_argument("--common-random-numbers", action="store_true",
+                   help="one seed for both players (see pokerbot match): against blueprint, prober and unsafe the "
+                        "duplicate pairs then cancel up to the agent's first solve")
     args = p.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     with ThreadPoolExecutor(max(1, args.parallel)) as ex:
