@@ -17,6 +17,10 @@ on the turn and river (DESIGN.md steps 1-6).
 - Otherwise the current solution is followed. Every solve runs over all hands of both
   players, with CFR+ iterations by Libratus's pot rule and a deadline that depends on
   public information only, so our cards never change how long we take.
+- Random choices (the hand's scale factor, actions sampled from a solution) are keyed
+  draws of the seed and the situation, as the blueprint player's are: with one seed,
+  the same situation gets the same choice, which lets two runs (or the two matches of
+  a duplicate) be compared hand by hand.
 
 A structured log line per decision says where the action came from (blueprint,
 fallback, unsafe, safe, nested), the iterations and the solve time.
@@ -24,7 +28,6 @@ fallback, unsafe, safe, nested), the iterations and the solve time.
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass, field
 
@@ -141,7 +144,6 @@ class LibratusAgent:
         if solve_round not in (2, 3):
             raise ValueError("solving starts on the turn (2) or the river (3)")
         self.solve_round = solve_round
-        self.rng = random.Random(seed)
         self._hand: int | None = None
         self._solution: Solution | None = None
         self._gifts: np.ndarray | None = None
@@ -300,6 +302,10 @@ class LibratusAgent:
         log.info("decision", reply_seconds=round(reply, 4), **fields)
         return action
 
+    def _scale_for(self, hand_id: int) -> float:
+        """The hand's bet-size factor, uniform in 1 ± SCALE_RANGE."""
+        return 1.0 + SCALE_RANGE * (2.0 * self.bp_player.keyed_uniform(f"scale:{hand_id}") - 1.0)
+
     def _decide(self, ms: MatchState) -> tuple[Action, str]:
         """The action and where it came from: blueprint, translation, fallback (the
         blueprint could not follow the line), unsafe / safe / nested (a solve just
@@ -311,7 +317,7 @@ class LibratusAgent:
             self._hand = state.hand_id
             self._solution = None
             self._gifts = np.zeros(len(rg.hole_hands(state.game)))
-            self._scale = 1.0 + self.rng.uniform(-SCALE_RANGE, SCALE_RANGE)
+            self._scale = self._scale_for(state.hand_id)
         if state.round < self.solve_round or state.game.num_rounds != 4:
             return self._blueprint_act(ms)
         source = "solution"
@@ -387,7 +393,7 @@ class LibratusAgent:
         probs = sol.strategy[f : f + m, h] if h is not None else np.full(m, 1.0 / m)
         s = probs.sum()
         probs = probs / s if s > 0 else np.full(m, 1.0 / m)
-        u = self.rng.random()
+        u = self.bp_player.uniform(state, me)
         acc = 0.0
         pick = m - 1
         for i, p in enumerate(probs):

@@ -218,8 +218,12 @@ class BlueprintStrategy:
     def uniform(self, state: BettingState, viewer: int) -> float:
         """A number in [0, 1) that depends only on the seed and what ``viewer`` knows
         (see the module doc)."""
-        info = f"{state.hand_id}:{viewer}:{state.betting_string()}:{state.hole_cards[viewer]}:{state.board_cards}"
-        digest = hashlib.blake2b(info.encode(), key=self._key, digest_size=8).digest()
+        return self.keyed_uniform(
+            f"{state.hand_id}:{viewer}:{state.betting_string()}:{state.hole_cards[viewer]}:{state.board_cards}")
+
+    def keyed_uniform(self, what: str) -> float:
+        """A number in [0, 1) that depends only on the seed and ``what``."""
+        digest = hashlib.blake2b(what.encode(), key=self._key, digest_size=8).digest()
         return int.from_bytes(digest, "little") / 2.0**64
 
     def act(self, ms: MatchState) -> Action:

@@ -195,3 +195,19 @@ def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint
         a = agent.act(MatchState(me, river_state("c", hand=8)))
     assert sources(logs) == ["error-fallback"] and any(e["event"] == "decision_failed" for e in logs)
     assert river_state("c", hand=8).can_apply(a)
+
+
+def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
+    # two agents with one seed: the same hand gets the same bet-size scale and the same
+    # sampled action, though one of them played another hand first
+    # (a deadline far away: a deadline-stopped solve could stop at another iteration)
+    one = LibratusAgent(seed=9, blueprint=small_blueprint, solve_seconds=60.0)
+    two = LibratusAgent(seed=9, blueprint=small_blueprint, solve_seconds=60.0)
+    me = 1 - river_state("").current_player
+    two.act(MatchState(me, river_state("c", hand=5)))
+    st = river_state("r700", hand=6)
+    actions = [agent.act(MatchState(me, st)) for agent in (one, two)]
+    assert one._scale == two._scale and actions[0] == actions[1]
+    assert np.array_equal(one._solution.strategy, two._solution.strategy)  # the solve itself is deterministic
+    scales = {LibratusAgent(seed=s, blueprint=small_blueprint)._scale_for(6) for s in range(6)}
+    assert len(scales) == 6 and all(0.92 <= x <= 1.08 for x in scales)
