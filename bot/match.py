@@ -27,7 +27,8 @@ import numpy as np
 import structlog
 
 from protocol.betting import BettingState
-from protocol.dealer import Dealer, DealerConfig, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from protocol.dealer import (DEFAULT_SPIN_US, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS,
+                             Dealer, DealerConfig)
 from protocol.gamedef import GameDef
 from protocol.matchstate import MatchStateError, parse_state_line
 
@@ -172,7 +173,7 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
         t_response_ms=limits.get("t_response", DEFAULT_T_RESPONSE_MS),
         t_hand_ms=limits.get("t_hand", DEFAULT_T_HAND_MS),
         t_per_hand_ms=limits.get("t_per_hand", DEFAULT_T_PER_HAND_MS),
-        start_timeout_ms=limits.get("start_timeout", 60_000), host=host,
+        start_timeout_ms=limits.get("start_timeout", 60_000), host=host, spin_us=DEFAULT_SPIN_US,
     )
     with open(os.path.join(out_dir, f"{name}.dealer.out"), "w") as dealer_out:
         dealer = Dealer(cfg, game, stdout=dealer_out)

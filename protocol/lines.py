@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
 import socket
+import time
 
 MAX_LINE = 1 << 16
 
@@ -27,6 +29,8 @@ class LineConnection(asyncio.Protocol):
         self._waiter: asyncio.Future | None = None
         self._eof = False
         self._overlong = False
+        self._fd = -1
+        self.spin_seconds = 0.0
         # Kept, not looked up per line: asyncio.get_running_loop() makes a getpid()
         # system call each time, one of the costlier parts of a message on a VM.
         self._loop = asyncio.get_running_loop()
@@ -36,6 +40,8 @@ class LineConnection(asyncio.Protocol):
     def connection_made(self, transport) -> None:
         self.transport = transport
         sock = transport.get_extra_info("socket")
+        if sock is not None:
+            self._fd = sock.fileno()
         if sock is not None:  # one short line at a time: send it now, no Nagle delay
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -80,6 +86,8 @@ class LineConnection(asyncio.Protocol):
         when no whole line came within ``timeout`` seconds (a timer only while waiting;
         partial data does not restart the clock)."""
         deadline = None
+        if not self._lines and self.spin_seconds > 0.0:
+            self._spin()
         while not self._lines:
             if self._overlong:
                 self._overlong = False
@@ -98,6 +106,30 @@ class LineConnection(asyncio.Protocol):
                 if timer is not None:
                     timer.cancel()
         return self._lines.popleft()
+
+    def _spin(self) -> None:
+        """Read the socket without blocking until a whole line is in or spin_seconds
+        have passed. The bytes go through ``data_received`` as the transport's would
+        (they come after everything the transport has read, so the order holds); end
+        of stream and errors are left for the transport to find on its next read."""
+        if self._fd < 0 or self._eof:
+            return
+        end = time.perf_counter() + self.spin_seconds
+        while True:
+            try:
+                data = os.read(self._fd, 65536)
+            except (BlockingIOError, InterruptedError):
+                if time.perf_counter() >= end:
+                    return
+                os.sched_yield()  # a player waiting for this CPU may run meanwhile
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            self.data_received(data)
+            if self._lines or self._overlong:
+                return
 
     def write(self, data: bytes) -> None:
         if self.transport is None or self.transport.is_closing():

@@ -90,6 +90,25 @@ async def test_match_plays_and_scores(tmp_path):
 
 
 @pytest.mark.asyncio
+async def test_polling_for_replies_changes_nothing_but_timing(tmp_path):
+    # spin_us polls the sockets before sleeping; with the players in this event loop
+    # they can only answer once it gives up, so every reply waits the window: still
+    # the same match, byte for byte.
+    def raiser(ms, text, n):
+        bounds = ms.state.raise_bounds()
+        return [f"{text}:r{bounds[0]}"] if bounds and n % 2 == 0 else None
+
+    runs = []
+    for spin_us in (0, 300):
+        d = tmp_path / str(spin_us)
+        d.mkdir()
+        status, _, out, files, logs = await run_match(d, hands=10, seed=5, scripts=(raiser, None), spin_us=spin_us)
+        assert status == 0
+        runs.append((out.splitlines()[-1], files["log"].splitlines()[1:], logs))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.asyncio
 async def test_seats_swap_every_hand_unless_fixed(tmp_path):
     status, _, _, files, logs = await run_match(tmp_path, hands=4)
     assert [h.names for h in log_hands(files["log"])] == [["alice", "bob"], ["bob", "alice"]] * 2
@@ -217,6 +236,8 @@ def test_command_line_errors(capsys, tmp_path):
     assert "cannot read" in capsys.readouterr().err
     assert dealer_main([str(tmp_path / "x"), "holdem.nolimit.2p", "10", "1", "a|b", "c"]) == 2
     assert dealer_main([str(tmp_path / "x"), "holdem.nolimit.2p", "10", "1", "a", "b", "-p", "1,2,3"]) == 2
+    assert dealer_main([str(tmp_path / "x"), "holdem.nolimit.2p", "10", "1", "a", "b", "--spin-us", "-1"]) == 2
+    assert "--spin-us" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         dealer_main(["only-a-name"])
 
