@@ -97,8 +97,8 @@ class DealerConfig:
     #: How long to poll a seat's socket for its reply before sleeping (microseconds;
     #: ours, not the reference's). A fast player's reply then finds the dealer awake:
     #: call vs call on this project's 2-vCPU VM, where a wake-up is dear, went from
-    #: about 700 to 950-1,000 hands/s with ``pokerbot play`` players and from about
-    #: 1,000 to 1,800-2,000 with compiled ones; it costs at most this much CPU per
+    #: about 700-850 to 1,050-1,150 hands/s with ``pokerbot play`` players and from
+    #: 1,000-1,200 to 2,150-2,300 with compiled ones; it costs at most this much CPU per
     #: reply. Only for players in other processes (the command line's default,
     #: DEFAULT_SPIN_US): one in this event loop cannot reply while the dealer polls.
     spin_us: int = 0

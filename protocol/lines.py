@@ -42,7 +42,7 @@ class LineConnection(asyncio.Protocol):
         sock = transport.get_extra_info("socket")
         if sock is not None:
             self._fd = sock.fileno()
-        if sock is not None:  # one short line at a time: send it now, no Nagle delay
+            # one short line at a time: send it now, no Nagle delay
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:
