@@ -28,8 +28,8 @@ from protocol.betting import ActionType, BettingState
 from protocol.gamedef import GameDef
 from protocol.matchstate import MatchStateError, parse_state_line
 from solver import translation
-from solver.betting_tree import build_betting_tree
-from solver.tree import BetSizes
+from solver.betting_tree import BettingTree, build_betting_tree
+from solver.tree import DECISION, BetSizes
 
 from .abstraction import HoldemDeals
 from .actions import ActionAbstraction, pot_fraction
@@ -194,12 +194,16 @@ def extension_actions(base: ActionAbstraction, opening_sizes: tuple[float, ...],
 
 def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tuple[float, ...], opponent: int,
                     seconds: float, threads: int | None = None, seed: int = 0, batch: int = 20_000,
-                    log: Callable[[str], None] = print) -> ExtensionContents:
+                    log: Callable[[str], None] = print, keep_first_move: bool = True) -> ExtensionContents:
     """Solve the game again with ``opening_sizes`` as the first raise sizes of the first
     round (the added size and, for type 2, its sibling sizes too: the opponent's range
     for the added size is then found in the solve, as in Libratus's unsafe subgame
     solving with a default sibling offered), with the base's card abstraction, for
-    ``seconds`` of MCCFR."""
+    ``seconds`` of MCCFR. With ``keep_first_move`` (the default), when we act before
+    the opponent's first raise only the subtree below our check/call is solved, our
+    first move frozen to the blueprint's (``kept_first_move``): a whole-game re-solve
+    would shift our range there away from the one we really play (on Leduc that shift
+    cost type 1 most of its gain; see docs/self-improvement-experiment.md)."""
     threads = threads or os.cpu_count() or 1
     actions = extension_actions(base.actions, opening_sizes, opponent)
     tree = build_betting_tree(base.game, actions.sizes(), base.tree.buckets)
@@ -207,14 +211,44 @@ def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tupl
         f"(its first raises {', '.join(f'{x:.3f}' for x in sorted(opening_sizes))}):"
         f" {tree.num_nodes:,} nodes, {tree.num_slots:,} slots ({tree.memory_bytes() / 1e6:.0f} MB)")
     solver = mccfr_solver(tree, base.game, EXTENSION_PRUNE_THRESHOLD, EXTENSION_REGRET_FLOOR, seed)
+    kept = kept_first_move(base, tree, opponent) if keep_first_move else None
+    if kept is not None:
+        action, reach, root_strategy = kept
+        solver.keep_root_action(action, reach)
+        log(f"our first move kept as the blueprint's: solving only below it "
+            f"(reached by {np.count_nonzero(reach):,} of {len(reach):,} buckets)")
     deals = HoldemDeals(base.cards, threads=threads)
     elapsed = run_schedule(solver, deals, seconds, batch, threads, log)
+    strategy = solver.average_strategy()
+    if kept is not None:
+        # the agent reads our range at the switch from this tree: the blueprint's root
+        strategy[int(tree.slot_offset[0]) : int(tree.slot_offset[0]) + root_strategy.size] = root_strategy.ravel()
     figures = {"kind": kind, "size": size, "opening_sizes": list(opening_sizes), "opponent": opponent,
-               "iterations": solver.iterations,
+               "iterations": solver.iterations, "kept_first_move": kept is not None,
                "train_seconds": elapsed, "threads": threads, "seed": seed,
                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    return ExtensionContents(kind, size, actions, tree, solver.average_strategy().astype(np.float32), figures,
-                             opponent=opponent)
+    return ExtensionContents(kind, size, actions, tree, strategy.astype(np.float32), figures, opponent=opponent)
+
+
+def kept_first_move(base: Blueprint, tree: BettingTree, opponent: int) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """When our first move comes before the opponent's first raise (we act first in
+    the first round, the opponent second), the extension must not change it: the
+    agent switches to the extension only after that move, so our range there is the
+    blueprint's. Returns (the root's check/call child, the probability per bucket that
+    the blueprint takes it - range-thresholded, as the agent plays it - and the
+    blueprint's root strategy per bucket and action); None when the opponent acts
+    first (nothing of ours comes before its raise)."""
+    if int(tree.player[0]) == opponent or tree.kind[0] != DECISION:
+        return None
+    kids = [tree.actions[c] for c in range(int(tree.first_child[0]), int(tree.first_child[0]) + int(tree.num_children[0]))]
+    if kids != base.child_actions(0):
+        raise ValueError(f"the extension's first decision {kids} differs from the blueprint's {base.child_actions(0)}")
+    calls = [i for i, a in enumerate(kids) if a.type is ActionType.CALL]
+    if len(calls) != 1:
+        raise ValueError(f"the first decision has {len(calls)} check/call actions")
+    b = int(base.tree.buckets[int(base.tree.round[0])])
+    root = np.array([base.probabilities(0, k, threshold=True) for k in range(b)])
+    return calls[0], root[:, calls[0]].copy(), root
 
 
 @dataclass

@@ -86,13 +86,19 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 @nb.njit(cache=True)
 def _traverse(i, bk, outcome, kind, player, rnd, first, count, spent, offset, last_round,
-              regret, phi, prune, C, K, floor, units, frames, fprob, scratch, stats):
+              regret, phi, prune, C, K, floor, units, keep, keep_p, frames, fprob, scratch, stats):
     """Value of the root to player i (chips) for one deal (``bk``: buckets [player,
     round]; ``outcome``: +1 player 0 wins the showdown, -1 loses, 0 ties). Walks the
     tree depth-first with an explicit stack (numba cannot cache recursive functions):
     frames[d] = (node, next action, action being explored, slot base); an opponent's
     node is replaced in its frame by the sampled child, since it passes the value
-    through, so every frame below the top is a traverser's node."""
+    through, so every frame below the top is a traverser's node.
+
+    ``keep`` >= 0 trains only the subtree below the root's action ``keep``: the root's
+    actor takes it with probability ``keep_p[bucket]`` (a frozen strategy there), so
+    a traversal by the other player that does not pass through it is dropped (value
+    0, nothing updated), and one by the root's actor goes straight into it (its
+    regrets below are counterfactual: they do not depend on its own root reach)."""
     d = 0
     frames[0, 0] = 0
     fprob[0] = 1.0
@@ -113,6 +119,13 @@ def _traverse(i, bk, outcome, kind, player, rnd, first, count, spent, offset, la
                 state = _RETURN
                 continue
             actor = player[n]
+            if keep >= 0 and n == 0:
+                if actor == i or np.random.random() < keep_p[bk[actor, rnd[n]]]:
+                    frames[d, 0] = first[n] + keep
+                    continue
+                ret = 0.0
+                state = _RETURN
+                continue
             m = count[n]
             base = offset[n] + bk[actor, rnd[n]] * m
             if actor != i:  # sample one action from the current strategy
@@ -192,7 +205,7 @@ def _traverse(i, bk, outcome, kind, player, rnd, first, count, spent, offset, la
 
 @nb.njit(cache=True)
 def _run(buckets, outcomes, seed, kind, player, rnd, first, count, spent, offset, last_round,
-         regret, phi, prune, C, K, floor, units, stats):
+         regret, phi, prune, C, K, floor, units, keep, keep_p, stats):
     """One iteration per pair of deals (player 0 traverses with deal 2t, player 1
     with 2t+1). Returns the mean of player 0's sampled root values."""
     np.random.seed(seed)
@@ -203,7 +216,7 @@ def _run(buckets, outcomes, seed, kind, player, rnd, first, count, spent, offset
     for d in range(buckets.shape[0]):
         i = d & 1
         v = _traverse(i, buckets[d], outcomes[d], kind, player, rnd, first, count, spent, offset, last_round,
-                      regret, phi, prune, C, K, floor, units, frames, fprob, scratch, stats)
+                      regret, phi, prune, C, K, floor, units, keep, keep_p, frames, fprob, scratch, stats)
         if i == 0:
             total += v
     return total / max(1, (buckets.shape[0] + 1) // 2)
@@ -211,7 +224,7 @@ def _run(buckets, outcomes, seed, kind, player, rnd, first, count, spent, offset
 
 @nb.njit(cache=True, parallel=True)
 def _run_parallel(buckets, outcomes, seeds, kind, player, rnd, first, count, spent, offset, last_round,
-                  regret, phi, prune, C, K, floor, units, stats):
+                  regret, phi, prune, C, K, floor, units, keep, keep_p, stats):
     """``_run`` split into len(seeds) contiguous shares of the deals, walked on numba's
     threads over the shared regrets (lock-free, as hogwild MCCFR: an update racing
     with another is occasionally lost, which sampling noise dwarfs)."""
@@ -228,7 +241,7 @@ def _run_parallel(buckets, outcomes, seeds, kind, player, rnd, first, count, spe
         hi = B if t == T - 1 else (B * (t + 1) // T) & ~1
         for d in range(lo, hi):
             _traverse(d & 1, buckets[d], outcomes[d], kind, player, rnd, first, count, spent, offset, last_round,
-                      regret, phi, prune, C, K, floor, units, frames, fprob, scratch, own)
+                      regret, phi, prune, C, K, floor, units, keep, keep_p, frames, fprob, scratch, own)
         per[t, 0] = own[0]
         per[t, 1] = own[1]
     for t in range(T):
@@ -333,6 +346,32 @@ class MCCFR:
         self.rng = np.random.default_rng(seed)
         self.nodes_touched = 0
         self.actions_pruned = 0
+        self.kept_action = -1
+        self.kept_reach = np.ones(1)
+
+    def keep_root_action(self, action: int, reach: np.ndarray) -> None:
+        """From now on train only the subtree below the root's action ``action``, with
+        the root's strategy frozen: its actor takes ``action`` with probability
+        ``reach[bucket]`` (for example the blueprint's), so the subtree is solved for
+        the range that really reaches it. The root's other actions are not trained
+        (their slots keep whatever they hold). Used by the self-improver to re-solve
+        what follows our first move without changing that move."""
+        t = self.tree
+        if t.kind[0] != DECISION:
+            raise ValueError("the root is not a decision")
+        m = int(t.num_children[0])
+        if not 0 <= action < m:
+            raise ValueError(f"the root has {m} actions; no action {action}")
+        reach = np.asarray(reach, dtype=np.float64)
+        b = int(t.buckets[t.round[0]])
+        if reach.shape != (b,):
+            raise ValueError(f"need one reach probability per root bucket ({b}), got shape {reach.shape}")
+        if not np.all((reach >= 0) & (reach <= 1)):
+            raise ValueError("reach probabilities must lie in [0, 1]")
+        if not reach.any():
+            raise ValueError("no bucket reaches the kept action")
+        self.kept_action = int(action)
+        self.kept_reach = reach.copy()
 
     def train(self, deals: Deals, iterations: int, batch: int = 10_000, threads: int = 1,
               progress: Callable[[int, TrainingReport], None] | None = None) -> TrainingReport:
@@ -361,7 +400,7 @@ class MCCFR:
             seed = int(self.rng.integers(0, 2**31 - 1))
             args = (t.kind, t.player, t.round, t.first_child, t.num_children, t.spent, t.slot_offset, last_round,
                     self.regret, self.phi, prune, float(s.prune_threshold), float(s.prune_k),
-                    float(s.regret_floor), float(self.units), stats)
+                    float(s.regret_floor), float(self.units), self.kept_action, self.kept_reach, stats)
             if threads > 1:
                 nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
                 seeds = self.rng.integers(0, 2**31 - 1, threads)
@@ -411,13 +450,14 @@ def normalised(tree: BettingTree, weights: np.ndarray) -> np.ndarray:
 
 
 def to_public_strategy(btree: BettingTree, probs: np.ndarray, ptree: PublicTree, hands: np.ndarray,
-                       bucket_of: Callable[[int, tuple, tuple], int]) -> np.ndarray:
+                       bucket_of: Callable[[int, tuple, tuple], int], root: int = 0) -> np.ndarray:
     """A betting-tree strategy (per slot) as a public-tree strategy (nodes, hands): the
     probability of the action into each node for each hand of its actor, for the
     solver's exact best response. Both trees must come from the same abstraction;
-    ``bucket_of(round, hole, board)`` gives a hand's bucket."""
+    ``bucket_of(round, hole, board)`` gives a hand's bucket. ``root``: the betting-tree
+    node where the public tree starts (a subgame's)."""
     out = np.zeros((ptree.num_nodes, len(hands)))
-    stack = [(0, 0, ())]
+    stack = [(0, root, tuple(int(c) for c in ptree.board))]
     while stack:
         pn, bn, board = stack.pop()
         k = ptree.kind[pn]

@@ -169,3 +169,43 @@ def test_info_lists_the_extensions(improved, capsys):
     text = capsys.readouterr().out
     assert "extension type2: first raise 0.714 pot by the opponent in position 1" in text
     assert "extension type1: first raise 0.750 pot by the opponent in position 1" in text
+
+
+def raises_after_our_limp(tmp_path, size_to: int, hands: int):
+    """A dealer log where the opponent (position 0, the big blind) raises to
+    ``size_to`` after our limp, and we fold."""
+    lines = []
+    for h in range(hands):
+        st = apply_betting(BettingState(HUNL, h, [[0, 1], [2, 3]], [8, 9, 10, 11, 12]), f"cr{size_to}f")
+        lines.append(format_state_line(st, st.payoffs(), [THEM, US]))
+    path = tmp_path / f"raises{size_to}.log"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_our_first_move_is_kept_when_the_opponent_raises_after_it(improved, tmp_path):
+    base, _, _, _, _ = improved
+    logs = raises_after_our_limp(tmp_path, 250, 30)  # 150 over a 200 pot: 0.75 again
+    lines = []
+    summary = improve(base, [logs], str(tmp_path / "improved.bp"), us="libratus", k=1, seconds=2.0, threads=1,
+                      type1=False, log=lines.append)
+    assert summary["added"] == [{"kind": "type2", "size": pytest.approx(2.5 / 3.5), "opponent": 0}]
+    assert any("first move kept" in line for line in lines)
+    b0 = Blueprint(base)
+    (ext,) = Blueprint(str(tmp_path / "improved.bp")).extensions
+    assert ext.training_figures["kept_first_move"] is True
+    # our first move (position 1, the small blind) is the blueprint's, bucket by bucket
+    assert ext.child_actions(0) == b0.child_actions(0)
+    buckets = int(b0.tree.buckets[0])
+    for k in range(buckets):
+        np.testing.assert_allclose(ext.probabilities(0, k, threshold=False), b0.probabilities(0, k), atol=1e-6)
+    # below our limp the opponent's first raises are the new ones, and were trained
+    limp = int(ext.tree.first_child[0]) + [a.type.name for a in ext.child_actions(0)].index("CALL")
+    assert [a.size for a in ext.child_actions(limp) if a.type.name == "RAISE"][:3] == [200, 243, 300]
+    trained = [not np.allclose(ext.probabilities(limp, k, threshold=False), 1 / ext.tree.num_children[limp])
+               for k in range(buckets)]
+    assert sum(trained) > buckets // 2
+    # below our own opening raise nothing was solved: the average strategy is uniform
+    ours = int(ext.tree.first_child[0]) + [a.type.name for a in ext.child_actions(0)].index("RAISE")
+    for k in range(buckets):
+        np.testing.assert_allclose(ext.probabilities(ours, k, threshold=False), 1 / ext.tree.num_children[ours])
