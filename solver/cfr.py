@@ -175,29 +175,64 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
 
 
+@nb.njit(cache=True, fastmath=True)
+def _walk_block(lo, hi, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+                c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+                sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs):
+    """The forward and then the backward pass of one block (a subtree below a chance
+    node), back to back: the block's reach and value rows are still in cache when the
+    backward pass needs them (a pass over the whole tree would have evicted them)."""
+    _forward(lo, hi, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+
+
+@nb.njit(cache=True, fastmath=True)
+def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+                       c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+                       at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
+                       reach, cfv, tmp, qs, vs, top_end, blocks):
+    """``_traverse`` block by block: the nodes above the topmost chance nodes forward,
+    each block forward then backward (``_walk_block``), then the top backward. The
+    same values in the same order as ``_traverse`` (blocks are independent)."""
+    H = c1.shape[0]
+    for h in range(H):
+        reach[0, 0, h] = reach0[h]
+        reach[1, 0, h] = reach1[h]
+    if blocks.shape[0] == 0:
+        top_end = kind.shape[0]
+    _forward(0, top_end, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    for b in range(blocks.shape[0]):
+        _walk_block(blocks[b, 0], blocks[b, 1], i, kind, player, first_child, num_children, spent, dealt, board_of,
+                    chance_weight, slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                    board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
+                    tmp, qs, vs)
+    _backward(0, top_end, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+
+
 @nb.njit(cache=True, parallel=True)
 def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
                      reach, cfv, tmp, qs, vs, top_end, blocks):
-    """``_traverse`` with the blocks below the topmost chance nodes walked in parallel
-    (each writes only its own rows)."""
+    """``_traverse_by_block`` with the blocks walked in parallel (each writes only its
+    own rows)."""
     H = c1.shape[0]
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
     _forward(0, top_end, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
     for b in nb.prange(blocks.shape[0]):
-        _forward(blocks[b, 0], blocks[b, 1], kind, player, first_child, num_children, dealt, slot, c1, c2,
-                 sigma, reach)
-    for b in nb.prange(blocks.shape[0]):
         t_tmp = np.empty_like(tmp)
         t_qs = np.empty_like(qs)
         t_vs = np.empty_like(vs)
-        _backward(blocks[b, 0], blocks[b, 1], i, kind, player, first_child, num_children, spent, dealt, board_of,
-                  chance_weight, slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
-                  board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
-                  t_tmp, t_qs, t_vs)
+        _walk_block(blocks[b, 0], blocks[b, 1], i, kind, player, first_child, num_children, spent, dealt, board_of,
+                    chance_weight, slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                    board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
+                    t_tmp, t_qs, t_vs)
     _backward(0, top_end, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
@@ -448,9 +483,10 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
                                  reach, cfv, tmp, qs, vs, top_end, blocks)
             else:
-                _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                          c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity,
-                          payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False, reach, cfv, tmp, qs, vs)
+                _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
+                                   slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                                   board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
+                                   False, reach, cfv, tmp, qs, vs, top_end, blocks)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
