@@ -390,6 +390,17 @@ def _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, 
                                 r = regret[c, h] + cfv[c, h] - cfv[n, h]
                                 regret[c, h] = r if r > 0.0 else 0.0
                                 avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
+                        # the next strategy here, while the rows are in cache (what
+                        # _strategy would compute before the other player's pass)
+                        for h in range(H):
+                            tmp[h] = 0.0
+                        for c in range(f, f + m):
+                            for h in range(H):
+                                tmp[h] += max(regret[c, h], 0.0)  # as _strategy: the same rounding
+                        uniform = 1.0 / m
+                        for c in range(f, f + m):
+                            for h in range(H):
+                                sigma[c, h] = max(regret[c, h], 0.0) / tmp[h] if tmp[h] > 0.0 else uniform
             else:
                 for h in range(H):
                     cfv[n, h] = 0.0
@@ -468,9 +479,8 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
     r1 = reach1
     for t in range(start_iteration, start_iteration + iterations):
         for i in range(2):
-            # Only the other player's regrets changed since sigma was last made (they
-            # moved last); i's part is still current.
-            _strategy(regret, kind, player, first_child, num_children, 1 - i, sigma, tmp)
+            # sigma is current for both players: the backward pass that updated a
+            # player's regrets also made their next strategy
             if gadget != NO_GADGET:
                 _gadget_reach(gadget, g_regret, g_norm, g_reach)
                 if g_player == 0:

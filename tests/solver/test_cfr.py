@@ -254,14 +254,19 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree():
     for p in (0, 1):
         out = []
         for walk in ("whole", "blocks"):
-            regret, avg = start.copy(), start.copy()
+            regret, avg, strategy = start.copy(), start.copy(), sigma.copy()  # a pass remakes p's strategy
             w = cfr._Work(n, H, cfr.SOLVE_DTYPE)
-            args = (p, *sub.kernel_args(), reach[0], reach[1], sigma, regret, avg, 3.0, True, False, *w.args())
+            args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
             if walk == "whole":
                 cfr._traverse(*args)
             else:
                 cfr._traverse_by_block(*args, t.top_end, t.blocks)
-            out.append((regret, avg, w.cfv))
+            out.append((regret, avg, w.cfv, strategy))
         for a, b in zip(*out):
             np.testing.assert_array_equal(a, b)
         assert not np.array_equal(out[0][0], start)  # the pass did update
+        assert not np.array_equal(out[0][3], sigma)
+        # the strategy the pass made is regret matching on its new regrets
+        remade = out[0][3].copy()
+        cfr._strategy(out[0][0], t.kind, t.player, t.first_child, t.num_children, p, remade, np.zeros(H, cfr.SOLVE_DTYPE))
+        np.testing.assert_array_equal(remade, out[0][3])
