@@ -162,53 +162,76 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
               reach, cfv, tmp, qs, vs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
-    CFR+ regret and average updates; best_response: the best action per hand at i's
-    nodes. A chance child removes the hands holding its card (reach and value 0)."""
+    CFR+ regret and average updates (and the next strategy at i's nodes);
+    best_response: the best action per hand at i's nodes. A chance child removes the
+    hands holding its card (reach and value 0)."""
     n_nodes = kind.shape[0]
     H = c1.shape[0]
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
-    _forward(0, n_nodes, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
-    _backward(0, n_nodes, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+    _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
 
 
 @nb.njit(cache=True, fastmath=True)
-def _walk_block(lo, hi, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-                sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs):
-    """The forward and then the backward pass of one block (a subtree below a chance
-    node), back to back: the block's reach and value rows are still in cache when the
-    backward pass needs them (a pass over the whole tree would have evicted them)."""
-    _forward(lo, hi, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
-    _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+def _walk_block(lo, hi, parent, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
+                slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity,
+                payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, block_reach,
+                block_cfv, tmp, qs, vs):
+    """The forward and then the backward pass of one block (the subtree below the
+    chance child ``parent``), back to back, in small block-local arrays that stay in
+    cache (``block_reach``, ``block_cfv``: row 0 is ``parent``, row m - lo + 1 block
+    node m; ``local_slot`` the reach slots in those terms) instead of rows of the
+    tree-wide arrays, which a pass over a big tree streams through memory. In: the
+    parent's reach and its children's (the top pass made them); out: its children's
+    values (the top pass reads them)."""
+    H = c1.shape[0]
+    base = lo - 1
+    for p in range(2):
+        for h in range(H):
+            block_reach[p, 0, h] = reach[p, parent, h]
+    f = first_child[parent]
+    m = num_children[parent]
+    for c in range(f, f + m):
+        for p in range(2):
+            if slot[p, c] == c:
+                for h in range(H):
+                    block_reach[p, c - base, h] = reach[p, c, h]
+    _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, c1, c2, sigma, block_reach)
+    _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
+              local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, vs)
+    for c in range(f, f + m):
+        if not at_parent[c]:  # the parent computes its terminal children itself
+            for h in range(H):
+                cfv[c, h] = block_cfv[c - base, h]
 
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                        c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
                        at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                       reach, cfv, tmp, qs, vs, top_end, blocks):
-    """``_traverse`` block by block: the nodes above the topmost chance nodes forward,
-    each block forward then backward (``_walk_block``), then the top backward. The
-    same values in the same order as ``_traverse`` (blocks are independent)."""
+                       reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, local_slot, block_reach, block_cfv):
+    """``_traverse`` block by block: the nodes above the blocks forward, each block
+    forward then backward (``_walk_block``, in ``block_reach[0]`` and
+    ``block_cfv[0]``), then the top backward. The same values as ``_traverse`` (blocks
+    are independent and each node's arithmetic is unchanged)."""
     H = c1.shape[0]
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
     if blocks.shape[0] == 0:
         top_end = kind.shape[0]
-    _forward(0, top_end, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
     for b in range(blocks.shape[0]):
-        _walk_block(blocks[b, 0], blocks[b, 1], i, kind, player, first_child, num_children, spent, dealt, board_of,
-                    chance_weight, slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
-                    board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
-                    tmp, qs, vs)
-    _backward(0, top_end, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+        _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], i, kind, player, first_child, num_children, spent,
+                    dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends,
+                    board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg, weight, update,
+                    best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, vs)
+    _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
 
@@ -217,30 +240,32 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
 def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                     reach, cfv, tmp, qs, vs, top_end, blocks):
-    """``_traverse_by_block`` with the blocks walked in parallel (each writes only its
-    own rows)."""
+                     reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, local_slot, block_reach, block_cfv):
+    """``_traverse_by_block`` with the blocks walked in parallel, each thread in its
+    own block-local arrays (``block_reach[thread]``, ``block_cfv[thread]``)."""
     H = c1.shape[0]
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
-    _forward(0, top_end, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
     for b in nb.prange(blocks.shape[0]):
+        t = nb.get_thread_id()
         t_tmp = np.empty_like(tmp)
         t_qs = np.empty_like(qs)
         t_vs = np.empty_like(vs)
-        _walk_block(blocks[b, 0], blocks[b, 1], i, kind, player, first_child, num_children, spent, dealt, board_of,
-                    chance_weight, slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
-                    board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
-                    t_tmp, t_qs, t_vs)
-    _backward(0, top_end, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+        _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], i, kind, player, first_child, num_children, spent,
+                    dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends,
+                    board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg, weight, update,
+                    best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs, t_vs)
+    _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
 
 
 @nb.njit(cache=True, fastmath=True)
-def _forward(lo, hi, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach):
-    """Reaches below the nodes lo..hi-1 (parents come before children)."""
+def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach):
+    """Reaches below the nodes lo..hi-1 (parents come before children); node n's
+    row of ``reach`` is n - base."""
     H = c1.shape[0]
     for n in range(lo, hi):
         k = kind[n]
@@ -250,7 +275,7 @@ def _forward(lo, hi, kind, player, first_child, num_children, dealt, slot, c1, c
             src = slot[p, n]
             for c in range(f, f + num_children[n]):
                 for h in range(H):
-                    reach[p, c, h] = reach[p, src, h] * sigma[c, h]
+                    reach[p, c - base, h] = reach[p, src - base, h] * sigma[c, h]
         elif k == CHANCE:
             for c in range(f, f + num_children[n]):
                 d = dealt[c]
@@ -258,16 +283,17 @@ def _forward(lo, hi, kind, player, first_child, num_children, dealt, slot, c1, c
                     src = slot[p, n]
                     for h in range(H):
                         live = c1[h] != d and c2[h] != d
-                        reach[p, c, h] = reach[p, src, h] if live else 0.0
+                        reach[p, c - base, h] = reach[p, src - base, h] if live else 0.0
 
 
 @nb.njit(cache=True, fastmath=True)
-def _terminal_children(n, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
+def _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
                        c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent, reach, cfv,
                        tmp, qs, vs):
     """Values of the showdown and fold children of decision node n (those marked
     ``at_parent``) in one sweep: the fold's compatible totals come out of the
-    showdown's (the same opponent reach when i acts at n, else alongside)."""
+    showdown's (the same opponent reach when i acts at n, else alongside). Node m's rows
+    of ``reach`` and ``cfv`` are m - base."""
     o = 1 - i
     sd = -1
     fd = -1
@@ -281,29 +307,30 @@ def _terminal_children(n, i, kind, player, first_child, num_children, spent, boa
     if fd >= 0:
         folder = player[fd]
         fold_value = spent[fd, folder] * (-1.0 if folder == i else 1.0)
-        if not _any_nonzero(reach[o, slot[o, fd]]):  # the opponent never gets here (common under CFR+)
-            _zero_row(cfv, fd)
+        if not _any_nonzero(reach[o, slot[o, fd] - base]):  # the opponent never gets here (common under CFR+)
+            _zero_row(cfv, fd - base)
             fd = -1
-    if sd >= 0 and not _any_nonzero(reach[o, slot[o, sd]]):
-        _zero_row(cfv, sd)
+    if sd >= 0 and not _any_nonzero(reach[o, slot[o, sd] - base]):
+        _zero_row(cfv, sd - base)
         sd = -1
     if sd >= 0:
         stake = min(spent[sd, 0], spent[sd, 1])
         b = board_of[sd]
         s0 = board_start[b]
         e0 = s0 + board_len[b]
-        q = reach[o, slot[o, sd]]
+        q = reach[o, slot[o, sd] - base]
         if fd < 0:
             _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-                      stake, qs, vs, cfv[sd], NO_FOLD, q, 0.0, tmp, tmp)
+                      stake, qs, vs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
             _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-                      stake, qs, vs, cfv[sd], mode, reach[o, slot[o, fd]], fold_value, tmp, cfv[fd])
+                      stake, qs, vs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
+                      cfv[fd - base])
     elif fd >= 0:
-        _compat_sums(reach[o, slot[o, fd]], c1, c2, dup, tmp)
+        _compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
         for h in range(tmp.shape[0]):
-            cfv[fd, h] = fold_value * tmp[h]
+            cfv[fd - base, h] = fold_value * tmp[h]
 
 
 @nb.njit(cache=True)
@@ -321,10 +348,11 @@ def _zero_row(a, r):
 
 
 @nb.njit(cache=True, fastmath=True)
-def _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
+def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs):
-    """Values at the nodes hi-1..lo (children before parents), with CFR+ updates."""
+    """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
+    n's rows of ``reach`` and ``cfv`` are n - base."""
     H = c1.shape[0]
     o = 1 - i
     for n in range(hi - 1, lo - 1, -1):
@@ -332,18 +360,18 @@ def _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, 
         if k == FOLD_TERMINAL:
             if at_parent[n]:
                 continue
-            _compat_sums(reach[o, slot[o, n]], c1, c2, dup, tmp)
+            _compat_sums(reach[o, slot[o, n] - base], c1, c2, dup, tmp)
             folder = player[n]
             v = spent[n, folder] * (-1.0 if folder == i else 1.0)
             for h in range(H):
-                cfv[n, h] = v * tmp[h]
+                cfv[n - base, h] = v * tmp[h]
         elif k == MATRIX_TERMINAL:  # explicit games: payoff[n, c, h] to player 0
-            q = reach[o, slot[o, n]]
+            q = reach[o, slot[o, n] - base]
             for h in range(H):
                 v = 0.0
                 for j in range(H):
                     v += (payoff[n, h, j] if i == 0 else -payoff[n, j, h]) * q[j]
-                cfv[n, h] = v
+                cfv[n - base, h] = v
         elif k == SHOWDOWN:
             if at_parent[n]:
                 continue
@@ -351,43 +379,43 @@ def _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, 
             b = board_of[n]
             s0 = board_start[b]
             e0 = s0 + board_len[b]
-            _showdown(reach[o, slot[o, n]], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0],
-                      group_ends[s0:e0], board_identity[b], stake, qs, vs, cfv[n], NO_FOLD, tmp, 0.0, tmp, tmp)
+            _showdown(reach[o, slot[o, n] - base], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0],
+                      group_ends[s0:e0], board_identity[b], stake, qs, vs, cfv[n - base], NO_FOLD, tmp, 0.0, tmp, tmp)
         elif k == CHANCE:
             f = first_child[n]
             for h in range(H):
-                cfv[n, h] = 0.0
+                cfv[n - base, h] = 0.0
             for c in range(f, f + num_children[n]):
                 d = dealt[c]
                 for h in range(H):
                     if c1[h] != d and c2[h] != d:
-                        cfv[n, h] += cfv[c, h]
+                        cfv[n - base, h] += cfv[c - base, h]
             for h in range(H):
-                cfv[n, h] *= chance_weight[n]
+                cfv[n - base, h] *= chance_weight[n]
         else:
             f = first_child[n]
             m = num_children[n]
-            _terminal_children(n, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
-                               c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent, reach, cfv,
-                               tmp, qs, vs)
+            _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
+                               dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
+                               reach, cfv, tmp, qs, vs)
             if player[n] == i:
                 if best_response:
                     for h in range(H):
-                        cfv[n, h] = cfv[f, h]
+                        cfv[n - base, h] = cfv[f - base, h]
                     for c in range(f + 1, f + m):
                         for h in range(H):
-                            cfv[n, h] = max(cfv[n, h], cfv[c, h])
+                            cfv[n - base, h] = max(cfv[n - base, h], cfv[c - base, h])
                 else:
                     for h in range(H):
-                        cfv[n, h] = 0.0
+                        cfv[n - base, h] = 0.0
                     for c in range(f, f + m):
                         for h in range(H):
-                            cfv[n, h] += sigma[c, h] * cfv[c, h]
+                            cfv[n - base, h] += sigma[c, h] * cfv[c - base, h]
                     if update:
-                        me = slot[i, n]
+                        me = slot[i, n] - base
                         for c in range(f, f + m):
                             for h in range(H):
-                                r = regret[c, h] + cfv[c, h] - cfv[n, h]
+                                r = regret[c, h] + cfv[c - base, h] - cfv[n - base, h]
                                 regret[c, h] = r if r > 0.0 else 0.0
                                 avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
                         # the next strategy here, while the rows are in cache (what
@@ -403,10 +431,10 @@ def _backward(lo, hi, i, kind, player, first_child, num_children, spent, dealt, 
                                 sigma[c, h] = max(regret[c, h], 0.0) / tmp[h] if tmp[h] > 0.0 else uniform
             else:
                 for h in range(H):
-                    cfv[n, h] = 0.0
+                    cfv[n - base, h] = 0.0
                 for c in range(f, f + m):
                     for h in range(H):
-                        cfv[n, h] += cfv[c, h]
+                        cfv[n - base, h] += cfv[c - base, h]
 
 
 NO_GADGET, RESOLVE, MAXMARGIN = 0, 1, 2
@@ -467,7 +495,8 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
              orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
-             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, parallel):
+             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, local_slot,
+             block_reach, block_cfv, parallel):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
     player ``g_player`` enters the subgame through it: their root reach is the
@@ -491,12 +520,14 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                 _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                  slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
-                                 reach, cfv, tmp, qs, vs, top_end, blocks)
+                                 reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, local_slot,
+                                 block_reach, block_cfv)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                    slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                    board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
-                                   False, reach, cfv, tmp, qs, vs, top_end, blocks)
+                                   False, reach, cfv, tmp, qs, vs, top_end, blocks, block_parent,
+                                   local_slot, block_reach, block_cfv)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
@@ -533,9 +564,14 @@ class Subgame:
     payoff: np.ndarray = field(default_factory=lambda: np.zeros((1, 1, 1)))  # explicit games only
     # per node: a showdown or fold whose value its parent decision node computes (one sweep for both)
     at_parent: np.ndarray = field(init=False)
+    # per block of the tree: the chance child above it; and the reach slots of block
+    # nodes in block-local rows (see _walk_block)
+    block_parent: np.ndarray = field(init=False)
+    local_slot: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         self.at_parent = _terminals_at_parent(self.tree)
+        self.block_parent, self.local_slot = _block_layout(self.tree, self.slot)
 
     @property
     def pot(self) -> int:
@@ -560,6 +596,26 @@ def _terminals_at_parent(tree: PublicTree) -> np.ndarray:
                 raise ValueError(f"decision node {n} has more than one child of kind {k}")
         out[f : f + m] = (kinds == SHOWDOWN) | (kinds == FOLD_TERMINAL)
     return out
+
+
+def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per block [lo, hi) of ``tree``: the chance child whose descendants it holds
+    (the node whose children start at lo); and ``slot`` with every block node's slot
+    that is that chance child replaced by lo - 1 (block-local row 0 in
+    ``_walk_block``, where row m - lo + 1 is block node m)."""
+    parents = np.zeros(len(tree.blocks), dtype=np.int64)
+    local = slot.copy()
+    by_first = {int(tree.first_child[n]): n for n in range(tree.num_nodes) if tree.num_children[n] > 0}
+    for b, (lo, hi) in enumerate(tree.blocks):
+        parent = by_first.get(int(lo))
+        if parent is None or slot[0, parent] != parent or slot[1, parent] != parent:
+            raise ValueError(f"block {b} does not start at the children of a chance child")
+        parents[b] = parent
+        rows = local[:, lo:hi]
+        if ((rows < lo) & (rows != parent)).any() or (rows >= hi).any():
+            raise ValueError(f"block {b} has reach slots outside itself and its chance child")
+        rows[rows == parent] = lo - 1
+    return parents, local
 
 
 def _reach_slots(tree: PublicTree) -> np.ndarray:
@@ -726,8 +782,13 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     if parallel:
         nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
     reach = sub.reach.astype(SOLVE_DTYPE)
+    rows = 1 + int((t.blocks[:, 1] - t.blocks[:, 0]).max()) if len(t.blocks) else 1
+    copies = nb.config.NUMBA_NUM_THREADS if parallel else 1  # one per thread that may walk a block
+    block_reach = np.zeros((copies, 2, rows, H), dtype=SOLVE_DTYPE)
+    block_cfv = np.zeros((copies, rows, H), dtype=SOLVE_DTYPE)
     done = _run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations,
-                    deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, parallel)
+                    deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, sub.block_parent, sub.local_slot,
+                    block_reach, block_cfv, parallel)
     return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
 
 

@@ -240,8 +240,9 @@ def test_parallel_blocks_give_the_same_solution():
 
 def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree():
     """The solver walks each subtree below a chance node forward then backward before
-    the next (to keep its rows in cache); a pass over the whole tree, forward then
-    backward, must give the same regrets, averages and values bit for bit."""
+    the next, in small block-local arrays (to keep its rows in cache); a pass over the
+    whole tree, forward then backward, must give the same regrets, averages, values at
+    the root and next strategy bit for bit."""
     state = river_state("QsJh2h8d", "r500c/cc/")
     sizes = {2: BetSizes(bets=((1.0,), (1.0,)), max_raises=1), 3: BetSizes(bets=((1.0,), (1.0,)), max_raises=1)}
     sub = cfr.make_subgame(state, sizes)
@@ -260,8 +261,10 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree():
             if walk == "whole":
                 cfr._traverse(*args)
             else:
-                cfr._traverse_by_block(*args, t.top_end, t.blocks)
-            out.append((regret, avg, w.cfv, strategy))
+                rows = 1 + int((t.blocks[:, 1] - t.blocks[:, 0]).max())
+                cfr._traverse_by_block(*args, t.top_end, t.blocks, sub.block_parent, sub.local_slot,
+                                       np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE), np.zeros((1, rows, H), cfr.SOLVE_DTYPE))
+            out.append((regret, avg, w.cfv[0], strategy))
         for a, b in zip(*out):
             np.testing.assert_array_equal(a, b)
         assert not np.array_equal(out[0][0], start)  # the pass did update
