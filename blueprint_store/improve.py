@@ -240,7 +240,8 @@ def kept_first_move(base: Blueprint, tree: BettingTree, opponent: int) -> tuple[
     first (nothing of ours comes before its raise)."""
     if int(tree.player[0]) == opponent or tree.kind[0] != DECISION:
         return None
-    kids = [tree.actions[c] for c in range(int(tree.first_child[0]), int(tree.first_child[0]) + int(tree.num_children[0]))]
+    f, m = int(tree.first_child[0]), int(tree.num_children[0])
+    kids = [tree.actions[c] for c in range(f, f + m)]
     if kids != base.child_actions(0):
         raise ValueError(f"the extension's first decision {kids} differs from the blueprint's {base.child_actions(0)}")
     calls = [i for i, a in enumerate(kids) if a.type is ActionType.CALL]
