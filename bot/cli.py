@@ -137,13 +137,17 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 2
     limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
+    if args.concurrent and not args.duplicate:
+        print("pokerbot match: --concurrent needs --duplicate", file=sys.stderr)
+        return 2
     if {args.player_a, args.player_b} & {"libratus", "unsafe", "blueprint", "prober"}:
         status = _ensure_blueprint(args)
         if status:
             return status
     try:
         summary = run_event_loop(match.run(game, args.game, args.hands, args.seed, (args.player_a, args.player_b),
-                                           args.duplicate, args.out, limits, args.common_random_numbers))
+                                           args.duplicate, args.out, limits, args.common_random_numbers,
+                                           args.concurrent))
     except (RuntimeError, ValueError, OSError) as e:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 1
@@ -350,6 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--hands", type=_positive, default=1000, help="hands per match (default 1000)")
     m.add_argument("--seed", type=int, default=1, help="card seed (default 1)")
     m.add_argument("--duplicate", action="store_true", help="replay the same cards with the seats swapped")
+    m.add_argument("--concurrent", action="store_true",
+                   help="with --duplicate: play the two seat orders at the same time (half the wall time on two "
+                        "cores when the players compute, e.g. solving agents)")
     m.add_argument("--common-random-numbers", action="store_true",
                    help="give both players one seed: blueprint-based players then choose alike in the same "
                         "situation, so a duplicate pair cancels wherever both play the blueprint")

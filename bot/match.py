@@ -21,7 +21,7 @@ import re
 import shlex
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import structlog
@@ -77,6 +77,7 @@ class MatchRun:
     score_line: str | None
     seconds: float
     log_path: str
+    started: float = 0.0  # wall clock (epoch seconds) when play began
 
 
 def allin_spot(state: BettingState) -> tuple | None:
@@ -162,10 +163,14 @@ def summarize(chips: np.ndarray, big_blind: int) -> dict:
 
 async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats: list[PlayerSpec],
                      out_dir: str, name: str, limits: dict | None = None, host: str = "127.0.0.1",
-                     equity_cache: dict | None = None, common_random_numbers: bool = False) -> MatchRun:
+                     equity_cache: dict | None = None, common_random_numbers: bool = False,
+                     spin_us: int = DEFAULT_SPIN_US, read_log: bool = True) -> MatchRun:
     """One match on our dealer with the players as subprocesses. Player A gets the
     seed ``seed``, B ``seed + 1``, unless ``common_random_numbers``: then both get
-    ``seed`` (see ``run``)."""
+    ``seed`` (see ``run``). ``spin_us``: the dealer's polling for replies (0 when
+    another dealer shares the event loop: polling blocks it). ``read_log`` False
+    leaves the hands to the caller (``MatchRun.hands`` empty): reading a long log
+    blocks the event loop too."""
     limits = limits or {}
     cfg = DealerConfig(
         match_name=os.path.join(out_dir, name), game_file=game_file, num_hands=hands, seed=seed,
@@ -173,7 +178,7 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
         t_response_ms=limits.get("t_response", DEFAULT_T_RESPONSE_MS),
         t_hand_ms=limits.get("t_hand", DEFAULT_T_HAND_MS),
         t_per_hand_ms=limits.get("t_per_hand", DEFAULT_T_PER_HAND_MS),
-        start_timeout_ms=limits.get("start_timeout", 60_000), host=host, spin_us=DEFAULT_SPIN_US,
+        start_timeout_ms=limits.get("start_timeout", 60_000), host=host, spin_us=spin_us,
     )
     with open(os.path.join(out_dir, f"{name}.dealer.out"), "w") as dealer_out:
         dealer = Dealer(cfg, game, stdout=dealer_out)
@@ -193,6 +198,7 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
             finally:
                 err.close()
         t0 = time.monotonic()
+        started = time.time()
         dealer_task = asyncio.create_task(dealer.run())
         waits = {asyncio.create_task(p.wait()): seat for p, seat in zip(procs, seats)}
         pending = set(waits) | {dealer_task}
@@ -216,8 +222,8 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
             p.kill()
             await p.wait()
     log_path = cfg.match_name + ".log"
-    results, score = read_match_log(log_path, game, cache=equity_cache)
-    return MatchRun(name, seats, status, dealer.result.error, results, score, seconds, log_path)
+    results, score = read_match_log(log_path, game, cache=equity_cache) if read_log else ([], None)
+    return MatchRun(name, seats, status, dealer.result.error, results, score, seconds, log_path, started)
 
 
 def _player_report(run: MatchRun, spec: PlayerSpec, bb: int) -> dict:
@@ -257,9 +263,12 @@ def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int,
 
 
 async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple[str, str], duplicate: bool,
-              out_dir: str, limits: dict | None = None, common_random_numbers: bool = False) -> dict:
+              out_dir: str, limits: dict | None = None, common_random_numbers: bool = False,
+              concurrent: bool = False) -> dict:
     """Play the match (and with ``duplicate`` the second one, same cards, seats
-    swapped) and write the summary. ``common_random_numbers`` gives both players one
+    swapped) and write the summary. ``concurrent`` plays the two seat orders of a
+    duplicate match at the same time (on two cores, half the wall time when the
+    players compute, as solving agents do; the deals are the seed's either way). ``common_random_numbers`` gives both players one
     seed: players whose random choices are keyed by seed and situation (the blueprint
     player, the agent until it solves) then make the same choice in the same
     situation in both matches, so a duplicate pair differs only where the two
@@ -270,11 +279,26 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
     bb = game.big_blind
     cache: dict = {}
     crn = common_random_numbers
-    runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits, equity_cache=cache,
-                             common_random_numbers=crn)]
-    if duplicate and runs[0].status == 0:
-        runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits,
-                                     equity_cache=cache, common_random_numbers=crn))
+    if concurrent and not duplicate:
+        raise ValueError("playing concurrently needs a duplicate match")
+    if concurrent:
+        both = await asyncio.gather(*(
+            play_match(game, game_file, hands, seed, seats, out_dir, name, limits, common_random_numbers=crn,
+                       spin_us=0, read_log=False)
+            for seats, name in (([a, b], "match1"), ([b, a], "match2"))), return_exceptions=True)
+        for r in both:  # raised only once both have finished: no match is left running
+            if isinstance(r, BaseException):
+                raise r
+        runs = []
+        for r in both:
+            results, score = read_match_log(r.log_path, game, cache=cache)
+            runs.append(replace(r, hands=results, score_line=score))
+    else:
+        runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits,
+                                 equity_cache=cache, common_random_numbers=crn)]
+        if duplicate and runs[0].status == 0:
+            runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits,
+                                         equity_cache=cache, common_random_numbers=crn))
     summary: dict = {
         "game": game_file, "hands": hands, "seed": seed, "players": {"A": a.spec, "B": b.spec},
         "common_random_numbers": crn,
@@ -285,7 +309,8 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
         summary["matches"].append({
             "name": r.name, "log": r.log_path, "seats": [s.name for s in r.seats], "status": r.status,
             "error": r.error, "score": r.score_line, "hands_played": len(r.hands),
-            "seconds": round(r.seconds, 3), "A": _player_report(r, a, bb), "B": _player_report(r, b, bb),
+            "started": round(r.started, 3), "seconds": round(r.seconds, 3),
+            "A": _player_report(r, a, bb), "B": _player_report(r, b, bb),
         })
         chart_series.append((f"{r.name} raw", player_series(r.hands, a.name)))
         chart_series.append((f"{r.name} all-in adjusted", player_series(r.hands, a.name, adjusted=True)))

@@ -4,7 +4,7 @@ benchmark opponent on our dealer, then one table of paired results.
 
     .venv/bin/python scripts/evaluate_agent.py [--hands 10000] [--seed 7] [--parallel 2] \
         [--opponents allin,raise-pot,random,call,blueprint,unsafe] [--out eval/] [--blueprint PATH] \
-        [--common-random-numbers]
+        [--common-random-numbers] [--concurrent]
 
 ``--hands`` is per seat order: a duplicate match plays it twice (so 10,000 means 20,000
 hands). Each opponent's match goes to ``<out>/vs-<opponent>/``; an opponent whose
@@ -41,6 +41,8 @@ def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
            "--seed", str(args.seed), "--duplicate", "--out", out]
     if args.common_random_numbers:
         cmd.append("--common-random-numbers")
+    if args.concurrent:
+        cmd.append("--concurrent")
     if args.blueprint:
         cmd += ["--blueprint", args.blueprint]
     os.makedirs(out, exist_ok=True)
@@ -82,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parallel", type=int, default=2)
     p.add_argument("--out", default="eval")
     p.add_argument("--blueprint", default=None)
+    p.add_argument("--concurrent", action="store_true",
+                   help="play each duplicate match's two seat orders at the same time (two cores per match: "
+                        "use with --parallel 1)")
     p.add_argument("--common-random-numbers", action="store_true",
                    help="one seed for both players (see pokerbot match): against blueprint, prober and unsafe the "
                         "duplicate pairs then cancel up to the agent's first solve")

@@ -48,3 +48,25 @@ def test_command_line_player_and_a_crashing_player(tmp_path):
     assert main(["match", "false", "call", "--hands", "50", "--out", str(out), "--t_response", "5000"]) == 1
     s = json.loads((out / "summary.json").read_text())
     assert not s["ok"] and "ERROR" in s["matches"][0]["error"]
+
+
+def test_a_concurrent_duplicate_match_plays_both_seat_orders_at_once_with_the_same_logs(tmp_path, capsys):
+    logs = {}
+    for how in ("sequential", "concurrent"):
+        out = tmp_path / how
+        extra = ["--concurrent"] if how == "concurrent" else []
+        assert main(["match", "random", "raise-pot", "--hands", "200", "--seed", "5", "--duplicate",
+                     "--out", str(out)] + extra) == 0
+        s = json.loads((out / "summary.json").read_text())
+        assert s["ok"] and [m["hands_played"] for m in s["matches"]] == [200, 200]
+        # the log without its first line (the match name: the output path)
+        logs[how] = [(out / f"match{i}.log").read_bytes().split(b"\n", 1)[1] for i in (1, 2)]
+        m1, m2 = s["matches"]
+        overlap = m2["started"] < m1["started"] + m1["seconds"]
+        assert overlap == (how == "concurrent")
+        if how == "concurrent":
+            assert s["duplicate"] == sequential["duplicate"]
+        sequential = s
+    assert logs["concurrent"] == logs["sequential"]  # the same hands, the same choices
+    assert main(["match", "random", "call", "--concurrent", "--out", str(tmp_path / "x")]) == 2
+    assert "--concurrent needs --duplicate" in capsys.readouterr().err
