@@ -31,15 +31,19 @@ def digest(path):
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
 
-def opens(tmp_path, size_to: int, hands: int):
-    """A dealer log where the opponent (position 1: first to act preflop) opens to ``size_to``."""
+def dealer_log(path, betting: str, names: list[str], hands: int) -> str:
+    """A dealer log of ``hands`` hands with the same betting, seats named ``names``."""
     lines = []
     for h in range(hands):
-        st = apply_betting(BettingState(HUNL, h, [[0, 1], [2, 3]], [8, 9, 10, 11, 12]), f"r{size_to}f")
-        lines.append(format_state_line(st, st.payoffs(), [US, THEM]))
-    path = tmp_path / f"opens{size_to}.log"
+        st = apply_betting(BettingState(HUNL, h, [[0, 1], [2, 3]], [8, 9, 10, 11, 12]), betting)
+        lines.append(format_state_line(st, st.payoffs(), names))
     path.write_text("\n".join(lines) + "\n")
     return str(path)
+
+
+def opens(tmp_path, size_to: int, hands: int):
+    """A dealer log where the opponent (position 1: first to act preflop) opens to ``size_to``."""
+    return dealer_log(tmp_path / f"opens{size_to}.log", f"r{size_to}f", [US, THEM], hands)
 
 
 @pytest.fixture(scope="module")
@@ -174,13 +178,7 @@ def test_info_lists_the_extensions(improved, capsys):
 def raises_after_our_limp(tmp_path, size_to: int, hands: int):
     """A dealer log where the opponent (position 0, the big blind) raises to
     ``size_to`` after our limp, and we fold."""
-    lines = []
-    for h in range(hands):
-        st = apply_betting(BettingState(HUNL, h, [[0, 1], [2, 3]], [8, 9, 10, 11, 12]), f"cr{size_to}f")
-        lines.append(format_state_line(st, st.payoffs(), [THEM, US]))
-    path = tmp_path / f"raises{size_to}.log"
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
+    return dealer_log(tmp_path / f"raises{size_to}.log", f"cr{size_to}f", [THEM, US], hands)
 
 
 def test_our_first_move_is_kept_when_the_opponent_raises_after_it(improved, tmp_path):
