@@ -782,10 +782,9 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     if parallel:
         nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
     reach = sub.reach.astype(SOLVE_DTYPE)
-    rows = 1 + int((t.blocks[:, 1] - t.blocks[:, 0]).max()) if len(t.blocks) else 1
     copies = nb.config.NUMBA_NUM_THREADS if parallel else 1  # one per thread that may walk a block
-    block_reach = np.zeros((copies, 2, rows, H), dtype=SOLVE_DTYPE)
-    block_cfv = np.zeros((copies, rows, H), dtype=SOLVE_DTYPE)
+    block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
+    block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
     done = _run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations,
                     deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, sub.block_parent, sub.local_slot,
                     block_reach, block_cfv, parallel)

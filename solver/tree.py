@@ -81,11 +81,17 @@ class PublicTree:
     def num_chance(self) -> int:
         return int((self.kind == CHANCE).sum())
 
-    def memory_bytes(self, num_hands: int, float_bytes: int = 4) -> int:
+    def memory_bytes(self, num_hands: int, float_bytes: int = 4, threads: int = 1) -> int:
         """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets,
         average and current strategy, both players' reaches and values, each per
-        node and hand (single precision in solves)."""
-        return 6 * self.num_nodes * num_hands * float_bytes
+        node and hand (single precision in solves), and per thread the block-local
+        reaches and values of the largest block (see ``cfr._walk_block``)."""
+        return (6 * self.num_nodes + 3 * threads * self.block_rows) * num_hands * float_bytes
+
+    @property
+    def block_rows(self) -> int:
+        """Rows of a block-local array: the largest block and the chance child above it."""
+        return 1 + int((self.blocks[:, 1] - self.blocks[:, 0]).max()) if len(self.blocks) else 1
 
 
 def sizes_for_round(sizes: BetSizes | dict[int, BetSizes], round_: int) -> BetSizes:

@@ -26,7 +26,8 @@ def test_reference_river_tree_has_the_reference_size():
     t = build_tree(river_state(), BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), max_raises=3))
     assert (t.num_decisions, t.num_terminals) == (44, 85)
     assert (t.first_child[t.kind == DECISION] > np.nonzero(t.kind == DECISION)[0]).all()  # parents first
-    assert t.memory_bytes(1081) > 0
+    # six arrays of (nodes, hands) floats, and one block-local row of three (no chance nodes: no blocks)
+    assert t.memory_bytes(1081) == (6 * t.num_nodes + 3) * 1081 * 4
 
 
 def brute_compat_and_showdown(sub, q, stake):
@@ -261,7 +262,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree():
             if walk == "whole":
                 cfr._traverse(*args)
             else:
-                rows = 1 + int((t.blocks[:, 1] - t.blocks[:, 0]).max())
+                rows = t.block_rows
                 cfr._traverse_by_block(*args, t.top_end, t.blocks, sub.block_parent, sub.local_slot,
                                        np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE), np.zeros((1, rows, H), cfr.SOLVE_DTYPE))
             out.append((regret, avg, w.cfv[0], strategy))
