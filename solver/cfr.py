@@ -413,17 +413,15 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
                             cfv[n - base, h] += sigma[c, h] * cfv[c - base, h]
                     if update:
                         me = slot[i, n] - base
-                        for c in range(f, f + m):
-                            for h in range(H):
-                                r = regret[c, h] + cfv[c - base, h] - cfv[n - base, h]
-                                regret[c, h] = r if r > 0.0 else 0.0
-                                avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
-                        # the next strategy here, while the rows are in cache (what
+                        # the next strategy here too, while the rows are in cache (what
                         # _strategy would compute before the other player's pass)
                         for h in range(H):
                             tmp[h] = 0.0
                         for c in range(f, f + m):
                             for h in range(H):
+                                r = regret[c, h] + cfv[c - base, h] - cfv[n - base, h]
+                                regret[c, h] = r if r > 0.0 else 0.0
+                                avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
                                 tmp[h] += max(regret[c, h], 0.0)  # as _strategy: the same rounding
                         uniform = 1.0 / m
                         for c in range(f, f + m):
