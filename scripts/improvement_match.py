@@ -4,7 +4,7 @@ size the blueprint lacks (``prober``, 0.75 pot by default), before and after one
 improvement run, in duplicate matches dealt from one seed.
 
     .venv/bin/python scripts/improvement_match.py [--hands 10000] [--seed 7] \
-        [--probe-hands 2000] [--hours 1] [--threads N] [--out eval-improve/] [--blueprint PATH]
+        [--probe-hands 2000] [--hours 1] [--threads N] [--out eval-improve/] [--blueprint PATH] [--concurrent]
 
 Steps (each skipped when its output is already there, so an interrupted run resumes):
 1. ``probe/``: a single match of ``--probe-hands`` hands, agent vs prober, on another
@@ -53,10 +53,11 @@ def run(cmd: list[str], log_path: str, what: str) -> None:
     say(f"{what}: done in {time.time() - t0:.0f} s")
 
 
-def match_cmd(a: str, hands: int, seed: int, out: str, blueprint: str, duplicate: bool = True) -> list[str]:
+def match_cmd(a: str, hands: int, seed: int, out: str, blueprint: str, duplicate: bool = True,
+              concurrent: bool = False) -> list[str]:
     cmd = [sys.executable, "-m", "bot.cli", "match", a, "prober", "--hands", str(hands), "--seed", str(seed),
            "--out", out, "--blueprint", blueprint, "--no-train"]
-    return cmd + (["--duplicate"] if duplicate else [])
+    return cmd + (["--duplicate"] if duplicate else []) + (["--concurrent"] if concurrent else [])
 
 
 def agent_series(out: str, adjusted: bool) -> np.ndarray:
@@ -84,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=None, help="improvement solver threads (default: every core)")
     p.add_argument("--out", default="eval-improve")
     p.add_argument("--blueprint", default=os.path.join("blueprints", "default.bp"))
+    p.add_argument("--concurrent", action="store_true",
+                   help="play each duplicate match's two seat orders at the same time (see pokerbot match)")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     blueprint = os.path.abspath(args.blueprint)
@@ -105,12 +108,14 @@ def main(argv: list[str] | None = None) -> int:
         if not os.path.exists(os.path.join(after, "summary.json")):
             agent = (f"{shlex.quote(sys.executable)} -m bot.cli play --strategy libratus "
                      f"--blueprint {shlex.quote(os.path.abspath(improved))} --seed {args.seed}")
-            run(match_cmd(agent, args.hands, args.seed, after, blueprint), os.path.join(args.out, "after.txt"),
+            run(match_cmd(agent, args.hands, args.seed, after, blueprint, concurrent=args.concurrent),
+                os.path.join(args.out, "after.txt"),
                 "after: improved agent vs prober")
 
     def before_match() -> None:
         if not os.path.exists(os.path.join(before, "summary.json")):
-            run(match_cmd("libratus", args.hands, args.seed, before, blueprint), os.path.join(args.out, "before.txt"),
+            run(match_cmd("libratus", args.hands, args.seed, before, blueprint, concurrent=args.concurrent),
+                os.path.join(args.out, "before.txt"),
                 "before: agent vs prober")
 
     with ThreadPoolExecutor(2) as ex:
