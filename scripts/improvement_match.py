@@ -16,7 +16,8 @@ Steps (each skipped when its output is already there, so an interrupted run resu
    hand i of ``before/`` to the same seats.
 Then a table: the agent's paired (duplicate) mbb/hand before and after, raw and all-in
 adjusted, and the change after - before, paired hand by hand across the two runs (the
-same deals, so most of the card luck cancels).
+same deals, so most of the card luck cancels); and the change split by kind of deal
+(the prober opened first, raised our limp, or neither).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 import numpy as np  # noqa: E402
 
 from bot.match import player_series, read_match_log, summarize  # noqa: E402
+from protocol.betting import ActionType  # noqa: E402
 from protocol.gamedef import DEFAULT_GAME, bundled_game  # noqa: E402
+from protocol.matchstate import parse_state_line  # noqa: E402
 
 
 def say(msg: str) -> None:
@@ -74,6 +77,57 @@ def agent_series(out: str, adjusted: bool) -> np.ndarray:
     if len(series) != 2 or len(series[0]) != len(series[1]):
         raise RuntimeError(f"{out}: not a complete duplicate match")
     return (series[0] + series[1]) / 2
+
+
+#: Kinds of deal for the split of the change, by what the prober did first preflop.
+KINDS = ("prober opens first", "prober raises our limp", "anything else")
+
+
+def agent_records(out: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per match of a duplicate: player A's all-in adjusted chips per hand and each
+    hand's kind (an index into KINDS: the prober's first raise preflop, if it made
+    the hand's first raise, from the first position or after our limp)."""
+    game = bundled_game(DEFAULT_GAME)
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    records = []
+    for m in summary["matches"]:
+        hands, _ = read_match_log(m["log"], game)
+        a = next(name for name in m["seats"] if name.startswith("A-"))
+        kinds = []
+        with open(m["log"], encoding="utf-8") as f:
+            for line in f:
+                if not line.startswith("STATE:"):
+                    continue
+                st = parse_state_line(line.rstrip("\n"), game).state
+                names = line.rstrip("\n").split(":")[-1].split("|")
+                first = next((i for i, act in enumerate(st.actions[0]) if act.type is ActionType.RAISE), None)
+                kind = 2
+                if first is not None and not names[st.actors[0][first]].startswith("A-"):
+                    kind = 0 if first == 0 else 1 if first == 1 else 2
+                kinds.append(kind)
+        records.append((player_series(hands, a, True), np.array(kinds)))
+    return records
+
+
+def print_change_by_kind(before: str, after: str, big_blind: int) -> None:
+    """The paired change split by kind of deal: per deal, the sum over its two hands
+    (one per seat order) of half the change in the hands of that kind; the kinds'
+    means add up to the whole change. Kinds come from the ``before`` logs (the
+    prober's first move and our limp are the blueprint's in both)."""
+    b, a = agent_records(before), agent_records(after)
+    n = len(b[0][0])
+    print("\n| kind of deal (the agent's hand) | hands | change, all-in adjusted (95 %) |")
+    print("|---|---:|---:|")
+    for k, label in enumerate(KINDS):
+        per_deal = np.zeros(n)
+        count = 0
+        for (vb, kinds), (va, _) in zip(b, a):
+            mask = kinds == k
+            per_deal += np.where(mask, (va - vb) / 2, 0.0)
+            count += int(mask.sum())
+        s = summarize(per_deal, big_blind)
+        print(f"| {label} | {count:,} | {s['mbb_per_hand']:+,.0f} ± {s['ci95']:,.0f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         raw, adj = (summarize(a[k] - b[k], bb) for k in (False, True))
         print(f"| change, paired by deal | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
               f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {2 * raw['hands']:,} |")
+        print_change_by_kind(before, after, bb)
     return 0
 
 
