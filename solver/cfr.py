@@ -241,22 +241,25 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
                      reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, local_slot, block_reach, block_cfv):
-    """``_traverse_by_block`` with the blocks walked in parallel, each thread in its
-    own block-local arrays (``block_reach[thread]``, ``block_cfv[thread]``)."""
+    """``_traverse_by_block`` with the blocks walked in parallel: share t of
+    ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
+    are alike in size, so strided shares balance; contiguous halves did not), in its
+    own block-local arrays (``block_reach[t]``, ``block_cfv[t]``)."""
     H = c1.shape[0]
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
     _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
-    for b in nb.prange(blocks.shape[0]):
-        t = nb.get_thread_id()
+    T = block_reach.shape[0]
+    for t in nb.prange(T):
         t_tmp = np.empty_like(tmp)
         t_qs = np.empty_like(qs)
         t_vs = np.empty_like(vs)
-        _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], i, kind, player, first_child, num_children, spent,
-                    dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends,
-                    board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg, weight, update,
-                    best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs, t_vs)
+        for b in range(t, blocks.shape[0], T):
+            _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], i, kind, player, first_child, num_children,
+                        spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s,
+                        group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg,
+                        weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs, t_vs)
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
@@ -780,7 +783,7 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     if parallel:
         nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
     reach = sub.reach.astype(SOLVE_DTYPE)
-    copies = nb.config.NUMBA_NUM_THREADS if parallel else 1  # one per thread that may walk a block
+    copies = min(threads, nb.config.NUMBA_NUM_THREADS) if parallel else 1  # one per share of the blocks
     block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
     block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
     done = _run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations,
