@@ -63,20 +63,26 @@ def match_cmd(a: str, hands: int, seed: int, out: str, blueprint: str, duplicate
     return cmd + (["--duplicate"] if duplicate else []) + (["--concurrent"] if concurrent else [])
 
 
-def agent_series(out: str, adjusted: bool) -> np.ndarray:
-    """Chips per hand of player A (the agent), the two seat orders averaged: the
-    duplicate series of ``pokerbot match``, hand by hand."""
+def duplicate_matches(out: str) -> list[tuple[list, str, str]]:
+    """The two matches of the duplicate match in ``out``: (hands, player A's name,
+    dealer log) each."""
     game = bundled_game(DEFAULT_GAME)
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
-    series = []
+    matches = []
     for m in summary["matches"]:
         hands, _ = read_match_log(m["log"], game)
-        a = next(name for name in m["seats"] if name.startswith("A-"))
-        series.append(player_series(hands, a, adjusted))
-    if len(series) != 2 or len(series[0]) != len(series[1]):
+        matches.append((hands, next(name for name in m["seats"] if name.startswith("A-")), m["log"]))
+    if len(matches) != 2 or len(matches[0][0]) != len(matches[1][0]):
         raise RuntimeError(f"{out}: not a complete duplicate match")
-    return (series[0] + series[1]) / 2
+    return matches
+
+
+def agent_series(out: str, adjusted: bool) -> np.ndarray:
+    """Chips per hand of player A (the agent), the two seat orders averaged: the
+    duplicate series of ``pokerbot match``, hand by hand."""
+    (h1, a1, _), (h2, a2, _) = duplicate_matches(out)
+    return (player_series(h1, a1, adjusted) + player_series(h2, a2, adjusted)) / 2
 
 
 #: Kinds of deal for the split of the change, by what the prober did first preflop.
@@ -88,14 +94,10 @@ def agent_records(out: str) -> list[tuple[np.ndarray, np.ndarray]]:
     hand's kind (an index into KINDS: the prober's first raise preflop, if it made
     the hand's first raise, from the first position or after our limp)."""
     game = bundled_game(DEFAULT_GAME)
-    with open(os.path.join(out, "summary.json")) as f:
-        summary = json.load(f)
     records = []
-    for m in summary["matches"]:
-        hands, _ = read_match_log(m["log"], game)
-        a = next(name for name in m["seats"] if name.startswith("A-"))
+    for hands, a, log in duplicate_matches(out):
         kinds = []
-        with open(m["log"], encoding="utf-8") as f:
+        with open(log, encoding="utf-8") as f:
             for line in f:
                 if not line.startswith("STATE:"):
                     continue
