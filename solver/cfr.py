@@ -170,51 +170,59 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
-    _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    none = np.zeros(n_nodes, dtype=np.bool_)
+    _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none)
     _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, none)
 
 
 @nb.njit(cache=True, fastmath=True)
-def _walk_block(lo, hi, parent, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-                slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity,
-                payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, block_reach,
-                block_cfv, tmp, qs, vs):
-    """The forward and then the backward pass of one block (the subtree below the
-    chance child ``parent``), back to back, in small block-local arrays that stay in
-    cache (``block_reach``, ``block_cfv``: row 0 is ``parent``, row m - lo + 1 block
-    node m; ``local_slot`` the reach slots in those terms) instead of rows of the
-    tree-wide arrays, which a pass over a big tree streams through memory. In: the
-    parent's reach and its children's (the top pass made them); out: its children's
-    values (the top pass reads them)."""
+def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
+                chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
+                block_reach, block_cfv, tmp, qs, vs, in_block):
+    """One block: the chance child ``parent`` of chance node ``chance`` and the
+    subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
+    small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
+    is ``parent``, row m - lo + 1 block node m; ``local_slot`` the reach slots in
+    those terms) instead of rows of the tree-wide arrays, which a pass over a big
+    tree streams through memory. In: the chance node's reach (the top pass made it);
+    out: the parent's values (the top pass reads them). The parent's own work is done
+    here too, so that in parallel it runs on the block's thread."""
     H = c1.shape[0]
     base = lo - 1
-    for p in range(2):
-        for h in range(H):
-            block_reach[p, 0, h] = reach[p, parent, h]
+    _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
     f = first_child[parent]
-    m = num_children[parent]
-    for c in range(f, f + m):
-        for p in range(2):
-            if slot[p, c] == c:
-                for h in range(H):
-                    block_reach[p, c - base, h] = reach[p, c, h]
-    _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, c1, c2, sigma, block_reach)
+    if kind[parent] == DECISION:
+        _decision_reach(parent, 0, base, player, first_child, num_children, sigma, block_reach)
+    else:  # a chance node right below a chance node (both players all in)
+        for c in range(f, f + num_children[parent]):
+            _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
+    _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, c1, c2, sigma, block_reach,
+             in_block)
     _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
               local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, vs)
-    for c in range(f, f + m):
-        if not at_parent[c]:  # the parent computes its terminal children itself
-            for h in range(H):
-                cfv[c, h] = block_cfv[c - base, h]
+              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, vs,
+              in_block)
+    if kind[parent] == DECISION:
+        _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, c1,
+                           c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
+                           block_reach, block_cfv, tmp, qs, vs)
+        _decision_values(parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
+                         best_response, block_reach, block_cfv, tmp)
+    else:
+        _chance_values(parent, 0, base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
+    for h in range(H):
+        cfv[parent, h] = block_cfv[0, h]
 
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                        c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
                        at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                       reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, local_slot, block_reach, block_cfv):
+                       reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
+                       block_reach, block_cfv):
     """``_traverse`` block by block: the nodes above the blocks forward, each block
     forward then backward (``_walk_block``, in ``block_reach[0]`` and
     ``block_cfv[0]``), then the top backward. The same values as ``_traverse`` (blocks
@@ -225,22 +233,23 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
         reach[1, 0, h] = reach1[h]
     if blocks.shape[0] == 0:
         top_end = kind.shape[0]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block)
     for b in range(blocks.shape[0]):
-        _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], i, kind, player, first_child, num_children, spent,
-                    dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends,
-                    board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg, weight, update,
-                    best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, vs)
+        _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
+                    num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
+                    c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg,
+                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, vs, in_block)
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, in_block)
 
 
 @nb.njit(cache=True, parallel=True)
 def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                     reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, local_slot, block_reach, block_cfv):
+                     reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
+                     block_reach, block_cfv):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
     are alike in size, so strided shares balance; contiguous halves did not), in its
@@ -249,44 +258,62 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block)
     T = block_reach.shape[0]
     for t in nb.prange(T):
         t_tmp = np.empty_like(tmp)
         t_qs = np.empty_like(qs)
         t_vs = np.empty_like(vs)
         for b in range(t, blocks.shape[0], T):
-            _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], i, kind, player, first_child, num_children,
-                        spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s,
-                        group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg,
-                        weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs, t_vs)
+            _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
+                        num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders,
+                        c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret,
+                        avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs,
+                        t_vs, in_block)
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, in_block)
 
 
 @nb.njit(cache=True, fastmath=True)
-def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach):
+def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block):
     """Reaches below the nodes lo..hi-1 (parents come before children); node n's
-    row of ``reach`` is n - base."""
-    H = c1.shape[0]
+    row of ``reach`` is n - base. Nodes marked ``in_block`` (chance children whose
+    block walk computes them) are left out, and so are their rows."""
     for n in range(lo, hi):
+        if in_block[n]:  # a chance child whose block's walk does it
+            continue
         k = kind[n]
-        f = first_child[n]
         if k == DECISION:
-            p = player[n]
-            src = slot[p, n]
-            for c in range(f, f + num_children[n]):
-                for h in range(H):
-                    reach[p, c - base, h] = reach[p, src - base, h] * sigma[c, h]
+            _decision_reach(n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach)
         elif k == CHANCE:
-            for c in range(f, f + num_children[n]):
-                d = dealt[c]
-                for p in range(2):
-                    src = slot[p, n]
-                    for h in range(H):
-                        live = c1[h] != d and c2[h] != d
-                        reach[p, c - base, h] = reach[p, src - base, h] if live else 0.0
+            for c in range(first_child[n], first_child[n] + num_children[n]):
+                if not in_block[c]:
+                    _dealt_reach(n, c, reach, base, reach, c - base, dealt, slot, c1, c2)
+
+
+@nb.njit(cache=True, fastmath=True)
+def _decision_reach(n, src, base, player, first_child, num_children, sigma, reach):
+    """The actor's reach at the children of decision node n (rows c - base) from its
+    reach at n (row ``src``)."""
+    H = reach.shape[2]
+    p = player[n]
+    for c in range(first_child[n], first_child[n] + num_children[n]):
+        for h in range(H):
+            reach[p, c - base, h] = reach[p, src, h] * sigma[c, h]
+
+
+@nb.njit(cache=True, fastmath=True)
+def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
+    """Both players' reach at chance node n's child c (into ``row`` of ``out``): n's
+    (rows slot - base of ``reach``), without the hands holding c's card."""
+    H = c1.shape[0]
+    d = dealt[c]
+    for p in range(2):
+        src = slot[p, n] - base
+        for h in range(H):
+            live = c1[h] != d and c2[h] != d
+            out[p, row, h] = reach[p, src, h] if live else 0.0
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -353,12 +380,15 @@ def _zero_row(a, r):
 @nb.njit(cache=True, fastmath=True)
 def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs):
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, in_block):
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
-    n's rows of ``reach`` and ``cfv`` are n - base."""
+    n's rows of ``reach`` and ``cfv`` are n - base. Nodes marked ``in_block`` are left
+    out (see _forward)."""
     H = c1.shape[0]
     o = 1 - i
     for n in range(hi - 1, lo - 1, -1):
+        if in_block[n]:  # a chance child: its block's walk computed it
+            continue
         k = kind[n]
         if k == FOLD_TERMINAL:
             if at_parent[n]:
@@ -385,57 +415,74 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
             _showdown(reach[o, slot[o, n] - base], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0],
                       group_ends[s0:e0], board_identity[b], stake, qs, vs, cfv[n - base], NO_FOLD, tmp, 0.0, tmp, tmp)
         elif k == CHANCE:
-            f = first_child[n]
-            for h in range(H):
-                cfv[n - base, h] = 0.0
-            for c in range(f, f + num_children[n]):
-                d = dealt[c]
-                for h in range(H):
-                    if c1[h] != d and c2[h] != d:
-                        cfv[n - base, h] += cfv[c - base, h]
-            for h in range(H):
-                cfv[n - base, h] *= chance_weight[n]
+            _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
-            f = first_child[n]
-            m = num_children[n]
             _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
                                dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
                                reach, cfv, tmp, qs, vs)
-            if player[n] == i:
-                if best_response:
-                    for h in range(H):
-                        cfv[n - base, h] = cfv[f - base, h]
-                    for c in range(f + 1, f + m):
-                        for h in range(H):
-                            cfv[n - base, h] = max(cfv[n - base, h], cfv[c - base, h])
-                else:
-                    for h in range(H):
-                        cfv[n - base, h] = 0.0
-                    for c in range(f, f + m):
-                        for h in range(H):
-                            cfv[n - base, h] += sigma[c, h] * cfv[c - base, h]
-                    if update:
-                        me = slot[i, n] - base
-                        # the next strategy here too, while the rows are in cache (what
-                        # _strategy would compute before the other player's pass)
-                        for h in range(H):
-                            tmp[h] = 0.0
-                        for c in range(f, f + m):
-                            for h in range(H):
-                                r = regret[c, h] + cfv[c - base, h] - cfv[n - base, h]
-                                regret[c, h] = r if r > 0.0 else 0.0
-                                avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
-                                tmp[h] += max(regret[c, h], 0.0)  # as _strategy: the same rounding
-                        uniform = 1.0 / m
-                        for c in range(f, f + m):
-                            for h in range(H):
-                                sigma[c, h] = max(regret[c, h], 0.0) / tmp[h] if tmp[h] > 0.0 else uniform
-            else:
+            _decision_values(n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma,
+                             regret, avg, weight, update, best_response, reach, cfv, tmp)
+
+
+@nb.njit(cache=True, fastmath=True)
+def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv):
+    """Values at chance node n (into ``row``): its children's (rows c - base)
+    averaged over the cards each hand allows."""
+    H = c1.shape[0]
+    f = first_child[n]
+    for h in range(H):
+        cfv[row, h] = 0.0
+    for c in range(f, f + num_children[n]):
+        d = dealt[c]
+        for h in range(H):
+            if c1[h] != d and c2[h] != d:
+                cfv[row, h] += cfv[c - base, h]
+    for h in range(H):
+        cfv[row, h] *= chance_weight[n]
+
+
+@nb.njit(cache=True, fastmath=True)
+def _decision_values(n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
+                     best_response, reach, cfv, tmp):
+    """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
+    c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n)."""
+    H = cfv.shape[1]
+    f = first_child[n]
+    m = num_children[n]
+    if player[n] == i:
+        if best_response:
+            for h in range(H):
+                cfv[row, h] = cfv[f - base, h]
+            for c in range(f + 1, f + m):
                 for h in range(H):
-                    cfv[n - base, h] = 0.0
+                    cfv[row, h] = max(cfv[row, h], cfv[c - base, h])
+        else:
+            for h in range(H):
+                cfv[row, h] = 0.0
+            for c in range(f, f + m):
+                for h in range(H):
+                    cfv[row, h] += sigma[c, h] * cfv[c - base, h]
+            if update:
+                # the next strategy here too, while the rows are in cache (what
+                # _strategy would compute before the other player's pass)
+                for h in range(H):
+                    tmp[h] = 0.0
                 for c in range(f, f + m):
                     for h in range(H):
-                        cfv[n - base, h] += cfv[c - base, h]
+                        r = regret[c, h] + cfv[c - base, h] - cfv[row, h]
+                        regret[c, h] = r if r > 0.0 else 0.0
+                        avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
+                        tmp[h] += max(regret[c, h], 0.0)  # as _strategy: the same rounding
+                uniform = 1.0 / m
+                for c in range(f, f + m):
+                    for h in range(H):
+                        sigma[c, h] = max(regret[c, h], 0.0) / tmp[h] if tmp[h] > 0.0 else uniform
+    else:
+        for h in range(H):
+            cfv[row, h] = 0.0
+        for c in range(f, f + m):
+            for h in range(H):
+                cfv[row, h] += cfv[c - base, h]
 
 
 NO_GADGET, RESOLVE, MAXMARGIN = 0, 1, 2
@@ -496,8 +543,8 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
              orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
-             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, local_slot,
-             block_reach, block_cfv, parallel):
+             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
+             in_block, local_slot, block_reach, block_cfv, parallel):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
     player ``g_player`` enters the subgame through it: their root reach is the
@@ -521,14 +568,14 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                 _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                  slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
-                                 reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, local_slot,
-                                 block_reach, block_cfv)
+                                 reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance, in_block,
+                                 local_slot, block_reach, block_cfv)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                    slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                    board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
-                                   False, reach, cfv, tmp, qs, vs, top_end, blocks, block_parent,
-                                   local_slot, block_reach, block_cfv)
+                                   False, reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance,
+                                   in_block, local_slot, block_reach, block_cfv)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
@@ -568,11 +615,13 @@ class Subgame:
     # per block of the tree: the chance child above it; and the reach slots of block
     # nodes in block-local rows (see _walk_block)
     block_parent: np.ndarray = field(init=False)
+    block_chance: np.ndarray = field(init=False)
+    in_block: np.ndarray = field(init=False)
     local_slot: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         self.at_parent = _terminals_at_parent(self.tree)
-        self.block_parent, self.local_slot = _block_layout(self.tree, self.slot)
+        self.block_parent, self.block_chance, self.in_block, self.local_slot = _block_layout(self.tree, self.slot)
 
     @property
     def pot(self) -> int:
@@ -599,24 +648,35 @@ def _terminals_at_parent(tree: PublicTree) -> np.ndarray:
     return out
 
 
-def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per block [lo, hi) of ``tree``: the chance child whose descendants it holds
-    (the node whose children start at lo); and ``slot`` with every block node's slot
-    that is that chance child replaced by lo - 1 (block-local row 0 in
-    ``_walk_block``, where row m - lo + 1 is block node m)."""
+    (the node whose children start at lo) and that child's chance node; per node,
+    whether it is such a chance child (its block's walk computes it, not the top
+    pass); and ``slot`` with every slot that is a block's chance child, and that
+    child's own, replaced by lo - 1 (block-local row 0 in ``_walk_block``, where row
+    m - lo + 1 is block node m)."""
     parents = np.zeros(len(tree.blocks), dtype=np.int64)
+    chances = np.zeros(len(tree.blocks), dtype=np.int64)
+    in_block = np.zeros(tree.num_nodes, dtype=np.bool_)
     local = slot.copy()
     by_first = {int(tree.first_child[n]): n for n in range(tree.num_nodes) if tree.num_children[n] > 0}
+    above = {}
+    for n in np.nonzero(tree.kind == CHANCE)[0]:
+        for c in range(tree.first_child[n], tree.first_child[n] + tree.num_children[n]):
+            above[c] = int(n)
     for b, (lo, hi) in enumerate(tree.blocks):
         parent = by_first.get(int(lo))
-        if parent is None or slot[0, parent] != parent or slot[1, parent] != parent:
+        if parent is None or parent not in above or slot[0, parent] != parent or slot[1, parent] != parent:
             raise ValueError(f"block {b} does not start at the children of a chance child")
         parents[b] = parent
+        chances[b] = above[parent]
+        in_block[parent] = True
         rows = local[:, lo:hi]
         if ((rows < lo) & (rows != parent)).any() or (rows >= hi).any():
             raise ValueError(f"block {b} has reach slots outside itself and its chance child")
         rows[rows == parent] = lo - 1
-    return parents, local
+        local[:, parent] = lo - 1
+    return parents, chances, in_block, local
 
 
 def _reach_slots(tree: PublicTree) -> np.ndarray:
@@ -787,22 +847,43 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
     block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
     done = _run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations,
-                    deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, sub.block_parent, sub.local_slot,
-                    block_reach, block_cfv, parallel)
+                    deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, sub.block_parent, sub.block_chance,
+                    sub.in_block, sub.local_slot, block_reach, block_cfv, parallel)
     return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
 
 
 def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
     """Normalise accumulated strategy weights per decision node and hand (uniform
-    where a hand never reached the node)."""
-    avg = np.asarray(avg, dtype=np.float64)
-    out = np.zeros_like(avg)
-    for n in np.nonzero(tree.kind == DECISION)[0]:
-        f, m = tree.first_child[n], tree.num_children[n]
-        block = avg[f : f + m]
-        s = block.sum(axis=0)
-        out[f : f + m] = np.where(s > 0, block / np.where(s > 0, s, 1), 1.0 / m)
+    where a hand never reached the node); rows of nodes below no decision stay 0."""
+    avg = np.ascontiguousarray(avg)
+    out = np.empty(avg.shape, dtype=np.float64)
+    _normalise(tree.kind, tree.first_child, tree.num_children, avg, out)
     return out
+
+
+@nb.njit(cache=True)
+def _normalise(kind, first_child, num_children, avg, out):
+    """``average_strategy``'s kernel (a loop over the decision nodes in Python took
+    about 70 ms on the turn reference tree); sums in double, child by child. Writes
+    every row of ``out``."""
+    H = avg.shape[1]
+    total = np.zeros(H)
+    out[0, :] = 0.0
+    for n in range(kind.shape[0]):
+        if kind[n] != DECISION:  # its children (if any) are dealt cards, not actions
+            for c in range(first_child[n], first_child[n] + num_children[n]):
+                out[c, :] = 0.0
+            continue
+        f = first_child[n]
+        m = num_children[n]
+        for h in range(H):
+            total[h] = 0.0
+        for c in range(f, f + m):
+            for h in range(H):
+                total[h] += np.float64(avg[c, h])
+        for c in range(f, f + m):
+            for h in range(H):
+                out[c, h] = np.float64(avg[c, h]) / total[h] if total[h] > 0 else 1.0 / m
 
 
 def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int,

@@ -8,7 +8,7 @@ from protocol.betting import BettingState, apply_betting
 from protocol.cards import parse_cards
 from protocol.gamedef import bundled_game, parse_gamedef
 from solver import cfr
-from solver.tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, build_tree
+from solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, build_tree
 
 SPOT_GAME = parse_gamedef(
     "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
@@ -239,15 +239,35 @@ def test_parallel_blocks_give_the_same_solution():
     assert np.allclose(cfr.solve(leduc, 50, threads=2).strategy, cfr.solve(leduc, 50).strategy)
 
 
-def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree():
-    """The solver walks each subtree below a chance node forward then backward before
-    the next, in small block-local arrays (to keep its rows in cache); a pass over the
-    whole tree, forward then backward, must give the same regrets, averages, values at
-    the root and next strategy bit for bit."""
-    state = river_state("QsJh2h8d", "r500c/cc/")
-    sizes = {2: BetSizes(bets=((1.0,), (1.0,)), max_raises=1), 3: BetSizes(bets=((1.0,), (1.0,)), max_raises=1)}
-    sub = cfr.make_subgame(state, sizes)
+#: Six ranks: a flop subgame small enough to walk whole, whose stacks allow one pot-sized
+#: bet, so that after an all-in on the flop a chance node (the turn) has chance nodes
+#: (the river) as children, and blocks start at those.
+SHORT_DECK_GAME = parse_gamedef(
+    "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 1000 1000\nblind = 100 50\n"
+    "firstPlayer = 2 1 1 1\nnumSuits = 4\nnumRanks = 6\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"
+)
+
+
+def block_spots():
+    one_bet = BetSizes(bets=((1.0,), (1.0,)), max_raises=1)
+    turn = cfr.make_subgame(river_state("QsJh2h8d", "r500c/cc/"), {2: one_bet, 3: one_bet})
+    flop_state = apply_betting(BettingState(SHORT_DECK_GAME, 0, None, parse_cards("KsQh9h")), "r500c/")
+    flop = cfr.make_subgame(flop_state, {1: one_bet, 2: one_bet, 3: one_bet})
+    return {"turn": turn, "flop": flop}
+
+
+@pytest.mark.parametrize("spot", ["turn", "flop"])
+def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
+    """The solver walks each chance child and the subtree below it forward then
+    backward before the next, in small block-local arrays (to keep its rows in
+    cache), on one thread or in shares on several; a pass over the whole tree, forward
+    then backward, must give the same regrets, averages, values at the root and next
+    strategy bit for bit. The flop spot has blocks below chance children that are
+    chance nodes themselves."""
+    sub = block_spots()[spot]
     t = sub.tree
+    kinds = {int(t.kind[p]) for p in sub.block_parent}
+    assert kinds == ({DECISION} if spot == "turn" else {DECISION, CHANCE})
     n, H = t.num_nodes, len(sub.hands)
     rng = np.random.default_rng(3)
     sigma = cfr.average_strategy(t, rng.random((n, H))).astype(cfr.SOLVE_DTYPE)
@@ -255,19 +275,24 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree():
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     for p in (0, 1):
         out = []
-        for walk in ("whole", "blocks"):
+        for walk in ("whole", "blocks", "parallel"):
             regret, avg, strategy = start.copy(), start.copy(), sigma.copy()  # a pass remakes p's strategy
             w = cfr._Work(n, H, cfr.SOLVE_DTYPE)
             args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
+            rows = t.block_rows
+            layout = (t.top_end, t.blocks, sub.block_parent, sub.block_chance, sub.in_block, sub.local_slot)
             if walk == "whole":
                 cfr._traverse(*args)
-            else:
-                rows = t.block_rows
-                cfr._traverse_by_block(*args, t.top_end, t.blocks, sub.block_parent, sub.local_slot,
-                                       np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE), np.zeros((1, rows, H), cfr.SOLVE_DTYPE))
+            elif walk == "blocks":
+                cfr._traverse_by_block(*args, *layout, np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
+                                       np.zeros((1, rows, H), cfr.SOLVE_DTYPE))
+            else:  # the blocks in two shares, one per thread
+                cfr._traverse_blocks(*args, *layout, np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
+                                     np.zeros((2, rows, H), cfr.SOLVE_DTYPE))
             out.append((regret, avg, w.cfv[0], strategy))
-        for a, b in zip(*out):
-            np.testing.assert_array_equal(a, b)
+        for other in out[1:]:
+            for a, b in zip(out[0], other):
+                np.testing.assert_array_equal(a, b)
         assert not np.array_equal(out[0][0], start)  # the pass did update
         assert not np.array_equal(out[0][3], sigma)
         # the strategy the pass made is regret matching on its new regrets
