@@ -193,6 +193,16 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     H = c1.shape[0]
     base = lo - 1
     _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
+    if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
+        stake = min(spent[parent, 0], spent[parent, 1])
+        b = board_of[parent]
+        s0 = board_start[b]
+        e0 = s0 + board_len[b]
+        _showdown(block_reach[1 - i, 0], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0],
+                  board_identity[b], stake, qs, vs, block_cfv[0], NO_FOLD, tmp, 0.0, tmp, tmp)
+        for h in range(H):
+            cfv[parent, h] = block_cfv[0, h]
+        return
     f = first_child[parent]
     if kind[parent] == DECISION:
         _decision_reach(parent, 0, base, player, first_child, num_children, sigma, block_reach)
@@ -650,25 +660,27 @@ def _terminals_at_parent(tree: PublicTree) -> np.ndarray:
 
 def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per block [lo, hi) of ``tree``: the chance child whose descendants it holds
-    (the node whose children start at lo) and that child's chance node; per node,
+    (the node whose children start at lo, or a showdown with an empty block) and
+    that child's chance node; per node,
     whether it is such a chance child (its block's walk computes it, not the top
     pass); and ``slot`` with every slot that is a block's chance child, and that
     child's own, replaced by lo - 1 (block-local row 0 in ``_walk_block``, where row
     m - lo + 1 is block node m)."""
-    parents = np.zeros(len(tree.blocks), dtype=np.int64)
+    parents = np.asarray(tree.block_roots, dtype=np.int64)
+    if len(parents) != len(tree.blocks):
+        raise ValueError(f"{len(tree.blocks)} blocks but {len(parents)} block roots")
     chances = np.zeros(len(tree.blocks), dtype=np.int64)
     in_block = np.zeros(tree.num_nodes, dtype=np.bool_)
     local = slot.copy()
-    by_first = {int(tree.first_child[n]): n for n in range(tree.num_nodes) if tree.num_children[n] > 0}
     above = {}
     for n in np.nonzero(tree.kind == CHANCE)[0]:
         for c in range(tree.first_child[n], tree.first_child[n] + tree.num_children[n]):
             above[c] = int(n)
     for b, (lo, hi) in enumerate(tree.blocks):
-        parent = by_first.get(int(lo))
-        if parent is None or parent not in above or slot[0, parent] != parent or slot[1, parent] != parent:
+        parent = int(parents[b])
+        starts_below = tree.first_child[parent] == lo if tree.num_children[parent] > 0 else lo == hi
+        if not starts_below or parent not in above or slot[0, parent] != parent or slot[1, parent] != parent:
             raise ValueError(f"block {b} does not start at the children of a chance child")
-        parents[b] = parent
         chances[b] = above[parent]
         in_block[parent] = True
         rows = local[:, lo:hi]

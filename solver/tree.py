@@ -60,10 +60,13 @@ class PublicTree:
     actions: list[Action | None] = field(default_factory=list)  # the action leading to each node
     board: tuple[int, ...] = ()  # the public board at the root
     #: Nodes [top_end, n) are the subtrees below the children of the topmost chance
-    #: nodes, one contiguous block each ([start, end) rows of ``blocks``); they are
-    #: independent within a pass, so a solver may walk them in parallel.
+    #: nodes, one contiguous block each ([start, end) rows of ``blocks``; the chance
+    #: child above block b is ``block_roots[b]``; a showdown right below a chance node,
+    #: after an all-in, is the root of an empty block); they are independent within a
+    #: pass, so a solver may walk them in parallel.
     top_end: int = -1
     blocks: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    block_roots: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def num_nodes(self) -> int:
@@ -258,10 +261,12 @@ def _in_blocks(tree: PublicTree) -> PublicTree:
     for v in range(n):
         if owner[v] >= 0:
             members.setdefault(int(owner[v]), []).append(v)
+    roots = []
     for c in top:
-        if c in members:
-            blocks.append((len(order), len(order) + len(members[c])))
-            order.extend(members[c])
+        if c in members or (top_chance_child[c] and tree.kind[c] == SHOWDOWN):
+            blocks.append((len(order), len(order) + len(members.get(c, []))))
+            roots.append(c)
+            order.extend(members.get(c, []))
     new = np.empty(n, dtype=np.int64)
     new[np.array(order)] = np.arange(n)
     idx = np.array(order)
@@ -270,7 +275,7 @@ def _in_blocks(tree: PublicTree) -> PublicTree:
         kind=tree.kind[idx], player=tree.player[idx], first_child=first, num_children=tree.num_children[idx],
         spent=tree.spent[idx], dealt=tree.dealt[idx], board_of=tree.board_of[idx], boards=tree.boards,
         actions=[tree.actions[v] for v in order], board=tree.board, top_end=len(top),
-        blocks=np.array(blocks, dtype=np.int64).reshape(-1, 2),
+        blocks=np.array(blocks, dtype=np.int64).reshape(-1, 2), block_roots=new[np.array(roots, dtype=np.int64)],
     )
 
 

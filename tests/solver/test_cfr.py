@@ -263,11 +263,12 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
     cache), on one thread or in shares on several; a pass over the whole tree, forward
     then backward, must give the same regrets, averages, values at the root and next
     strategy bit for bit. The flop spot has blocks below chance children that are
-    chance nodes themselves."""
+    chance nodes themselves; the turn spot, showdowns as chance children."""
     sub = block_spots()[spot]
     t = sub.tree
     kinds = {int(t.kind[p]) for p in sub.block_parent}
-    assert kinds == ({DECISION} if spot == "turn" else {DECISION, CHANCE})
+    # turn: showdowns after an all-in on the turn are blocks too (empty ones)
+    assert kinds == ({DECISION, SHOWDOWN} if spot == "turn" else {DECISION, CHANCE})
     n, H = t.num_nodes, len(sub.hands)
     rng = np.random.default_rng(3)
     sigma = cfr.average_strategy(t, rng.random((n, H))).astype(cfr.SOLVE_DTYPE)
