@@ -78,15 +78,21 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
     k..group_end[k] tie); hands not in it (dead on this board) get 0.
 
     The reach is gathered into strength order (``qs``) so the sweeps run over
-    contiguous memory. One ascending sweep gives, per hand, the compatible reach
-    strictly weaker (W) and weaker-or-tied (WT); with the compatible total C,
-    stronger = C - WT, so the value is stake * (W + WT - C).
+    contiguous memory. One ascending sweep adds tie group after tie group to a
+    running total and per-card totals; at each boundary between groups, the
+    compatible total so far is what a hand of the group before has weaker or tied
+    (W + T, itself counted twice through its cards and once in the total: less dup *
+    its reach), and what a hand of the group after has strictly weaker (W). ``vs``
+    sums the two boundaries around each hand's group (one loop per boundary over both
+    groups: half the short loops of taking them group by group). With the compatible
+    total C (the last boundary's value plus dup * reach) and stronger = C - W - T,
+    the value is W - stronger = vs - (C - dup * reach).
 
     A fold terminal under the same decision node is evaluated in the same sweep:
     fold_out[h] = fold_value * (compatible reach of ``y``), where y is ``q`` itself
     (FOLD_SAME_REACH: C is already known) or another reach (FOLD_OTHER_REACH: its card
     totals are summed alongside); NO_FOLD leaves fold_out alone. Summing in double
-    keeps single-precision inputs accurate."""
+    keeps single-precision inputs accurate (``vs`` is double)."""
     n = order.shape[0]
     if identity:  # the order is 0..n-1 (a river spot: hands stored weakest first): no gathering
         qs = q
@@ -99,11 +105,11 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
                 ys[t] = y[order[t]]
     card = np.zeros(NUM_CARDS + 1)
     total = 0.0
+    for t in range(n):
+        vs[t] = 0.0
     k = 0
     while k < n:
         e = group_end[k]
-        for t in range(k, e):  # strictly weaker: the totals before this group
-            vs[t] = total - card[c1s[t]] - card[c2s[t]]
         for t in range(k, e):
             x = qs[t]
             if x != 0.0:  # CFR+ leaves many hands with no reach deep in the tree
@@ -111,8 +117,9 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
                 card[c1s[t]] += x
                 card[c2s[t]] += x
         card[NO_CARD] = 0.0
-        for t in range(k, e):  # weaker or tied: the totals after it, h itself removed
-            vs[t] += total - card[c1s[t]] - card[c2s[t]] + dup * qs[t]
+        after = group_end[e] if e < n else n  # the boundary after this group serves it and the next
+        for t in range(k, after):
+            vs[t] += total - card[c1s[t]] - card[c2s[t]]
         k = e
     ycard = np.zeros(NUM_CARDS + 1)
     ytotal = 0.0
@@ -126,8 +133,9 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
                 fold_out[h] = 0.0
     for t in range(n):
         h = t if identity else order[t]
-        compat = total - card[c1s[t]] - card[c2s[t]] + dup * qs[t]
-        out[h] = stake * (vs[t] - compat)
+        before = total - card[c1s[t]] - card[c2s[t]]
+        compat = before + dup * qs[t]
+        out[h] = stake * (vs[t] - before)
         if fold_mode == FOLD_SAME_REACH:
             fold_out[h] = fold_value * compat
         elif fold_mode == FOLD_OTHER_REACH:
@@ -782,7 +790,7 @@ class _Work:
         self.cfv = np.zeros((n, H), dtype=dtype)
         self.tmp = np.zeros(H, dtype=dtype)
         self.qs = np.zeros(H, dtype=dtype)
-        self.vs = np.zeros(H, dtype=dtype)
+        self.vs = np.zeros(H)  # sums of the showdown sweep, in double
 
     def args(self) -> tuple:
         return (self.reach, self.cfv, self.tmp, self.qs, self.vs)
