@@ -121,25 +121,34 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
         for t in range(k, after):
             vs[t] += total - card[c1s[t]] - card[c2s[t]]
         k = e
-    ycard = np.zeros(NUM_CARDS + 1)
-    ytotal = 0.0
-    if fold_mode == FOLD_OTHER_REACH:
+    # values in strength order into vs, then to the hands' places (loops without
+    # per-hand branches, so they vectorise)
+    for t in range(n):
+        vs[t] = stake * (vs[t] - (total - card[c1s[t]] - card[c2s[t]]))
+    _place(vs, n, identity, order, out)
+    if fold_mode == FOLD_SAME_REACH:
+        for t in range(n):
+            vs[t] = fold_value * (total - card[c1s[t]] - card[c2s[t]] + dup * qs[t])
+        _place(vs, n, identity, order, fold_out)
+    elif fold_mode == FOLD_OTHER_REACH:
+        ycard = np.zeros(NUM_CARDS + 1)
         ytotal = _card_totals(ys[:n], c1s, c2s, ycard)
-    if not identity:
+        for t in range(n):
+            vs[t] = fold_value * (ytotal - ycard[c1s[t]] - ycard[c2s[t]] + dup * ys[t])
+        _place(vs, n, identity, order, fold_out)
+
+
+@nb.njit(cache=True, fastmath=True)
+def _place(vals, n, identity, order, out):
+    """out[order[t]] = vals[t] for t < n, 0 for the hands not in ``order``."""
+    if identity:
+        for t in range(n):
+            out[t] = vals[t]
+    else:
         for h in range(out.shape[0]):
             out[h] = 0.0
-        if fold_mode != NO_FOLD:
-            for h in range(out.shape[0]):
-                fold_out[h] = 0.0
-    for t in range(n):
-        h = t if identity else order[t]
-        before = total - card[c1s[t]] - card[c2s[t]]
-        compat = before + dup * qs[t]
-        out[h] = stake * (vs[t] - before)
-        if fold_mode == FOLD_SAME_REACH:
-            fold_out[h] = fold_value * compat
-        elif fold_mode == FOLD_OTHER_REACH:
-            fold_out[h] = fold_value * (ytotal - ycard[c1s[t]] - ycard[c2s[t]] + dup * ys[t])
+        for t in range(n):
+            out[order[t]] = vals[t]
 
 
 @nb.njit(cache=True, fastmath=True)
