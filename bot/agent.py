@@ -63,10 +63,12 @@ SUBGAME_SIZES = {2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
                  3: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2)}
 SCALE_RANGE = 0.08
 #: The round real-time solving starts on. Libratus solved from the turn; a turn subgame
-#: over all hands costs about 0.2 s per CFR+ iteration on this project's reference
-#: 2-core machine (see `pokerbot bench solver`), so within the dealer's 7 s per hand the
-#: default is the river, with the blueprint playing the turn (``--solve-round 2`` for
-#: turn solving on machines that can afford it).
+#: over all hands with SUBGAME_SIZES (6,123 nodes) costs about 33 ms per CFR+ iteration
+#: on two cores of this project's reference machine and 57 ms on one (measured as
+#: `pokerbot bench solver` does), so Libratus's 1,000 iterations take 30-60 s, and 100
+#: (about 1 % of the pot exploitable) about 3 s. Within the dealer's 7 s per hand the
+#: default is the river, with the blueprint playing the turn (``--solve-round 3`` for
+#: turn solving under ``--solve-seconds``, on machines that can afford it).
 SOLVE_ROUND = 3
 
 
