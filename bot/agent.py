@@ -154,6 +154,7 @@ class LibratusAgent:
         self.budget = budget or TimeBudget()
         self.clock = clock or ReplyClock()
         self._last_solve: dict = {}
+        self._note: dict = {}  # more about a decision for its log line (the extension in use)
         self._decision_t0 = time.perf_counter()
 
     def prepare(self) -> None:
@@ -287,6 +288,7 @@ class LibratusAgent:
         state = ms.state
         self.budget.start_hand(state.hand_id)
         self._last_solve = {}
+        self._note = {}
         try:
             action, source = self._decide(ms)
         except Exception:  # a bug must cost one decision, not the match
@@ -298,7 +300,7 @@ class LibratusAgent:
                 log.exception("blueprint_failed", hand=state.hand_id, betting=state.betting_string())
                 action, source = CALL, "error-fallback"
         fields = dict(hand=state.hand_id, round=state.round, betting=state.betting_string(), board=cards_to_str(state.board_cards),
-                      source=source, action=str(action), **self._last_solve)
+                      source=source, action=str(action), **self._last_solve, **self._note)
         reply = self.clock.hold(t0)  # the last thing before replying: nothing card-dependent after it
         self.budget.record(reply)
         log.info("decision", reply_seconds=round(reply, 4), **fields)
@@ -351,7 +353,10 @@ class LibratusAgent:
         if self.bp_player.fallbacks != before:
             return action, "fallback"
         node, _ = self.bp_player.walk(ms.state, ms.viewer)
-        off = node is not None and [int(x) for x in self.bp_player.view.tree.spent[node]] != list(ms.state.spent)
+        view = self.bp_player.view
+        if view.kind != "base":  # the self-improver's extension this hand switched to (the log says which)
+            self._note = {"extension": f"{view.kind} {view.size:.3f}"}
+        off = node is not None and [int(x) for x in view.tree.spent[node]] != list(ms.state.spent)
         return action, "translation" if off else "blueprint"
 
     def _fallback(self, ms: MatchState) -> tuple[Action, str]:

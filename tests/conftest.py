@@ -1,3 +1,5 @@
+import contextlib
+
 from protocol.logs import configure
 
 # Library code logs through structlog; keep test output to warnings and errors.
@@ -39,3 +41,23 @@ def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0, actions
 @pytest.fixture(scope="session")
 def small_blueprint(tmp_path_factory):
     return build_small_blueprint(str(tmp_path_factory.mktemp("bp") / "small.bp"))
+
+
+@contextlib.contextmanager
+def capture_agent_logs():
+    """The info-level events the agent logs inside the block (the suite runs at warning)."""
+    import structlog
+    from structlog.testing import capture_logs as capture
+
+    from bot import agent as agent_module
+
+    old = agent_module.log
+    configure("info")
+    try:
+        with capture() as logs:
+            # loggers are cached at first use: take one made under this configuration
+            agent_module.log = structlog.get_logger("agent")
+            yield logs
+    finally:
+        agent_module.log = old
+        configure("warning")

@@ -17,7 +17,7 @@ from protocol.gamedef import bundled_game
 from protocol.matchstate import MatchState, format_state_line
 from solver.tree import BetSizes
 
-from conftest import build_small_blueprint
+from conftest import build_small_blueprint, capture_agent_logs
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(600)
@@ -121,6 +121,20 @@ def test_the_player_switches_to_a_type2_extension_by_translation(improved):
     # P(0.714 | x = 0.6, A = 0.5, B = 0.714) = 1 - (B - x)(1 + A) / ((B - A)(1 + x))
     want = 1 - (2.5 / 3.5 - 0.6) * 1.5 / ((2.5 / 3.5 - 0.5) * 1.6)
     assert abs(share - want) < 0.12
+
+
+def test_the_agent_logs_the_extension_it_plays(improved):
+    """The Libratus agent's decision log says which extension a hand switched to, so a
+    match's logs show where the improvement was used."""
+    from bot.agent import LibratusAgent
+
+    _, out, _, _, _ = improved
+    agent = LibratusAgent(seed=1, blueprint=out)
+    with capture_agent_logs() as logs:
+        agent.act(facing_open(243, 1))  # exactly the type-2 size
+        agent.act(facing_open(200, 2))  # a base size
+    lines = [e for e in logs if e["event"] == "decision"]
+    assert [e.get("extension") for e in lines] == ["type2 0.714", None]
 
 
 def test_type1_is_used_only_after_eight_opens_of_its_size(improved):

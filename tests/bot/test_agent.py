@@ -2,7 +2,6 @@
 bet already at the root), a safe re-solve after an on-tree raise (gifts updated), a
 nested re-solve after an off-tree raise, and the unsafe comparison bot."""
 
-import contextlib
 
 import numpy as np
 import pytest
@@ -12,6 +11,8 @@ from protocol.betting import BettingState, apply_betting
 from protocol.cards import cards_to_str
 from protocol.gamedef import bundled_game
 from protocol.matchstate import MatchState
+
+from conftest import capture_agent_logs as capture_logs
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(300)
@@ -92,29 +93,6 @@ def test_preflop_and_turn_come_from_the_blueprint(small_blueprint):
 
 def sources(logs):
     return [e["source"] for e in logs if e["event"] == "decision"]
-
-
-@contextlib.contextmanager
-def capture_logs():
-    """The info-level events logged inside the block (the suite runs at warning)."""
-    from structlog.testing import capture_logs as capture
-
-    from protocol.logs import configure
-
-    import structlog
-
-    from bot import agent as agent_module
-
-    old = agent_module.log
-    configure("info")
-    try:
-        with capture() as logs:
-            # loggers are cached at first use: take one made under this configuration
-            agent_module.log = structlog.get_logger("agent")
-            yield logs
-    finally:
-        agent_module.log = old
-        configure("warning")
 
 
 def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
