@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Summarise an agent's JSON log (``pokerbot play --strategy libratus``, the player's
 standard error; ``pokerbot match`` keeps it as ``<match>.<name>.stderr``): decisions
-by source, solves by kind with median time and iterations, deadline-stopped solves,
-lost workers, and the time per hand the agent spent replying.
+by source, decisions played from self-improver extensions, solves by kind with median
+time and iterations, deadline-stopped solves, lost workers, and the time per hand the
+agent spent replying.
 
     .venv/bin/python scripts/agent_log_summary.py match-results/match1.A-libratus.stderr [...]
 """
@@ -53,6 +54,7 @@ def summarise(paths: list[str]) -> dict:
     return {
         "decisions": len(decisions), "hands_with_a_decision": len(hands),
         "sources": dict(Counter(e["source"] for e in decisions).most_common()),
+        "extensions": dict(Counter(e["extension"] for e in decisions if "extension" in e).most_common()),
         "solves": by_kind, "solves_lost": lost, "workers_replaced": replaced, "unreadable_lines": bad,
         "reply_seconds_total": sum(reply),
         "reply_seconds_per_hand_with_a_decision": sum(reply) / len(hands) if hands else 0.0,
@@ -76,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{s['decisions']:,} decisions in {s['hands_with_a_decision']:,} hands")
     print("sources: " + ", ".join(f"{k} {v:,}" for k, v in s["sources"].items()))
+    if s["extensions"]:
+        print("from extensions: " + ", ".join(f"{k} {v:,}" for k, v in s["extensions"].items()))
     for kind, k in s["solves"].items():
         print(f"{kind} solves: {k['solves']:,}, median {k['median_seconds']:.3f} s (max {k['max_seconds']:.3f}), "
               f"median {k['median_iterations']:.0f} iterations, {k['stopped_early']} stopped at the deadline, "

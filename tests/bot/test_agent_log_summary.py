@@ -1,0 +1,35 @@
+"""scripts/agent_log_summary.py: an agent log summed up, unreadable lines counted, not fatal."""
+
+import importlib.util
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "agent_log_summary", os.path.join(HERE, "..", "..", "scripts", "agent_log_summary.py"))
+summary = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(summary)
+
+
+def test_a_log_is_summed_up(tmp_path, capsys):
+    lines = [
+        {"event": "agent_ready", "seconds": 0.3},
+        {"event": "decision", "hand": 0, "source": "translation", "reply_seconds": 0.01, "extension": "type1 0.750"},
+        {"event": "decision", "hand": 0, "source": "unsafe", "reply_seconds": 0.3},
+        {"event": "decision", "hand": 1, "source": "translation", "reply_seconds": 0.02, "extension": "type1 0.750"},
+        {"event": "decision", "hand": 2, "source": "blueprint", "reply_seconds": 0.01},
+        {"event": "solve", "kind": "unsafe", "seconds": 0.25, "iterations": 1000, "stopped_early": False, "nodes": 45},
+        {"event": "solve_lost"},
+    ]
+    path = tmp_path / "a.stderr"
+    path.write_text("\n".join(json.dumps(e) for e in lines) + "\n{broken\nnot json at all\n")
+    s = summary.summarise([str(path)])
+    assert s["decisions"] == 4 and s["hands_with_a_decision"] == 3
+    assert s["sources"] == {"translation": 2, "unsafe": 1, "blueprint": 1}
+    assert s["extensions"] == {"type1 0.750": 2}
+    assert s["solves"]["unsafe"]["solves"] == 1 and s["solves_lost"] == 1
+    assert s["unreadable_lines"] == 1  # only lines that look like JSON are counted
+    assert abs(s["reply_seconds_per_hand_with_a_decision"] - 0.34 / 3) < 1e-9
+    assert summary.main([str(path)]) == 0
+    assert "from extensions: type1 0.750 2" in capsys.readouterr().out
+    assert summary.main([str(tmp_path / "missing.stderr")]) == 1
