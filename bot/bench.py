@@ -369,7 +369,7 @@ def _reference_turn_spot():
 TURN_ITERATIONS = 10
 
 
-def _per_iteration(cfr, sub, iterations: int, threads: int, repeats: int = 3) -> tuple[float, float]:
+def _per_iteration(cfr, sub, iterations: int, threads: int, repeats: int = 5) -> tuple[float, float]:
     """(seconds of setup per solve, seconds per iteration), medians of ``repeats``
     solves of 0 and of ``iterations`` iterations, alternated so drift hits both."""
     cfr.solve(sub, 1, threads=threads)  # compile and warm up
@@ -440,7 +440,7 @@ def print_solver_report(r: dict, as_json: bool = False) -> None:
         print(json.dumps(r, indent=2))
         return
     v = r["river"]
-    print(f"Vector CFR+ on the reference spots of NOTES.md, median of {r['repeats']} runs (turn: 3)")
+    print(f"Vector CFR+ on the reference spots of NOTES.md, median of {r['repeats']} runs (turn: 5 pairs)")
     print(f"machine: {r['machine']}")
     print(f"  tree: {v['decision_nodes']} decision nodes, {v['terminal_nodes']} terminals, {v['hands']} hands per player")
     print(f"  {v['ms_per_iteration_1_core']:.2f} ms per iteration (postflop-solver: {v['reference_postflop_solver_ms']} ms; "
