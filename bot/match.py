@@ -80,6 +80,14 @@ class MatchRun:
     started: float = 0.0  # wall clock (epoch seconds) when play began
 
 
+
+#: How long a match waits for its players to connect. A player compiles its numba
+#: kernels before connecting the first time it runs on a machine (about a minute for the
+#: Libratus agent on 2 busy cores); a player that dies first ends the match at once
+#: (its exit is watched), so the wait can be long.
+START_TIMEOUT_MS = 600_000
+
+
 def allin_spot(state: BettingState) -> tuple | None:
     """(hole cards 0, hole cards 1, board known when the betting ended) when the hand
     went to a showdown with the betting over before the last round (both all-in, or
@@ -178,7 +186,7 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
         t_response_ms=limits.get("t_response", DEFAULT_T_RESPONSE_MS),
         t_hand_ms=limits.get("t_hand", DEFAULT_T_HAND_MS),
         t_per_hand_ms=limits.get("t_per_hand", DEFAULT_T_PER_HAND_MS),
-        start_timeout_ms=limits.get("start_timeout", 60_000), host=host, spin_us=spin_us,
+        start_timeout_ms=limits.get("start_timeout", START_TIMEOUT_MS), host=host, spin_us=spin_us,
     )
     with open(os.path.join(out_dir, f"{name}.dealer.out"), "w") as dealer_out:
         dealer = Dealer(cfg, game, stdout=dealer_out)
