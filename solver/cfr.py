@@ -139,6 +139,18 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
 
 
 @nb.njit(cache=True, fastmath=True)
+def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                   board_identity, qs, vs, tmp):
+    """out = the values of showdown node n against the opponent's reach ``q`` (its
+    stake, on its board's hand order)."""
+    b = board_of[n]
+    s0 = board_start[b]
+    e0 = s0 + board_len[b]
+    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
+              min(spent[n, 0], spent[n, 1]), qs, vs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
+
+
+@nb.njit(cache=True, fastmath=True)
 def _place(vals, n, identity, order, out):
     """out[order[t]] = vals[t] for t < n, 0 for the hands not in ``order``."""
     if identity:
@@ -211,12 +223,8 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     base = lo - 1
     _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
-        stake = min(spent[parent, 0], spent[parent, 1])
-        b = board_of[parent]
-        s0 = board_start[b]
-        e0 = s0 + board_len[b]
-        _showdown(block_reach[1 - i, 0], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0],
-                  board_identity[b], stake, qs, vs, block_cfv[0], NO_FOLD, tmp, 0.0, tmp, tmp)
+        _showdown_node(parent, block_reach[1 - i, 0], block_cfv[0], spent, board_of, dup, orders, c1s, c2s,
+                       group_ends, board_start, board_len, board_identity, qs, vs, tmp)
         for h in range(H):
             cfv[parent, h] = block_cfv[0, h]
         return
@@ -435,12 +443,8 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
         elif k == SHOWDOWN:
             if at_parent[n]:
                 continue
-            stake = min(spent[n, 0], spent[n, 1])
-            b = board_of[n]
-            s0 = board_start[b]
-            e0 = s0 + board_len[b]
-            _showdown(reach[o, slot[o, n] - base], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0],
-                      group_ends[s0:e0], board_identity[b], stake, qs, vs, cfv[n - base], NO_FOLD, tmp, 0.0, tmp, tmp)
+            _showdown_node(n, reach[o, slot[o, n] - base], cfv[n - base], spent, board_of, dup, orders, c1s, c2s,
+                           group_ends, board_start, board_len, board_identity, qs, vs, tmp)
         elif k == CHANCE:
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
