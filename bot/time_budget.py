@@ -12,7 +12,8 @@ decision is already card-independent (every solve covers all hands of both playe
 the iteration count and deadline come from the pot and the clock), and the reply is
 then held back to the next multiple of a grid after the decision began, which hides the
 small card-dependent differences left (a bucket lookup, a dictionary hit) below the
-grid. Tests check the resulting distributions with a two-sample KS test.
+grid (slept to shortly before the reply time, then polled to it). Tests check the
+resulting distributions with a two-sample KS test.
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ class ReplyClock:
     """Replies at t0 + ceil(elapsed / grid) * grid (at least one grid)."""
 
     grid: float = 0.005
+    #: The last stretch before the reply time is waited for by polling the clock, not by
+    #: sleeping: a sleep overshoots by a scheduler-dependent amount that varies with its
+    #: length, i.e. with how long the (card-dependent) work took; polling lands within
+    #: microseconds of the target whatever the work took.
+    spin: float = 0.002
 
     def reply_delay(self, elapsed: float) -> float:
         if self.grid <= 0:
@@ -83,11 +89,12 @@ class ReplyClock:
         return max(1, math.ceil(elapsed / self.grid)) * self.grid
 
     def hold(self, t0: float) -> float:
-        """Sleep until the reply time of a decision that began at ``t0``
+        """Wait until the reply time of a decision that began at ``t0``
         (``time.perf_counter``); returns the reply time in seconds."""
         elapsed = time.perf_counter() - t0
         target = self.reply_delay(elapsed)
-        while elapsed < target:  # sleep can wake early
-            time.sleep(target - elapsed)
+        if target - elapsed > self.spin:
+            time.sleep(target - elapsed - self.spin)
+        while elapsed < target:
             elapsed = time.perf_counter() - t0
         return elapsed
