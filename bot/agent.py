@@ -180,6 +180,7 @@ class LibratusAgent:
     def hand_over(self, ms: MatchState) -> None:
         self._hand = None
         self._solution = None
+        self.bp_player.hand_over(ms)  # the opponent's size history (type-1 extensions)
 
     # ------------------------------------------------------------------ ranges
     def _blueprint_ranges(self, state: BettingState, me: int) -> np.ndarray:

@@ -155,6 +155,23 @@ def test_type1_is_used_only_after_eight_opens_of_its_size(improved):
     assert player.view.kind != "type1"
 
 
+def test_the_agent_plays_type1_after_eight_opens_of_its_size(improved):
+    """The same rule through the Libratus agent: it must pass the ends of hands on to
+    its blueprint player, which keeps the opponent's size history."""
+    from bot.agent import LibratusAgent
+
+    _, out, _, _, _ = improved
+    agent = LibratusAgent(seed=2, blueprint=out)
+    with capture_agent_logs() as logs:
+        for h in range(10):
+            ms = facing_open(250, h)
+            agent.act(ms)
+            agent.hand_over(MatchState(0, apply_betting(ms.state.copy(), "f", len(ms.state.betting_string()))))
+    used = [e.get("extension") for e in logs if e["event"] == "decision"]
+    assert not any(u and u.startswith("type1") for u in used[:8])
+    assert used[8:] == ["type1 0.750", "type1 0.750"]
+
+
 def test_a_damaged_extension_is_refused(improved, tmp_path):
     _, out, _, _, _ = improved
     bp = Blueprint(out)
