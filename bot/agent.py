@@ -6,8 +6,9 @@ on the turn and river (DESIGN.md steps 1-6).
   translation of off-tree bets).
 - First decision in the solving round: an unsafe solve of the rest of the hand from the
   start of that round, both ranges from the blueprint by Bayes' rule along the line
-  played. Bet sizes of the subgame are scaled
-  by one factor drawn from [0.92, 1.08] for the hand.
+  played. A river subgame offers more bet sizes than the blueprint has
+  (RIVER_SUBGAME_SIZES). Bet sizes of the subgame are scaled by one factor drawn from
+  [0.92, 1.08] for the hand.
 - Later, after every opponent bet or raise, and after any opponent action the current
   solution lacks: a safe re-solve from the current state (``libratus``: Estimated-
   Maxmargin with gifts, the previous solution acting as the blueprint; an off-tree
@@ -61,6 +62,13 @@ class SolveUnavailable(Exception):
 #: Subgame bet sizes for the turn and river (pot fractions per raise depth, all-in always).
 SUBGAME_SIZES = {2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
                  3: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2)}
+#: Bet sizes of a subgame that starts on the river. Its first bet has more sizes than the
+#: blueprint's (0.5, 1 pot): a river solve is cheap (99 nodes, about 0.5 s for 1,000
+#: iterations here), and sizes the opponent's abstraction lacks are where Libratus's
+#: subgame solving gained most over solving with the opponent's own sizes (Libratus
+#: supplement, Table S1). A turn subgame keeps SUBGAME_SIZES[3] for its river (each
+#: river size multiplies the turn tree).
+RIVER_SUBGAME_SIZES = BetSizes(bets=((0.33, 0.5, 0.75, 1.0, 2.0), (1.0,)), max_raises=2)
 SCALE_RANGE = 0.08
 #: The round real-time solving starts on. Libratus solved from the turn; a turn subgame
 #: over all hands with SUBGAME_SIZES (6,123 nodes) costs about 33 ms per CFR+ iteration
@@ -133,7 +141,8 @@ class LibratusAgent:
     """``safe``: True for Libratus's safe nested solving, False for the unsafe bot."""
 
     def __init__(self, seed: int | None = None, blueprint: str | Blueprint | None = None, safe: bool = True,
-                 solve_seconds: float = 2.0, sizes: dict[int, BetSizes] | None = None, threads: int = 1,
+                 solve_seconds: float = 2.0, sizes: dict[int, BetSizes] | None = None,
+                 river_sizes: BetSizes | None = None, threads: int = 1,
                  solve_round: int = SOLVE_ROUND, pool: SolverPool | None = None,
                  budget: TimeBudget | None = None, clock: ReplyClock | None = None) -> None:
         self.bp_player = BlueprintStrategy(seed, blueprint)
@@ -142,6 +151,7 @@ class LibratusAgent:
         self.name = "libratus" if safe else "unsafe"
         self.solve_seconds = solve_seconds
         self.sizes = sizes or SUBGAME_SIZES
+        self.river_sizes = river_sizes or RIVER_SUBGAME_SIZES
         self.threads = threads
         if solve_round not in (2, 3):
             raise ValueError("solving starts on the turn (2) or the river (3)")
@@ -217,8 +227,9 @@ class LibratusAgent:
         deadline = self.budget.solve_deadline(self.solve_seconds)
         if deadline < MIN_SOLVE_SECONDS:
             raise SolveUnavailable("time budget")
+        table = self.sizes if state.round < 3 else {3: self.river_sizes}
         sizes = {r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
-                 for r, s in self.sizes.items() if r >= state.round}
+                 for r, s in table.items() if r >= state.round}
         sub = cfr.make_subgame(state, sizes, reach, extra_root_raises=extra)
         if gadget is not None:
             gadget = cfr.Gadget(gadget.kind, gadget.player, gadget.alt_values[sub.hand_index])

@@ -67,6 +67,21 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
     assert st3.can_apply(a3) and agent2._solution.kind == "nested"
 
 
+def test_a_river_subgame_has_more_bet_sizes_than_the_blueprint(small_blueprint):
+    """River-rooted solves use RIVER_SUBGAME_SIZES (five sized bets, scaled by the hand's
+    factor, plus all-in), not the blueprint's two."""
+    from bot.agent import RIVER_SUBGAME_SIZES
+
+    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.3)
+    me = 1 - river_state("").current_player
+    agent.act(MatchState(me, river_state("c", hand=5)))
+    tree = agent._solution.sub.tree
+    bets = [int(k[1:]) - 300 for k in kids(tree, child(tree, 0, "c")) if k[0] == "r"]
+    assert len(bets) == len(RIVER_SUBGAME_SIZES.bets[0]) + 1 and bets[-1] == 20000 - 300
+    fractions = [b / 600 / agent._scale for b in bets[:-1]]
+    assert fractions == pytest.approx(list(RIVER_SUBGAME_SIZES.bets[0]), abs=0.01)
+
+
 def test_unsafe_bot_resolves_without_gadget(small_blueprint):
     agent = LibratusAgent(seed=4, blueprint=small_blueprint, safe=False, solve_seconds=0.5)
     me = 1 - river_state("").current_player
