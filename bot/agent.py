@@ -63,7 +63,7 @@ class SolveUnavailable(Exception):
 SUBGAME_SIZES = {2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
                  3: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2)}
 #: Bet sizes of a subgame that starts on the river. Its first bet has more sizes than the
-#: blueprint's (0.5, 1 pot): a river solve is cheap (99 nodes, about 0.5 s for 1,000
+#: blueprint's (0.5, 1 pot): a river solve is cheap (99 nodes, about 0.6 s for 1,000
 #: iterations here), and sizes the opponent's abstraction lacks are where Libratus's
 #: subgame solving gained most over solving with the opponent's own sizes (Libratus
 #: supplement, Table S1). A turn subgame keeps SUBGAME_SIZES[3] for its river (each
@@ -138,7 +138,9 @@ def _walk(sol: Solution, state: BettingState) -> tuple[int, int, int | None]:
 
 
 class LibratusAgent:
-    """``safe``: True for Libratus's safe nested solving, False for the unsafe bot."""
+    """``safe``: True for Libratus's safe nested solving, False for the unsafe bot.
+    ``sizes``: bet sizes per round of a subgame that starts on the turn;
+    ``river_sizes``: those of one that starts on the river."""
 
     def __init__(self, seed: int | None = None, blueprint: str | Blueprint | None = None, safe: bool = True,
                  solve_seconds: float = 2.0, sizes: dict[int, BetSizes] | None = None,
