@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Where a duplicate match's result comes from: the deal pairs grouped by the kinds of
+solve the agent made in its two hands of the deal (none, unsafe, unsafe+safe, ...),
+with each group's share of the paired result and its 95 % interval.
+
+Against ``blueprint`` or ``unsafe`` with common random numbers, a pair in which the
+agent never solved cancels exactly (both seats play the same strategy with the same
+draws); the groups show how much of the result, and of its noise, each kind of solve
+carries. The groups' contributions add up to the match's duplicate figure (all-in
+adjusted, as ``pokerbot match`` prints it).
+
+    .venv/bin/python scripts/duplicate_breakdown.py eval/vs-blueprint [--player A-libratus]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from bot.match import Z95, player_series, read_match_log  # noqa: E402
+from protocol.gamedef import GameDefError, bundled_game, bundled_game_names, load_gamedef  # noqa: E402
+
+#: Decision sources that mean the agent solved (or had to fall back from a solve).
+SOLVE_SOURCES = ("unsafe", "safe", "nested", "previous-fallback", "blueprint-fallback")
+
+
+def solve_kinds(path: str) -> dict[int, set[str]]:
+    """Per hand, the solve-related sources of the agent's decisions in its JSON log."""
+    out: dict[int, set[str]] = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("{"):
+                continue
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if e.get("event") == "decision" and e.get("source") in SOLVE_SOURCES:
+                out.setdefault(int(e["hand"]), set()).add(e["source"])
+    return out
+
+
+def _label(kinds: set[str]) -> str:
+    if not kinds:
+        return "no solve"
+    return "+".join(k for k in SOLVE_SOURCES if k in kinds)
+
+
+def breakdown(net: np.ndarray, labels: list[str], big_blind: int) -> list[dict]:
+    """Groups of pairs by label: pairs, pairs that cancel exactly, and the group's
+    contribution to the mean per hand (mbb, each pair is two hands) with its 95 %
+    half-width; the last row is every pair."""
+    n = len(net)
+    scale = 1000.0 / big_blind / 2.0  # chips per pair -> mbb per hand
+    rows = []
+    names = sorted(set(labels), key=lambda k: -labels.count(k)) + ["all pairs"]
+    for name in names:
+        mask = np.ones(n, bool) if name == "all pairs" else np.array([lab == name for lab in labels])
+        part = np.where(mask, net, 0.0) * scale  # zero outside the group: contributions add up
+        rows.append({"group": name, "pairs": int(mask.sum()), "cancel": int((net[mask] == 0).sum()),
+                     "mbb_per_hand": float(part.mean()) if n else 0.0,
+                     "ci95": float(Z95 * part.std(ddof=1) / math.sqrt(n)) if n > 1 else None})
+    return rows
+
+
+def _game(name: str):
+    return bundled_game(name) if name in bundled_game_names() else load_gamedef(name)
+
+
+def analyse(directory: str, player: str | None = None, game: str | None = None) -> dict:
+    """Read ``directory``'s two match logs and the player's two agent logs."""
+    summary_path = os.path.join(directory, "summary.json")
+    info = {}
+    if os.path.exists(summary_path):
+        with open(summary_path) as f:
+            info = json.load(f)
+    gdef = _game(game or info.get("game") or "holdem.nolimit.2p")
+    if player is None:
+        found = sorted(glob.glob(os.path.join(directory, "match1.A-*.stderr")))
+        if not found:
+            raise FileNotFoundError(f"no match1.A-*.stderr in {directory}: name the agent with --player")
+        player = os.path.basename(found[0])[len("match1."):-len(".stderr")]
+    cache: dict = {}
+    hands1, _ = read_match_log(os.path.join(directory, "match1.log"), gdef, cache=cache)
+    hands2, _ = read_match_log(os.path.join(directory, "match2.log"), gdef, cache=cache)
+    if [h.hand for h in hands1] != [h.hand for h in hands2]:
+        raise ValueError("the two logs do not hold the same hands (not a finished duplicate match)")
+    net = player_series(hands1, player, adjusted=True) + player_series(hands2, player, adjusted=True)
+    k1 = solve_kinds(os.path.join(directory, f"match1.{player}.stderr"))
+    k2 = solve_kinds(os.path.join(directory, f"match2.{player}.stderr"))
+    labels = [_label(k1.get(h.hand, set()) | k2.get(h.hand, set())) for h in hands1]
+    return {"player": player, "pairs": len(net), "groups": breakdown(net, labels, gdef.big_blind)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("directory", help="a duplicate match's directory (match1.log, match2.log, agent logs)")
+    p.add_argument("--player", help="the agent's seat name, e.g. A-libratus (default: player A)")
+    p.add_argument("--game", help="game name or file (default: summary.json's, else holdem.nolimit.2p)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    args = p.parse_args(argv)
+    try:
+        out = analyse(args.directory, args.player, args.game)
+    except (OSError, ValueError, GameDefError) as e:
+        print(f"duplicate_breakdown: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{out['player']}: {out['pairs']:,} deal pairs, all-in adjusted, mbb/hand (95 %)")
+    print(f"{'solves in the pair':32s} {'pairs':>7s} {'cancel':>7s} {'contribution':>22s}")
+    for g in out["groups"]:
+        ci = "" if g["ci95"] is None else f" ± {g['ci95']:.1f}"
+        print(f"{g['group']:32s} {g['pairs']:7,d} {g['cancel']:7,d} {g['mbb_per_hand']:+12.1f}{ci:>10s}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
