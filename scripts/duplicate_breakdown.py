@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from bot.match import Z95, player_series, read_match_log  # noqa: E402
-from protocol.gamedef import GameDefError, bundled_game, bundled_game_names, load_gamedef  # noqa: E402
+from protocol.gamedef import GameDefError, load_gamedef  # noqa: E402
 
 #: Decision sources that mean the agent solved (or had to fall back from a solve).
 SOLVE_SOURCES = ("unsafe", "safe", "nested", "previous-fallback", "blueprint-fallback")
@@ -72,10 +72,6 @@ def breakdown(net: np.ndarray, labels: list[str], big_blind: int) -> list[dict]:
     return rows
 
 
-def _game(name: str):
-    return bundled_game(name) if name in bundled_game_names() else load_gamedef(name)
-
-
 def analyse(directory: str, player: str | None = None, game: str | None = None) -> dict:
     """Read ``directory``'s two match logs and the player's two agent logs."""
     summary_path = os.path.join(directory, "summary.json")
@@ -83,7 +79,7 @@ def analyse(directory: str, player: str | None = None, game: str | None = None) 
     if os.path.exists(summary_path):
         with open(summary_path) as f:
             info = json.load(f)
-    gdef = _game(game or info.get("game") or "holdem.nolimit.2p")
+    gdef = load_gamedef(game or info.get("game") or "holdem.nolimit.2p")  # a bundled name or a file
     if player is None:
         found = sorted(glob.glob(os.path.join(directory, "match1.A-*.stderr")))
         if not found:
