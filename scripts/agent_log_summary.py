@@ -17,31 +17,41 @@ import sys
 from collections import Counter
 
 
+def read_events(path: str) -> tuple[list[dict], int]:
+    """The JSON events of an agent log, and how many lines that look like JSON are not
+    (other lines, e.g. a traceback's, are skipped)."""
+    events: list[dict] = []
+    bad = 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("{"):
+                continue
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                bad += 1
+    return events, bad
+
+
 def summarise(paths: list[str]) -> dict:
     decisions: list[dict] = []
     solves: list[dict] = []
     lost = replaced = bad = 0
     hands: set[tuple[str, int]] = set()
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if not line.startswith("{"):
-                    continue
-                try:
-                    e = json.loads(line)
-                except ValueError:
-                    bad += 1
-                    continue
-                ev = e.get("event")
-                if ev == "decision" and "source" in e:
-                    decisions.append(e)
-                    hands.add((path, e["hand"]))
-                elif ev == "solve":
-                    solves.append(e)
-                elif ev == "solve_lost":
-                    lost += 1
-                elif ev == "solver_worker_replaced":
-                    replaced += 1
+        events, unreadable = read_events(path)
+        bad += unreadable
+        for e in events:
+            ev = e.get("event")
+            if ev == "decision" and "source" in e:
+                decisions.append(e)
+                hands.add((path, e["hand"]))
+            elif ev == "solve":
+                solves.append(e)
+            elif ev == "solve_lost":
+                lost += 1
+            elif ev == "solver_worker_replaced":
+                replaced += 1
     reply = [e["reply_seconds"] for e in decisions]
     by_kind: dict[str, dict] = {}
     for kind in sorted({s["kind"] for s in solves}):

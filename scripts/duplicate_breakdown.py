@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from bot.match import Z95, player_series, read_match_log  # noqa: E402
 from protocol.gamedef import GameDefError, load_gamedef  # noqa: E402
+from scripts.agent_log_summary import read_events  # noqa: E402
 
 #: Decision sources that mean the agent solved (or had to fall back from a solve).
 SOLVE_SOURCES = ("unsafe", "safe", "nested", "previous-fallback", "blueprint-fallback")
@@ -36,16 +37,9 @@ SOLVE_SOURCES = ("unsafe", "safe", "nested", "previous-fallback", "blueprint-fal
 def solve_kinds(path: str) -> dict[int, set[str]]:
     """Per hand, the solve-related sources of the agent's decisions in its JSON log."""
     out: dict[int, set[str]] = {}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.startswith("{"):
-                continue
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            if e.get("event") == "decision" and e.get("source") in SOLVE_SOURCES:
-                out.setdefault(int(e["hand"]), set()).add(e["source"])
+    for e in read_events(path)[0]:
+        if e.get("event") == "decision" and e.get("source") in SOLVE_SOURCES:
+            out.setdefault(int(e["hand"]), set()).add(e["source"])
     return out
 
 
