@@ -10,6 +10,8 @@ carries. The groups' contributions add up to the match's duplicate figure (all-i
 adjusted, as ``pokerbot match`` prints it).
 
     .venv/bin/python scripts/duplicate_breakdown.py eval/vs-blueprint [--player A-libratus]
+
+Several directories (matches with different seeds) are pooled into one table.
 """
 
 from __future__ import annotations
@@ -66,8 +68,9 @@ def breakdown(net: np.ndarray, labels: list[str], big_blind: int) -> list[dict]:
     return rows
 
 
-def analyse(directory: str, player: str | None = None, game: str | None = None) -> dict:
-    """Read ``directory``'s two match logs and the player's two agent logs."""
+def _pairs(directory: str, player: str | None, game: str | None) -> tuple[str, np.ndarray, list[str], int]:
+    """One duplicate match: (agent's name, its net per deal pair, the pairs' labels,
+    big blind)."""
     summary_path = os.path.join(directory, "summary.json")
     info = {}
     if os.path.exists(summary_path):
@@ -83,30 +86,44 @@ def analyse(directory: str, player: str | None = None, game: str | None = None) 
     hands1, _ = read_match_log(os.path.join(directory, "match1.log"), gdef, cache=cache)
     hands2, _ = read_match_log(os.path.join(directory, "match2.log"), gdef, cache=cache)
     if [h.hand for h in hands1] != [h.hand for h in hands2]:
-        raise ValueError("the two logs do not hold the same hands (not a finished duplicate match)")
+        raise ValueError(f"{directory}: the two logs do not hold the same hands (not a finished duplicate match)")
     net = player_series(hands1, player, adjusted=True) + player_series(hands2, player, adjusted=True)
     k1 = solve_kinds(os.path.join(directory, f"match1.{player}.stderr"))
     k2 = solve_kinds(os.path.join(directory, f"match2.{player}.stderr"))
     labels = [_label(k1.get(h.hand, set()) | k2.get(h.hand, set())) for h in hands1]
-    return {"player": player, "pairs": len(net), "groups": breakdown(net, labels, gdef.big_blind)}
+    return player, net, labels, gdef.big_blind
+
+
+def analyse(directories: list[str], player: str | None = None, game: str | None = None) -> dict:
+    """The pairs of one duplicate match, or of several (different seeds) pooled, each
+    read from its two match logs and the agent's two logs."""
+    parts = [_pairs(d, player, game) for d in directories]
+    if len({p[0] for p in parts}) > 1 or len({p[3] for p in parts}) > 1:
+        raise ValueError("pooled matches must have the same agent name and big blind")
+    net = np.concatenate([p[1] for p in parts])
+    labels = [lab for p in parts for lab in p[2]]
+    return {"player": parts[0][0], "matches": len(parts), "pairs": len(net),
+            "groups": breakdown(net, labels, parts[0][3])}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("directory", help="a duplicate match's directory (match1.log, match2.log, agent logs)")
+    p.add_argument("directories", nargs="+",
+                   help="a duplicate match's directory (match1.log, match2.log, agent logs); several are pooled")
     p.add_argument("--player", help="the agent's seat name, e.g. A-libratus (default: player A)")
     p.add_argument("--game", help="game name or file (default: summary.json's, else holdem.nolimit.2p)")
     p.add_argument("--json", action="store_true", help="print JSON")
     args = p.parse_args(argv)
     try:
-        out = analyse(args.directory, args.player, args.game)
+        out = analyse(args.directories, args.player, args.game)
     except (OSError, ValueError, GameDefError) as e:
         print(f"duplicate_breakdown: {e}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"{out['player']}: {out['pairs']:,} deal pairs, all-in adjusted, mbb/hand (95 %)")
+    pooled = f" of {out['matches']} matches pooled" if out["matches"] > 1 else ""
+    print(f"{out['player']}: {out['pairs']:,} deal pairs{pooled}, all-in adjusted, mbb/hand (95 %)")
     print(f"{'solves in the pair':32s} {'pairs':>7s} {'cancel':>7s} {'contribution':>22s}")
     for g in out["groups"]:
         ci = "" if g["ci95"] is None else f" ± {g['ci95']:.1f}"

@@ -35,7 +35,7 @@ def _write(tmp_path, name, hands, decisions):
 def test_groups_add_up_to_the_paired_result(tmp_path, capsys):
     _write(tmp_path, "match1", MATCH1, [(0, "blueprint"), (1, "unsafe"), (2, "blueprint")])
     _write(tmp_path, "match2", MATCH2, [(0, "blueprint"), (2, "unsafe"), (2, "nested")])
-    out = dbd.analyse(str(tmp_path))
+    out = dbd.analyse([str(tmp_path)])
     assert out["player"] == A and out["pairs"] == 3
     rows = {g["group"]: g for g in out["groups"]}
     # agent per deal: +50/-50 (cancels), +100/+50, -100/+50
@@ -61,3 +61,18 @@ def test_unpaired_or_missing_logs_are_a_clear_error(tmp_path, capsys):
     assert "do not hold the same hands" in capsys.readouterr().err
     assert dbd.main([str(tmp_path / "nowhere")]) == 1
     assert "no match1.A-" in capsys.readouterr().err
+
+
+def test_matches_are_pooled(tmp_path):
+    for d in ("s7", "s8"):
+        (tmp_path / d).mkdir()
+    _write(tmp_path / "s7", "match1", MATCH1, [(1, "unsafe")])
+    _write(tmp_path / "s7", "match2", MATCH2, [])
+    _write(tmp_path / "s8", "match1", MATCH1[:1], [])
+    _write(tmp_path / "s8", "match2", MATCH2[:1], [])
+    out = dbd.analyse([str(tmp_path / "s7"), str(tmp_path / "s8")])
+    assert out["matches"] == 2 and out["pairs"] == 4
+    rows = {g["group"]: g for g in out["groups"]}
+    # nets 0, +150, -50 and 0: 100 chips over 4 pairs of two hands, 100-chip big blind
+    assert rows["all pairs"]["mbb_per_hand"] == pytest.approx(100 / 4 * 5)
+    assert rows["no solve"]["pairs"] == 3 and rows["unsafe"]["mbb_per_hand"] == pytest.approx(150 / 4 * 5)
