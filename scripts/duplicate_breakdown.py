@@ -22,6 +22,7 @@ import json
 import math
 import os
 import sys
+from collections import Counter
 
 import numpy as np
 
@@ -58,9 +59,9 @@ def breakdown(net: np.ndarray, labels: list[str], big_blind: int) -> list[dict]:
     n = len(net)
     scale = 1000.0 / big_blind / 2.0  # chips per pair -> mbb per hand
     rows = []
-    names = sorted(set(labels), key=lambda k: -labels.count(k)) + ["all pairs"]
-    for name in names:
-        mask = np.ones(n, bool) if name == "all pairs" else np.array([lab == name for lab in labels])
+    tags = np.array(labels, dtype=object)
+    for name in [k for k, _ in Counter(labels).most_common()] + ["all pairs"]:
+        mask = np.ones(n, bool) if name == "all pairs" else tags == name
         part = np.where(mask, net, 0.0) * scale  # zero outside the group: contributions add up
         rows.append({"group": name, "pairs": int(mask.sum()), "cancel": int((net[mask] == 0).sum()),
                      "mbb_per_hand": float(part.mean()) if n else 0.0,
