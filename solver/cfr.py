@@ -71,30 +71,30 @@ NO_FOLD, FOLD_SAME_REACH, FOLD_OTHER_REACH = 0, 1, 2
 
 
 @nb.njit(cache=True, fastmath=True)
-def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
+def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, pos, out,
               fold_mode, y, fold_value, ys, fold_out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
     the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; positions
     k..group_end[k] tie); hands not in it (dead on this board) get 0.
 
-    The reach is gathered into strength order (``qs``) so the sweeps run over
-    contiguous memory. One ascending sweep adds tie group after tie group to a
-    running total and per-card totals; at each boundary between groups, the
-    compatible total so far is what a hand of the group before has weaker or tied
-    (W + T, itself counted twice through its cards and once in the total: less dup *
-    its reach), and what a hand of the group after has strictly weaker (W). ``vs``
-    sums the two boundaries around each hand's group (one loop per boundary over both
-    groups: half the short loops of taking them group by group). With the compatible
-    total C (the last boundary's value plus dup * reach) and stronger = C - W - T,
-    the value is W - stronger = vs - (C - dup * reach).
+    For a hand h (cards c1, c2) of tie group g, let R[c] be the reach of the hands
+    below g holding card c and R* their total reach; G, G* the same for group g and
+    F, F* for all hands. Inclusion-exclusion gives weaker = R* - R[c1] - R[c2] and
+    stronger = (F* - R* - G*) - (F - R - G)[c1] - (F - R - G)[c2], so the value is
+    K - D[c1] - D[c2] with D = 2R + G - F and K = 2R* + G* - F*. D starts at -F and
+    each group's reach is added to it twice, once before its hands are valued and
+    once after: the sweep touches only the hands with reach (listed first, without
+    branches, into ``pos``: CFR+ leaves most hands of a deep node with none) and
+    reads two entries of D per hand. Sums are in double.
 
-    A fold terminal under the same decision node is evaluated in the same sweep:
-    fold_out[h] = fold_value * (compatible reach of ``y``), where y is ``q`` itself
-    (FOLD_SAME_REACH: C is already known) or another reach (FOLD_OTHER_REACH: its card
-    totals are summed alongside); NO_FOLD leaves fold_out alone. Summing in double
-    keeps single-precision inputs accurate (``vs`` is double)."""
+    The reach is gathered into strength order (``qs``) unless the order is the
+    identity (a river spot: hands stored weakest first). A fold terminal under the
+    same decision node is evaluated in the same call: fold_out[h] = fold_value *
+    (compatible reach of ``y``), where y is ``q`` itself (FOLD_SAME_REACH: -D is then
+    F) or another reach (FOLD_OTHER_REACH: its card totals are summed apart); NO_FOLD
+    leaves fold_out alone."""
     n = order.shape[0]
-    if identity:  # the order is 0..n-1 (a river spot: hands stored weakest first): no gathering
+    if identity:
         qs = q
         ys = y
     else:
@@ -103,64 +103,78 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, vs, out,
         if fold_mode == FOLD_OTHER_REACH:
             for t in range(n):
                 ys[t] = y[order[t]]
-    card = np.zeros(NUM_CARDS + 1)
-    total = 0.0
+        for h in range(out.shape[0]):  # dead hands
+            out[h] = 0.0
+        if fold_mode != NO_FOLD:
+            for h in range(fold_out.shape[0]):
+                fold_out[h] = 0.0
+    m = 0
     for t in range(n):
-        vs[t] = 0.0
-    k = 0
-    while k < n:
-        e = group_end[k]
-        for t in range(k, e):
-            x = qs[t]
-            if x != 0.0:  # CFR+ leaves many hands with no reach deep in the tree
-                total += x
-                card[c1s[t]] += x
-                card[c2s[t]] += x
-        card[NO_CARD] = 0.0
-        after = group_end[e] if e < n else n  # the boundary after this group serves it and the next
-        for t in range(k, after):
-            vs[t] += total - card[c1s[t]] - card[c2s[t]]
-        k = e
-    # values in strength order into vs, then to the hands' places (loops without
-    # per-hand branches, so they vectorise)
-    for t in range(n):
-        vs[t] = stake * (vs[t] - (total - card[c1s[t]] - card[c2s[t]]))
-    _place(vs, n, identity, order, out)
+        pos[m] = t
+        m += qs[t] != 0.0
+    D = np.zeros(NUM_CARDS + 1)
+    K = 0.0
+    for j in range(m):
+        t = pos[j]
+        x = np.float64(qs[t])
+        K -= x
+        D[c1s[t]] -= x
+        D[c2s[t]] -= x
+    D[NO_CARD] = 0.0
     if fold_mode == FOLD_SAME_REACH:
         for t in range(n):
-            vs[t] = fold_value * (total - card[c1s[t]] - card[c2s[t]] + dup * qs[t])
-        _place(vs, n, identity, order, fold_out)
+            v = fold_value * (dup * qs[t] - K + D[c1s[t]] + D[c2s[t]])
+            if identity:
+                fold_out[t] = v
+            else:
+                fold_out[order[t]] = v
     elif fold_mode == FOLD_OTHER_REACH:
         ycard = np.zeros(NUM_CARDS + 1)
         ytotal = _card_totals(ys[:n], c1s, c2s, ycard)
         for t in range(n):
-            vs[t] = fold_value * (ytotal - ycard[c1s[t]] - ycard[c2s[t]] + dup * ys[t])
-        _place(vs, n, identity, order, fold_out)
+            v = fold_value * (ytotal - ycard[c1s[t]] - ycard[c2s[t]] + dup * ys[t])
+            if identity:
+                fold_out[t] = v
+            else:
+                fold_out[order[t]] = v
+    j = 0
+    k = 0
+    while k < n:
+        e = group_end[k]
+        j0 = j
+        while j < m and pos[j] < e:
+            t = pos[j]
+            x = np.float64(qs[t])
+            K += x
+            D[c1s[t]] += x
+            D[c2s[t]] += x
+            j += 1
+        D[NO_CARD] = 0.0
+        if identity:
+            for t in range(k, e):
+                out[t] = stake * (K - D[c1s[t]] - D[c2s[t]])
+        else:
+            for t in range(k, e):
+                out[order[t]] = stake * (K - D[c1s[t]] - D[c2s[t]])
+        for i in range(j0, j):
+            t = pos[i]
+            x = np.float64(qs[t])
+            K += x
+            D[c1s[t]] += x
+            D[c2s[t]] += x
+        k = e
 
 
 @nb.njit(cache=True, fastmath=True)
 def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, group_ends, board_start, board_len,
-                   board_identity, qs, vs, tmp):
+                   board_identity, qs, pos, tmp):
     """out = the values of showdown node n against the opponent's reach ``q`` (its
     stake, on its board's hand order)."""
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
     _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-              min(spent[n, 0], spent[n, 1]), qs, vs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
-
-
-@nb.njit(cache=True, fastmath=True)
-def _place(vals, n, identity, order, out):
-    """out[order[t]] = vals[t] for t < n, 0 for the hands not in ``order``."""
-    if identity:
-        for t in range(n):
-            out[t] = vals[t]
-    else:
-        for h in range(out.shape[0]):
-            out[h] = 0.0
-        for t in range(n):
-            out[order[t]] = vals[t]
+              min(spent[n, 0], spent[n, 1]), qs, pos, out, NO_FOLD, tmp, 0.0, tmp, tmp)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -188,7 +202,7 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
-              reach, cfv, tmp, qs, vs):
+              reach, cfv, tmp, qs, pos):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
     CFR+ regret and average updates (and the next strategy at i's nodes);
@@ -203,14 +217,14 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
     _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none)
     _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, none)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, none)
 
 
 @nb.njit(cache=True, fastmath=True)
 def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
                 chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                 board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
-                block_reach, block_cfv, tmp, qs, vs, in_block):
+                block_reach, block_cfv, tmp, qs, pos, in_block):
     """One block: the chance child ``parent`` of chance node ``chance`` and the
     subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
     small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
@@ -224,7 +238,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
         _showdown_node(parent, block_reach[1 - i, 0], block_cfv[0], spent, board_of, dup, orders, c1s, c2s,
-                       group_ends, board_start, board_len, board_identity, qs, vs, tmp)
+                       group_ends, board_start, board_len, board_identity, qs, pos, tmp)
         for h in range(H):
             cfv[parent, h] = block_cfv[0, h]
         return
@@ -238,12 +252,12 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
              in_block)
     _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
               local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, vs,
+              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, pos,
               in_block)
     if kind[parent] == DECISION:
         _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, c1,
                            c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
-                           block_reach, block_cfv, tmp, qs, vs)
+                           block_reach, block_cfv, tmp, qs, pos)
         _decision_values(parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
                          best_response, block_reach, block_cfv, tmp)
     else:
@@ -256,7 +270,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
 def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                        c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
                        at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                       reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
+                       reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                        block_reach, block_cfv):
     """``_traverse`` block by block: the nodes above the blocks forward, each block
     forward then backward (``_walk_block``, in ``block_reach[0]`` and
@@ -273,17 +287,17 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
         _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                     num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
                     c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg,
-                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, vs, in_block)
+                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, pos, in_block)
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, in_block)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, in_block)
 
 
 @nb.njit(cache=True, parallel=True)
 def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                     reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
+                     reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                      block_reach, block_cfv):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
@@ -298,16 +312,16 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
     for t in nb.prange(T):
         t_tmp = np.empty_like(tmp)
         t_qs = np.empty_like(qs)
-        t_vs = np.empty_like(vs)
+        t_pos = np.empty_like(pos)
         for b in range(t, blocks.shape[0], T):
             _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                         num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders,
                         c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret,
                         avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs,
-                        t_vs, in_block)
+                        t_pos, in_block)
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, in_block)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, in_block)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -354,7 +368,7 @@ def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
 @nb.njit(cache=True, fastmath=True)
 def _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
                        c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent, reach, cfv,
-                       tmp, qs, vs):
+                       tmp, qs, pos):
     """Values of the showdown and fold children of decision node n (those marked
     ``at_parent``) in one sweep: the fold's compatible totals come out of the
     showdown's (the same opponent reach when i acts at n, else alongside). Node m's rows
@@ -386,11 +400,11 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
             _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-                      stake, qs, vs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
+                      stake, qs, pos, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
             _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-                      stake, qs, vs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
+                      stake, qs, pos, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
                       cfv[fd - base])
     elif fd >= 0:
         _compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
@@ -415,7 +429,7 @@ def _zero_row(a, r):
 @nb.njit(cache=True, fastmath=True)
 def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, vs, in_block):
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, in_block):
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base. Nodes marked ``in_block`` are left
     out (see _forward)."""
@@ -444,13 +458,13 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
             if at_parent[n]:
                 continue
             _showdown_node(n, reach[o, slot[o, n] - base], cfv[n - base], spent, board_of, dup, orders, c1s, c2s,
-                           group_ends, board_start, board_len, board_identity, qs, vs, tmp)
+                           group_ends, board_start, board_len, board_identity, qs, pos, tmp)
         elif k == CHANCE:
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
             _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
                                dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
-                               reach, cfv, tmp, qs, vs)
+                               reach, cfv, tmp, qs, pos)
             _decision_values(n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma,
                              regret, avg, weight, update, best_response, reach, cfv, tmp)
 
@@ -574,7 +588,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
              orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
-             qs, vs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
+             qs, pos, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
              in_block, local_slot, block_reach, block_cfv, parallel):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
@@ -599,13 +613,13 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                 _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                  slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
-                                 reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance, in_block,
+                                 reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block,
                                  local_slot, block_reach, block_cfv)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                    slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                    board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
-                                   False, reach, cfv, tmp, qs, vs, top_end, blocks, block_parent, block_chance,
+                                   False, reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance,
                                    in_block, local_slot, block_reach, block_cfv)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
@@ -803,10 +817,10 @@ class _Work:
         self.cfv = np.zeros((n, H), dtype=dtype)
         self.tmp = np.zeros(H, dtype=dtype)
         self.qs = np.zeros(H, dtype=dtype)
-        self.vs = np.zeros(H)  # sums of the showdown sweep, in double
+        self.pos = np.zeros(H, dtype=np.int64)  # positions of the hands with reach in a showdown sweep
 
     def args(self) -> tuple:
-        return (self.reach, self.cfv, self.tmp, self.qs, self.vs)
+        return (self.reach, self.cfv, self.tmp, self.qs, self.pos)
 
 
 @dataclass

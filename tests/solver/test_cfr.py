@@ -57,27 +57,36 @@ def test_terminal_sweeps_against_brute_force(game):
         leduc = bundled_game("leduc.nolimit.2p")
         sub = cfr.make_subgame(apply_betting(BettingState(leduc, 0, None, parse_cards("Kh")), "cc/"), BetSizes())
     rng = np.random.default_rng(0)
-    q = rng.random(len(sub.hands))
-    compat, show = brute_compat_and_showdown(sub, q, 700)
-    out = np.zeros(len(q))
-    cfr._compat_sums(q, sub.c1, sub.c2, sub.dup, out)
-    assert np.allclose(out, compat)
-    y = rng.random(len(q))
-    compat_y, _ = brute_compat_and_showdown(sub, y, 700)
-    H = len(q)
-    for identity in (bool(sub.board_identity[0]), False):  # False: the gathering path
+    H = len(sub.hands)
+    dense = rng.random(H)
+    # CFR+ leaves most hands of a deep node with no reach: the sweep skips them, so
+    # check reaches with zeros too, including whole tie groups and the strongest and
+    # weakest hands without any
+    sparse = dense * (rng.random(H) < 0.25)
+    sparse[sub.orders[:5]] = 0.0
+    sparse[sub.orders[-5:]] = 0.0
+    one = np.zeros(H)
+    one[sub.orders[H // 2]] = 1.0
+    for q in (dense, sparse, one, np.zeros(H)):
+        compat, show = brute_compat_and_showdown(sub, q, 700)
         out = np.zeros(H)
-        cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                      np.zeros(H), np.zeros(H), out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
-        assert np.allclose(out, show)
-        # a fold beside the showdown, with the same opponent reach and with another one
-        fold = np.zeros(H)
-        cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                      np.zeros(H), np.zeros(H), out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
-        assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
-        cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                      np.zeros(H), np.zeros(H), out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
-        assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
+        cfr._compat_sums(q, sub.c1, sub.c2, sub.dup, out)
+        assert np.allclose(out, compat)
+        y = rng.random(H)
+        compat_y, _ = brute_compat_and_showdown(sub, y, 700)
+        for identity in (bool(sub.board_identity[0]), False):  # False: the gathering path
+            out = np.full(H, 9.0)  # stale values from an earlier node must not survive
+            cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
+                          np.zeros(H), np.zeros(H, np.int64), out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
+            assert np.allclose(out, show)
+            # a fold beside the showdown, with the same opponent reach and with another one
+            fold = np.full(H, 9.0)
+            cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
+                          np.zeros(H), np.zeros(H, np.int64), out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
+            assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
+            cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
+                          np.zeros(H), np.zeros(H, np.int64), out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
+            assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
 
 
 def direct_values(sub, strategy, player):
