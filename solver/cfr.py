@@ -214,7 +214,7 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
     none = np.zeros(n_nodes, dtype=np.bool_)
-    _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none)
+    _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
     _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, none)
@@ -249,7 +249,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
         for c in range(f, f + num_children[parent]):
             _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
     _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, c1, c2, sigma, block_reach,
-             in_block)
+             in_block, -1)
     _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
               local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
               at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, pos,
@@ -271,7 +271,7 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
                        c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
                        at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
                        reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block, local_slot,
-                       block_reach, block_cfv):
+                       block_reach, block_cfv, skip):
     """``_traverse`` block by block: the nodes above the blocks forward, each block
     forward then backward (``_walk_block``, in ``block_reach[0]`` and
     ``block_cfv[0]``), then the top backward. The same values as ``_traverse`` (blocks
@@ -282,7 +282,8 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
         reach[1, 0, h] = reach1[h]
     if blocks.shape[0] == 0:
         top_end = kind.shape[0]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block,
+             skip)
     for b in range(blocks.shape[0]):
         _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                     num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
@@ -298,7 +299,7 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
                      reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block, local_slot,
-                     block_reach, block_cfv):
+                     block_reach, block_cfv, skip):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
     are alike in size, so strided shares balance; contiguous halves did not), in its
@@ -307,7 +308,8 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block,
+             skip)
     T = block_reach.shape[0]
     for t in nb.prange(T):
         t_tmp = np.empty_like(tmp)
@@ -325,16 +327,20 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
 
 
 @nb.njit(cache=True, fastmath=True)
-def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block):
+def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block,
+             skip):
     """Reaches below the nodes lo..hi-1 (parents come before children); node n's
     row of ``reach`` is n - base. Nodes marked ``in_block`` (chance children whose
-    block walk computes them) are left out, and so are their rows."""
+    block walk computes them) are left out, and so are their rows. So are the
+    decisions of player ``skip`` (-1: none), whose rows are still current (see
+    _run_cfr)."""
     for n in range(lo, hi):
         if in_block[n]:  # a chance child whose block's walk does it
             continue
         k = kind[n]
         if k == DECISION:
-            _decision_reach(n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach)
+            if player[n] != skip:
+                _decision_reach(n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach)
         elif k == CHANCE:
             for c in range(first_child[n], first_child[n] + num_children[n]):
                 if not in_block[c]:
@@ -603,6 +609,11 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
         for i in range(2):
             # sigma is current for both players: the backward pass that updated a
             # player's regrets also made their next strategy
+            # the top forward pass recomputes only the opponent's reach: player i's
+            # strategy has not changed since the previous pass computed i's reach
+            # (the other player's pass), and neither has a gadget's root reach for i
+            # (it changes after i's own pass); the first pass computes both
+            skip = -1 if t == start_iteration and i == 0 else i
             if gadget != NO_GADGET:
                 _gadget_reach(gadget, g_regret, g_norm, g_reach)
                 if g_player == 0:
@@ -614,13 +625,13 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                                  slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
                                  reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block,
-                                 local_slot, block_reach, block_cfv)
+                                 local_slot, block_reach, block_cfv, skip)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                    slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                    board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
                                    False, reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance,
-                                   in_block, local_slot, block_reach, block_cfv)
+                                   in_block, local_slot, block_reach, block_cfv, skip)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1

@@ -295,10 +295,10 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                 cfr._traverse(*args)
             elif walk == "blocks":
                 cfr._traverse_by_block(*args, *layout, np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
-                                       np.zeros((1, rows, H), cfr.SOLVE_DTYPE))
+                                       np.zeros((1, rows, H), cfr.SOLVE_DTYPE), -1)
             else:  # the blocks in two shares, one per thread
                 cfr._traverse_blocks(*args, *layout, np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
-                                     np.zeros((2, rows, H), cfr.SOLVE_DTYPE))
+                                     np.zeros((2, rows, H), cfr.SOLVE_DTYPE), -1)
             out.append((regret, avg, w.cfv[0], strategy))
         for other in out[1:]:
             for a, b in zip(out[0], other):
@@ -309,3 +309,36 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
         remade = out[0][3].copy()
         cfr._strategy(out[0][0], t.kind, t.player, t.first_child, t.num_children, p, remade, np.zeros(H, cfr.SOLVE_DTYPE))
         np.testing.assert_array_equal(remade, out[0][3])
+
+
+@pytest.mark.parametrize("spot", ["river", "turn"])
+def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
+    """A solve's pass for player 1 right after player 0's recomputes only player 0's
+    reach above the blocks (player 1's strategy has not changed since player 0's pass
+    computed player 1's reach): regrets, averages, root values and next strategy must
+    equal those of a pass that recomputes both, bit for bit; leaving out the wrong
+    player's rows must not."""
+    if spot == "river":
+        sub = cfr.make_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
+    else:
+        sub = block_spots()["turn"]
+    t = sub.tree
+    n, H = t.num_nodes, len(sub.hands)
+    rng = np.random.default_rng(4)
+    sigma = cfr.average_strategy(t, rng.random((n, H))).astype(cfr.SOLVE_DTYPE)
+    start = rng.random((n, H)).astype(cfr.SOLVE_DTYPE)
+    reach = sub.reach.astype(cfr.SOLVE_DTYPE)
+    rows = t.block_rows
+    layout = (max(t.top_end, 0), t.blocks, sub.block_parent, sub.block_chance, sub.in_block, sub.local_slot)
+    out = {}
+    for skip in (-1, 1, 0):
+        regret, avg, strategy = start.copy(), start.copy(), sigma.copy()
+        w = cfr._Work(n, H, cfr.SOLVE_DTYPE)
+        for p, s in ((0, -1), (1, skip)):
+            cfr._traverse_by_block(p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False,
+                                   *w.args(), *layout, np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
+                                   np.zeros((1, rows, H), cfr.SOLVE_DTYPE), s)
+        out[skip] = (regret, avg, w.cfv[0].copy(), strategy)
+    for a, b in zip(out[-1], out[1]):
+        np.testing.assert_array_equal(a, b)
+    assert not all(np.array_equal(a, b) for a, b in zip(out[-1], out[0]))
