@@ -137,6 +137,14 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, pos, out,
                 fold_out[t] = v
             else:
                 fold_out[order[t]] = v
+    _sweep_groups(qs, pos, m, c1s, c2s, group_end, stake, D, K, identity, order, out)
+
+
+@nb.njit(cache=True, fastmath=True)
+def _sweep_groups(qs, pos, m, c1s, c2s, group_end, stake, D, K, identity, order, out):
+    """``_showdown``'s sweep over the tie groups, from D = -F, K = -F*: each group's
+    reach (positions pos[:m]) is added before its hands are valued and again after."""
+    n = c1s.shape[0]
     j = 0
     k = 0
     while k < n:
