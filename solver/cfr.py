@@ -71,7 +71,7 @@ NO_FOLD, FOLD_SAME_REACH, FOLD_OTHER_REACH = 0, 1, 2
 
 
 @nb.njit(cache=True, fastmath=True)
-def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, pos, out,
+def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, out,
               fold_mode, y, fold_value, ys, fold_out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
     the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; positions
@@ -83,9 +83,8 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, pos, out,
     stronger = (F* - R* - G*) - (F - R - G)[c1] - (F - R - G)[c2], so the value is
     K - D[c1] - D[c2] with D = 2R + G - F and K = 2R* + G* - F*. D starts at -F and
     each group's reach is added to it twice, once before its hands are valued and
-    once after: the sweep touches only the hands with reach (listed first, without
-    branches, into ``pos``: CFR+ leaves most hands of a deep node with none) and
-    reads two entries of D per hand. Sums are in double.
+    once after: the sweep adds only the hands with reach (CFR+ leaves most hands of
+    a deep node with none) and reads two entries of D per hand. Sums are in double.
 
     The reach is gathered into strength order (``qs``) unless the order is the
     identity (a river spot: hands stored weakest first). A fold terminal under the
@@ -108,18 +107,14 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, pos, out,
         if fold_mode != NO_FOLD:
             for h in range(fold_out.shape[0]):
                 fold_out[h] = 0.0
-    m = 0
-    for t in range(n):
-        pos[m] = t
-        m += qs[t] != 0.0
     D = np.zeros(NUM_CARDS + 1)
     K = 0.0
-    for j in range(m):
-        t = pos[j]
+    for t in range(n):
         x = np.float64(qs[t])
-        K -= x
-        D[c1s[t]] -= x
-        D[c2s[t]] -= x
+        if x != 0.0:  # hands with no reach come in runs: the branch predicts well
+            K -= x
+            D[c1s[t]] -= x
+            D[c2s[t]] -= x
     D[NO_CARD] = 0.0
     if fold_mode == FOLD_SAME_REACH:
         for t in range(n):
@@ -137,26 +132,26 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, pos, out,
                 fold_out[t] = v
             else:
                 fold_out[order[t]] = v
-    _sweep_groups(qs, pos, m, c1s, c2s, group_end, stake, D, K, identity, order, out)
+    _sweep_groups(qs, c1s, c2s, group_end, stake, D, K, identity, order, out)
 
 
 @nb.njit(cache=True, fastmath=True)
-def _sweep_groups(qs, pos, m, c1s, c2s, group_end, stake, D, K, identity, order, out):
+def _sweep_groups(qs, c1s, c2s, group_end, stake, D, K, identity, order, out):
     """``_showdown``'s sweep over the tie groups, from D = -F, K = -F*: each group's
-    reach (positions pos[:m]) is added before its hands are valued and again after."""
+    reach is added before its hands are valued and again after (not at all for a
+    group with none)."""
     n = c1s.shape[0]
-    j = 0
     k = 0
     while k < n:
         e = group_end[k]
-        j0 = j
-        while j < m and pos[j] < e:
-            t = pos[j]
+        reached = False
+        for t in range(k, e):
             x = np.float64(qs[t])
-            K += x
-            D[c1s[t]] += x
-            D[c2s[t]] += x
-            j += 1
+            if x != 0.0:
+                reached = True
+                K += x
+                D[c1s[t]] += x
+                D[c2s[t]] += x
         D[NO_CARD] = 0.0
         if identity:
             for t in range(k, e):
@@ -164,25 +159,26 @@ def _sweep_groups(qs, pos, m, c1s, c2s, group_end, stake, D, K, identity, order,
         else:
             for t in range(k, e):
                 out[order[t]] = stake * (K - D[c1s[t]] - D[c2s[t]])
-        for i in range(j0, j):
-            t = pos[i]
-            x = np.float64(qs[t])
-            K += x
-            D[c1s[t]] += x
-            D[c2s[t]] += x
+        if reached:
+            for t in range(k, e):
+                x = np.float64(qs[t])
+                if x != 0.0:
+                    K += x
+                    D[c1s[t]] += x
+                    D[c2s[t]] += x
         k = e
 
 
 @nb.njit(cache=True, fastmath=True)
 def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, group_ends, board_start, board_len,
-                   board_identity, qs, pos, tmp):
+                   board_identity, qs, tmp):
     """out = the values of showdown node n against the opponent's reach ``q`` (its
     stake, on its board's hand order)."""
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
     _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-              min(spent[n, 0], spent[n, 1]), qs, pos, out, NO_FOLD, tmp, 0.0, tmp, tmp)
+              min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -190,6 +186,7 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
     """Regret matching at the decision nodes of player ``who`` (-1: all players),
     uniform where no regret is positive. Inner loops run over hands (contiguous)."""
     H = regret.shape[1]
+    zero = regret.dtype.type(0.0)  # a float64 literal would make single-precision loops double
     for n in range(kind.shape[0]):
         if kind[n] != DECISION or (who >= 0 and player[n] != who):
             continue
@@ -199,18 +196,19 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
             tmp[h] = 0.0
         for c in range(f, f + m):
             for h in range(H):
-                tmp[h] += max(regret[c, h], 0.0)
-        uniform = 1.0 / m
+                tmp[h] += max(regret[c, h], zero)
+        uniform = sigma.dtype.type(1.0 / m)
         for c in range(f, f + m):
             for h in range(H):
-                sigma[c, h] = max(regret[c, h], 0.0) / tmp[h] if tmp[h] > 0.0 else uniform
+                t = tmp[h]
+                sigma[c, h] = max(regret[c, h], zero) / t if t > zero else uniform
 
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
-              reach, cfv, tmp, qs, pos):
+              reach, cfv, tmp, qs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
     CFR+ regret and average updates (and the next strategy at i's nodes);
@@ -225,14 +223,14 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
     _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
     _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, none)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none)
 
 
 @nb.njit(cache=True, fastmath=True)
 def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
                 chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                 board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
-                block_reach, block_cfv, tmp, qs, pos, in_block):
+                block_reach, block_cfv, tmp, qs, in_block):
     """One block: the chance child ``parent`` of chance node ``chance`` and the
     subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
     small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
@@ -246,7 +244,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
         _showdown_node(parent, block_reach[1 - i, 0], block_cfv[0], spent, board_of, dup, orders, c1s, c2s,
-                       group_ends, board_start, board_len, board_identity, qs, pos, tmp)
+                       group_ends, board_start, board_len, board_identity, qs, tmp)
         for h in range(H):
             cfv[parent, h] = block_cfv[0, h]
         return
@@ -260,12 +258,12 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
              in_block, -1)
     _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
               local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, pos,
+              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs,
               in_block)
     if kind[parent] == DECISION:
         _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, c1,
                            c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
-                           block_reach, block_cfv, tmp, qs, pos)
+                           block_reach, block_cfv, tmp, qs)
         _decision_values(parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
                          best_response, block_reach, block_cfv, tmp)
     else:
@@ -278,7 +276,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
 def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                        c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
                        at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                       reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block, local_slot,
+                       reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                        block_reach, block_cfv, skip):
     """``_traverse`` block by block: the nodes above the blocks forward, each block
     forward then backward (``_walk_block``, in ``block_reach[0]`` and
@@ -296,17 +294,17 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
         _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                     num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
                     c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg,
-                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, pos, in_block)
+                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, in_block)
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, in_block)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block)
 
 
 @nb.njit(cache=True, parallel=True)
 def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                     reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block, local_slot,
+                     reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                      block_reach, block_cfv, skip):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
@@ -322,16 +320,15 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
     for t in nb.prange(T):
         t_tmp = np.empty_like(tmp)
         t_qs = np.empty_like(qs)
-        t_pos = np.empty_like(pos)
         for b in range(t, blocks.shape[0], T):
             _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                         num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders,
                         c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret,
                         avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs,
-                        t_pos, in_block)
+                        in_block)
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, in_block)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -382,7 +379,7 @@ def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
 @nb.njit(cache=True, fastmath=True)
 def _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
                        c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent, reach, cfv,
-                       tmp, qs, pos):
+                       tmp, qs):
     """Values of the showdown and fold children of decision node n (those marked
     ``at_parent``) in one sweep: the fold's compatible totals come out of the
     showdown's (the same opponent reach when i acts at n, else alongside). Node m's rows
@@ -414,11 +411,11 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
             _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-                      stake, qs, pos, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
+                      stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
             _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
-                      stake, qs, pos, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
+                      stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
                       cfv[fd - base])
     elif fd >= 0:
         _compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
@@ -443,7 +440,7 @@ def _zero_row(a, r):
 @nb.njit(cache=True, fastmath=True)
 def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, pos, in_block):
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block):
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base. Nodes marked ``in_block`` are left
     out (see _forward)."""
@@ -472,13 +469,13 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
             if at_parent[n]:
                 continue
             _showdown_node(n, reach[o, slot[o, n] - base], cfv[n - base], spent, board_of, dup, orders, c1s, c2s,
-                           group_ends, board_start, board_len, board_identity, qs, pos, tmp)
+                           group_ends, board_start, board_len, board_identity, qs, tmp)
         elif k == CHANCE:
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
             _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
                                dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
-                               reach, cfv, tmp, qs, pos)
+                               reach, cfv, tmp, qs)
             _decision_values(n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma,
                              regret, avg, weight, update, best_response, reach, cfv, tmp)
 
@@ -524,18 +521,24 @@ def _decision_values(n, row, me, base, i, player, first_child, num_children, sig
             if update:
                 # the next strategy here too, while the rows are in cache (what
                 # _strategy would compute before the other player's pass)
+                # in the arrays' own precision: a float64 weight or literal would make
+                # these loops double (about 2x slower in single precision)
+                zero = regret.dtype.type(0.0)
+                w = avg.dtype.type(weight)
                 for h in range(H):
                     tmp[h] = 0.0
                 for c in range(f, f + m):
                     for h in range(H):
                         r = regret[c, h] + cfv[c - base, h] - cfv[row, h]
-                        regret[c, h] = r if r > 0.0 else 0.0
-                        avg[c, h] += weight * reach[i, me, h] * sigma[c, h]
-                        tmp[h] += max(regret[c, h], 0.0)  # as _strategy: the same rounding
-                uniform = 1.0 / m
+                        r = r if r > zero else zero
+                        regret[c, h] = r
+                        avg[c, h] += w * reach[i, me, h] * sigma[c, h]
+                        tmp[h] += r  # as _strategy: the same rounding
+                uniform = sigma.dtype.type(1.0 / m)
                 for c in range(f, f + m):
                     for h in range(H):
-                        sigma[c, h] = max(regret[c, h], 0.0) / tmp[h] if tmp[h] > 0.0 else uniform
+                        t = tmp[h]
+                        sigma[c, h] = regret[c, h] / t if t > zero else uniform
     else:
         for h in range(H):
             cfv[row, h] = 0.0
@@ -602,7 +605,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
              orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
-             qs, pos, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
+             qs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
              in_block, local_slot, block_reach, block_cfv, parallel):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
@@ -632,13 +635,13 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                 _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                  slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
-                                 reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance, in_block,
+                                 reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block,
                                  local_slot, block_reach, block_cfv, skip)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                    slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                    board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
-                                   False, reach, cfv, tmp, qs, pos, top_end, blocks, block_parent, block_chance,
+                                   False, reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance,
                                    in_block, local_slot, block_reach, block_cfv, skip)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
@@ -836,10 +839,9 @@ class _Work:
         self.cfv = np.zeros((n, H), dtype=dtype)
         self.tmp = np.zeros(H, dtype=dtype)
         self.qs = np.zeros(H, dtype=dtype)
-        self.pos = np.zeros(H, dtype=np.int64)  # positions of the hands with reach in a showdown sweep
 
     def args(self) -> tuple:
-        return (self.reach, self.cfv, self.tmp, self.qs, self.pos)
+        return (self.reach, self.cfv, self.tmp, self.qs)
 
 
 @dataclass

@@ -77,15 +77,15 @@ def test_terminal_sweeps_against_brute_force(game):
         for identity in (bool(sub.board_identity[0]), False):  # False: the gathering path
             out = np.full(H, 9.0)  # stale values from an earlier node must not survive
             cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                          np.zeros(H), np.zeros(H, np.int64), out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
+                          np.zeros(H), out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
             assert np.allclose(out, show)
             # a fold beside the showdown, with the same opponent reach and with another one
             fold = np.full(H, 9.0)
             cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                          np.zeros(H), np.zeros(H, np.int64), out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
+                          np.zeros(H), out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
             cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                          np.zeros(H), np.zeros(H, np.int64), out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
+                          np.zeros(H), out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
 
 
