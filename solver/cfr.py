@@ -425,7 +425,11 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
 
 @nb.njit(cache=True)
 def _any_nonzero(q):
-    for h in range(q.shape[0]):
+    """Whether any hand has reach. Scans from the end: river hands are stored weakest
+    first, and the strong end of a reach is rarely empty where the weak end is
+    (at the reference river's showdowns, CFR+ leaves the first nonzero about 500
+    hands from the start and 25-30 from the end)."""
+    for h in range(q.shape[0] - 1, -1, -1):
         if q[h] != 0.0:
             return True
     return False
