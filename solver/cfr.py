@@ -44,9 +44,10 @@ NO_CARD = NUM_CARDS
 @nb.njit(cache=True, fastmath=True)
 def _card_totals(q, c1, c2, card):
     """card[c] += the reach q of the hands holding card c (NO_CARD left at 0); returns
-    the total reach. Hands with no reach are skipped (CFR+ leaves many)."""
+    the total reach. Hands with no reach are skipped (CFR+ leaves many). Over the
+    hands of ``c1`` (a row may be longer: see _walk_block)."""
     total = 0.0
-    for j in range(q.shape[0]):
+    for j in range(c1.shape[0]):
         x = q[j]
         if x != 0.0:
             total += x
@@ -62,7 +63,7 @@ def _compat_sums(q, c1, c2, dup, out):
     (dup = 1) subtract h itself twice through the card totals and add it back once."""
     card = np.zeros(NUM_CARDS + 1)
     total = _card_totals(q, c1, c2, card)
-    for h in range(q.shape[0]):
+    for h in range(c1.shape[0]):
         out[h] = total - card[c1[h]] - card[c2[h]] + dup * q[h]
 
 
@@ -171,13 +172,14 @@ def _sweep_groups(qs, c1s, c2s, group_end, stake, D, K, identity, order, out):
 
 @nb.njit(cache=True, fastmath=True)
 def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, group_ends, board_start, board_len,
-                   board_identity, qs, tmp):
+                   board_identity, qs, tmp, in_order):
     """out = the values of showdown node n against the opponent's reach ``q`` (its
-    stake, on its board's hand order)."""
+    stake, on its board's hand order; ``in_order``: rows are already in that order,
+    see _walk_block)."""
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
-    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
+    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b] or in_order,
               min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
 
 
@@ -223,14 +225,14 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
     _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
     _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none, False)
 
 
 @nb.njit(cache=True, fastmath=True)
 def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
                 chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                 board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
-                block_reach, block_cfv, tmp, qs, in_block):
+                block_reach, block_cfv, tmp, qs, in_block, board):
     """One block: the chance child ``parent`` of chance node ``chance`` and the
     subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
     small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
@@ -238,38 +240,68 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     those terms) instead of rows of the tree-wide arrays, which a pass over a big
     tree streams through memory. In: the chance node's reach (the top pass made it);
     out: the parent's values (the top pass reads them). The parent's own work is done
-    here too, so that in parallel it runs on the block's thread."""
+    here too, so that in parallel it runs on the block's thread.
+
+    ``board`` >= 0: every showdown of the block is on that board, and the block's
+    rows (block-local reaches and values, and the block nodes' rows of ``sigma``,
+    ``regret`` and ``avg``) hold its live hands in its strength order, in their
+    first ``board_len[board]`` columns: the reach is gathered into that order once
+    here and the parent's values scattered back, instead of at every showdown of the
+    block (see ``Subgame.block_board``, ``to_hand_order``)."""
     H = c1.shape[0]
     base = lo - 1
-    _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
+        _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
         _showdown_node(parent, block_reach[1 - i, 0], block_cfv[0], spent, board_of, dup, orders, c1s, c2s,
-                       group_ends, board_start, board_len, board_identity, qs, tmp)
+                       group_ends, board_start, board_len, board_identity, qs, tmp, False)
         for h in range(H):
             cfv[parent, h] = block_cfv[0, h]
         return
+    in_order = board >= 0
+    if in_order:
+        s0 = board_start[board]
+        e0 = s0 + board_len[board]
+        perm = orders[s0:e0]
+        hc1 = c1s[s0:e0]
+        hc2 = c2s[s0:e0]
+        for p in range(2):
+            src = slot[p, chance]
+            for t in range(e0 - s0):
+                block_reach[p, 0, t] = reach[p, src, perm[t]]
+    else:
+        perm = orders[0:0]
+        hc1 = c1
+        hc2 = c2
+        _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
+    Hb = hc1.shape[0]
     f = first_child[parent]
     if kind[parent] == DECISION:
-        _decision_reach(parent, 0, base, player, first_child, num_children, sigma, block_reach)
-    else:  # a chance node right below a chance node (both players all in)
+        _decision_reach(parent, 0, base, player, first_child, num_children, sigma, block_reach, Hb)
+    else:  # a chance node right below a chance node (both players all in); never in order
         for c in range(f, f + num_children[parent]):
             _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
-    _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, c1, c2, sigma, block_reach,
+    _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, sigma, block_reach,
              in_block, -1)
     _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-              local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+              local_slot, hc1, hc2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
               at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs,
-              in_block)
+              in_block, in_order)
     if kind[parent] == DECISION:
-        _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, c1,
-                           c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
-                           block_reach, block_cfv, tmp, qs)
+        _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, hc1,
+                           hc2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
+                           block_reach, block_cfv, tmp, qs, in_order)
         _decision_values(parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
-                         best_response, block_reach, block_cfv, tmp)
+                         best_response, block_reach, block_cfv, tmp, Hb)
     else:
         _chance_values(parent, 0, base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
-    for h in range(H):
-        cfv[parent, h] = block_cfv[0, h]
+    if in_order:
+        for h in range(H):  # the hands holding the dealt card
+            cfv[parent, h] = 0.0
+        for t in range(Hb):
+            cfv[parent, perm[t]] = block_cfv[0, t]
+    else:
+        for h in range(H):
+            cfv[parent, h] = block_cfv[0, h]
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -277,7 +309,7 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
                        c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
                        at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
                        reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
-                       block_reach, block_cfv, skip):
+                       block_board, block_reach, block_cfv, skip):
     """``_traverse`` block by block: the nodes above the blocks forward, each block
     forward then backward (``_walk_block``, in ``block_reach[0]`` and
     ``block_cfv[0]``), then the top backward. The same values as ``_traverse`` (blocks
@@ -294,10 +326,11 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
         _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                     num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
                     c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg,
-                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, in_block)
+                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, in_block,
+                    block_board[b])
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
 
 
 @nb.njit(cache=True, parallel=True)
@@ -305,7 +338,7 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
                      c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
                      reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
-                     block_reach, block_cfv, skip):
+                     block_board, block_reach, block_cfv, skip):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
     are alike in size, so strided shares balance; contiguous halves did not), in its
@@ -325,10 +358,10 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
                         num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders,
                         c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret,
                         avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs,
-                        in_block)
+                        in_block, block_board[b])
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block)
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -345,7 +378,8 @@ def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot,
         k = kind[n]
         if k == DECISION:
             if player[n] != skip:
-                _decision_reach(n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach)
+                _decision_reach(n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach,
+                                c1.shape[0])
         elif k == CHANCE:
             for c in range(first_child[n], first_child[n] + num_children[n]):
                 if not in_block[c]:
@@ -353,10 +387,9 @@ def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot,
 
 
 @nb.njit(cache=True, fastmath=True)
-def _decision_reach(n, src, base, player, first_child, num_children, sigma, reach):
+def _decision_reach(n, src, base, player, first_child, num_children, sigma, reach, H):
     """The actor's reach at the children of decision node n (rows c - base) from its
-    reach at n (row ``src``)."""
-    H = reach.shape[2]
+    reach at n (row ``src``), for the first H hands."""
     p = player[n]
     for c in range(first_child[n], first_child[n] + num_children[n]):
         for h in range(H):
@@ -379,12 +412,14 @@ def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
 @nb.njit(cache=True, fastmath=True)
 def _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
                        c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent, reach, cfv,
-                       tmp, qs):
+                       tmp, qs, in_order):
     """Values of the showdown and fold children of decision node n (those marked
     ``at_parent``) in one sweep: the fold's compatible totals come out of the
     showdown's (the same opponent reach when i acts at n, else alongside). Node m's rows
-    of ``reach`` and ``cfv`` are m - base."""
+    of ``reach`` and ``cfv`` are m - base; their hands are those of ``c1``, in the
+    showdown board's strength order if ``in_order`` (see _walk_block)."""
     o = 1 - i
+    H = c1.shape[0]
     sd = -1
     fd = -1
     for c in range(first_child[n], first_child[n] + num_children[n]):
@@ -397,11 +432,11 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
     if fd >= 0:
         folder = player[fd]
         fold_value = spent[fd, folder] * (-1.0 if folder == i else 1.0)
-        if not _any_nonzero(reach[o, slot[o, fd] - base]):  # the opponent never gets here (common under CFR+)
-            _zero_row(cfv, fd - base)
+        if not _any_nonzero(reach[o, slot[o, fd] - base], H):  # the opponent never gets here (common under CFR+)
+            _zero_row(cfv, fd - base, H)
             fd = -1
-    if sd >= 0 and not _any_nonzero(reach[o, slot[o, sd] - base]):
-        _zero_row(cfv, sd - base)
+    if sd >= 0 and not _any_nonzero(reach[o, slot[o, sd] - base], H):
+        _zero_row(cfv, sd - base, H)
         sd = -1
     if sd >= 0:
         stake = min(spent[sd, 0], spent[sd, 1])
@@ -410,44 +445,46 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
         e0 = s0 + board_len[b]
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b] or in_order,
                       stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b],
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b] or in_order,
                       stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
                       cfv[fd - base])
     elif fd >= 0:
         _compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
-        for h in range(tmp.shape[0]):
+        for h in range(H):
             cfv[fd - base, h] = fold_value * tmp[h]
 
 
 @nb.njit(cache=True)
-def _any_nonzero(q):
-    """Whether any hand has reach. Scans from the end: river hands are stored weakest
-    first, and the strong end of a reach is rarely empty where the weak end is
-    (at the reference river's showdowns, CFR+ leaves the first nonzero about 500
-    hands from the start and 25-30 from the end)."""
-    for h in range(q.shape[0] - 1, -1, -1):
+def _any_nonzero(q, n):
+    """Whether any of the first n hands has reach. Scans from the end: river hands are
+    stored weakest first (and a block's in its board's strength order), and the strong
+    end of a reach is rarely empty where the weak end is (at the reference river's
+    showdowns, CFR+ leaves the first nonzero about 500 hands from the start and 25-30
+    from the end)."""
+    for h in range(n - 1, -1, -1):
         if q[h] != 0.0:
             return True
     return False
 
 
 @nb.njit(cache=True)
-def _zero_row(a, r):
-    for h in range(a.shape[1]):
+def _zero_row(a, r, n):
+    for h in range(n):
         a[r, h] = 0.0
 
 
 @nb.njit(cache=True, fastmath=True)
 def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block):
+              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order):
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
-    n's rows of ``reach`` and ``cfv`` are n - base. Nodes marked ``in_block`` are left
-    out (see _forward)."""
+    n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
+    showdowns' board order if ``in_order``: see _walk_block). Nodes marked
+    ``in_block`` are left out (see _forward)."""
     H = c1.shape[0]
     o = 1 - i
     for n in range(hi - 1, lo - 1, -1):
@@ -473,15 +510,15 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
             if at_parent[n]:
                 continue
             _showdown_node(n, reach[o, slot[o, n] - base], cfv[n - base], spent, board_of, dup, orders, c1s, c2s,
-                           group_ends, board_start, board_len, board_identity, qs, tmp)
+                           group_ends, board_start, board_len, board_identity, qs, tmp, in_order)
         elif k == CHANCE:
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
             _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
                                dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
-                               reach, cfv, tmp, qs)
+                               reach, cfv, tmp, qs, in_order)
             _decision_values(n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma,
-                             regret, avg, weight, update, best_response, reach, cfv, tmp)
+                             regret, avg, weight, update, best_response, reach, cfv, tmp, H)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -503,10 +540,10 @@ def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight
 
 @nb.njit(cache=True, fastmath=True)
 def _decision_values(n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
-                     best_response, reach, cfv, tmp):
+                     best_response, reach, cfv, tmp, H):
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
-    c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n)."""
-    H = cfv.shape[1]
+    c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
+    for the first H hands."""
     f = first_child[n]
     m = num_children[n]
     if player[n] == i:
@@ -610,7 +647,7 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
              orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
              qs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
-             in_block, local_slot, block_reach, block_cfv, parallel):
+             in_block, local_slot, block_board, block_reach, block_cfv, parallel):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
     player ``g_player`` enters the subgame through it: their root reach is the
@@ -640,13 +677,13 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                                  slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
                                  reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block,
-                                 local_slot, block_reach, block_cfv, skip)
+                                 local_slot, block_board, block_reach, block_cfv, skip)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                    slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
                                    board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
                                    False, reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance,
-                                   in_block, local_slot, block_reach, block_cfv, skip)
+                                   in_block, local_slot, block_board, block_reach, block_cfv, skip)
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
@@ -689,10 +726,14 @@ class Subgame:
     block_chance: np.ndarray = field(init=False)
     in_block: np.ndarray = field(init=False)
     local_slot: np.ndarray = field(init=False)
+    # per block: the one board of its showdowns, whose strength order a solve keeps
+    # its rows in (see _walk_block), or -1 (rows in hand order)
+    block_board: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         self.at_parent = _terminals_at_parent(self.tree)
         self.block_parent, self.block_chance, self.in_block, self.local_slot = _block_layout(self.tree, self.slot)
+        self.block_board = _block_boards(self)
 
     @property
     def pot(self) -> int:
@@ -750,6 +791,56 @@ def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.nd
         rows[rows == parent] = lo - 1
         local[:, parent] = lo - 1
     return parents, chances, in_block, local
+
+
+def _block_boards(sub: "Subgame") -> np.ndarray:
+    """Per block: the board of its showdowns where its rows can be kept in that
+    board's strength order (see _walk_block): a decision node below the chance node,
+    no chance node in the block, every showdown on one board, whose live hands are
+    those without the dealt card; else -1."""
+    tree = sub.tree
+    out = np.full(len(tree.blocks), -1, dtype=np.int64)
+    for b, (lo, hi) in enumerate(tree.blocks):
+        parent = int(sub.block_parent[b])
+        kinds = tree.kind[lo:hi]
+        if tree.kind[parent] != DECISION or (kinds == CHANCE).any():
+            continue
+        boards = np.unique(tree.board_of[lo:hi][kinds == SHOWDOWN])
+        if len(boards) != 1:
+            continue
+        board = int(boards[0])
+        d = tree.dealt[parent]
+        s0 = sub.board_start[board]
+        order = np.sort(sub.orders[s0 : s0 + sub.board_len[board]])
+        if np.array_equal(order, np.nonzero((sub.c1 != d) & (sub.c2 != d))[0]):
+            out[b] = board
+    return out
+
+
+def to_hand_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
+    """A solve's per-node arrays (regret, strategy, average) with the rows of blocks
+    kept in a board's strength order (``Subgame.block_board``) put back in hand
+    order; hands not live on the block's board get 0."""
+    out = np.array(rows, copy=True)
+    for b in np.nonzero(sub.block_board >= 0)[0]:
+        lo, hi = sub.tree.blocks[b]
+        s0 = sub.board_start[sub.block_board[b]]
+        order = sub.orders[s0 : s0 + sub.board_len[sub.block_board[b]]]
+        out[lo:hi] = 0
+        out[lo:hi, order] = rows[lo:hi, : len(order)]
+    return out
+
+
+def to_block_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
+    """The inverse of ``to_hand_order`` on the live hands (the columns past them 0)."""
+    out = np.array(rows, copy=True)
+    for b in np.nonzero(sub.block_board >= 0)[0]:
+        lo, hi = sub.tree.blocks[b]
+        s0 = sub.board_start[sub.block_board[b]]
+        order = sub.orders[s0 : s0 + sub.board_len[sub.block_board[b]]]
+        out[lo:hi] = 0
+        out[lo:hi, : len(order)] = rows[lo:hi][:, order]
+    return out
 
 
 def _reach_slots(tree: PublicTree) -> np.ndarray:
@@ -920,8 +1011,9 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
     done = _run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations,
                     deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, sub.block_parent, sub.block_chance,
-                    sub.in_block, sub.local_slot, block_reach, block_cfv, parallel)
-    return SolveResult(average_strategy(t, avg), done, done < iterations, time.perf_counter() - t0)
+                    sub.in_block, sub.local_slot, sub.block_board, block_reach, block_cfv, parallel)
+    return SolveResult(average_strategy(t, to_hand_order(sub, avg)), done, done < iterations,
+                       time.perf_counter() - t0)
 
 
 def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
