@@ -817,15 +817,21 @@ def _block_boards(sub: "Subgame") -> np.ndarray:
     return out
 
 
+def _ordered_blocks(sub: "Subgame"):
+    """(lo, hi, order) per block kept in a board's strength order: its nodes and that
+    board's live hands, weakest first."""
+    for b in np.nonzero(sub.block_board >= 0)[0]:
+        lo, hi = sub.tree.blocks[b]
+        s0 = sub.board_start[sub.block_board[b]]
+        yield lo, hi, sub.orders[s0 : s0 + sub.board_len[sub.block_board[b]]]
+
+
 def to_hand_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
     """A solve's per-node arrays (regret, strategy, average) with the rows of blocks
     kept in a board's strength order (``Subgame.block_board``) put back in hand
     order; hands not live on the block's board get 0."""
     out = np.array(rows, copy=True)
-    for b in np.nonzero(sub.block_board >= 0)[0]:
-        lo, hi = sub.tree.blocks[b]
-        s0 = sub.board_start[sub.block_board[b]]
-        order = sub.orders[s0 : s0 + sub.board_len[sub.block_board[b]]]
+    for lo, hi, order in _ordered_blocks(sub):
         out[lo:hi] = 0
         out[lo:hi, order] = rows[lo:hi, : len(order)]
     return out
@@ -834,10 +840,7 @@ def to_hand_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
 def to_block_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
     """The inverse of ``to_hand_order`` on the live hands (the columns past them 0)."""
     out = np.array(rows, copy=True)
-    for b in np.nonzero(sub.block_board >= 0)[0]:
-        lo, hi = sub.tree.blocks[b]
-        s0 = sub.board_start[sub.block_board[b]]
-        order = sub.orders[s0 : s0 + sub.board_len[sub.block_board[b]]]
+    for lo, hi, order in _ordered_blocks(sub):
         out[lo:hi] = 0
         out[lo:hi, : len(order)] = rows[lo:hi][:, order]
     return out
