@@ -34,12 +34,20 @@ class BetSizes:
     ``first_by_player`` optionally replaces the opening sizes (d = 0) of one player
     (by position; empty tuple: no override): the self-improver gives the opponent an
     added size while the other player keeps the blueprint's openings.
+
+    Two rules of postflop-solver's (and PioSOLVER's) trees, off by default, so that
+    its benchmark trees can be built exactly: ``force_allin`` turns a bet or raise
+    into all-in when the stack behind it would be at most that fraction of the pot
+    after it is called; ``merge`` drops a size whose pot fraction x is close to the
+    next larger kept one y: (1 + y) / (1 + x) < 1 + merge (all-in is kept first).
     """
 
     bets: tuple[tuple[float, ...], ...] = ((0.5, 1.0), (1.0,))
     max_raises: int = 3
     scale: float = 1.0
     first_by_player: tuple[tuple[float, ...], ...] = ()
+    force_allin: float = 0.0
+    merge: float = 0.0
 
     def fractions(self, depth: int, player: int | None = None) -> tuple[float, ...]:
         if depth == 0 and player is not None and player < len(self.first_by_player) and self.first_by_player[player]:
@@ -123,14 +131,33 @@ def abstract_actions(state: BettingState, sizes: BetSizes) -> list[Action]:
     lo, hi = bounds
     p = state.current_player
     to_call = state.max_spent - state.spent[p]
+    base = state.pot + to_call  # the pot after calling (the pot itself for a bet)
     targets = set()
     for f in sizes.fractions(state.num_raises(), p):
-        base = state.pot + to_call  # the pot after calling (the pot itself for a bet)
-        to = state.max_spent + int(round(f * sizes.scale * base))
-        targets.add(min(max(to, lo), hi))
+        to = min(max(state.max_spent + int(round(f * sizes.scale * base)), lo), hi)
+        if sizes.force_allin > 0.0:
+            called_pot = base + 2 * (to - state.max_spent)
+            if hi <= to + int(round(called_pot * sizes.force_allin)):
+                to = hi
+        targets.add(to)
     targets.add(hi)  # all-in
-    out.extend(raise_to(t) for t in sorted(targets))
+    ordered = sorted(targets)
+    if sizes.merge > 0.0:
+        ordered = _merged(ordered, state.max_spent, base, sizes.merge)
+    out.extend(raise_to(t) for t in ordered)
     return out
+
+
+def _merged(targets: list[int], offset: int, pot: int, merge: float) -> list[int]:
+    """Raise-to totals (ascending) without those close to a larger kept one: from the
+    largest down, keep x when (1 + y) / (1 + x) > 1 + merge for the last kept y, with
+    x and y the raises' pot fractions (PioSOLVER's rule, as postflop-solver applies it)."""
+    kept: list[int] = []
+    for t in reversed(targets):
+        x = (t - offset) / pot
+        if not kept or (1.0 + (kept[-1] - offset) / pot) / (1.0 + x) > 1.0 + merge:
+            kept.append(t)
+    return kept[::-1]
 
 
 def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],

@@ -8,7 +8,7 @@ from protocol.betting import BettingState, apply_betting
 from protocol.cards import parse_cards
 from protocol.gamedef import bundled_game, parse_gamedef
 from solver import cfr
-from solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, build_tree
+from solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, build_tree
 
 SPOT_GAME = parse_gamedef(
     "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
@@ -28,6 +28,41 @@ def test_reference_river_tree_has_the_reference_size():
     assert (t.first_child[t.kind == DECISION] > np.nonzero(t.kind == DECISION)[0]).all()  # parents first
     # six arrays of (nodes, hands) floats, and one block-local row of three (no chance nodes: no blocks)
     assert t.memory_bytes(1081) == (6 * t.num_nodes + 3) * 1081 * 4
+
+
+def test_postflop_solver_tree_rules_give_its_tree_sizes():
+    """postflop-solver's tree rules (all-in forced when the stack left after a call is
+    at most 15 % of the pot, sizes within 10 % merged, no raise cap) build its trees:
+    NOTES.md's river spot has 44 decisions and 85 terminals with them too, and the
+    turn spot about 3,100 terminals when the 48 river showdowns after an all-in on the
+    turn count once (postflop-solver deals the all-in runout inside one terminal)."""
+    rules = {"force_allin": 0.15, "merge": 0.1, "max_raises": 1000}
+    river = build_tree(river_state(), BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), **rules))
+    assert (river.num_decisions, river.num_terminals) == (44, 85)
+    turn_sizes = {2: BetSizes(bets=((0.5,), (0.6,)), **rules), 3: BetSizes(bets=((0.5,), (0.6, 1.0)), **rules)}
+    turn = build_tree(river_state("QsJh2h8d", "r500c/cc/"), turn_sizes)
+    allin_runouts = sum(int(turn.num_children[n]) for n in np.nonzero(turn.kind == CHANCE)[0]
+                        if turn.kind[turn.first_child[n]] == SHOWDOWN)
+    assert (turn.num_decisions, turn.num_terminals, allin_runouts) == (1932, 3418, 288)
+    assert turn.num_terminals - allin_runouts + allin_runouts // 48 == 3136
+    # without the rules, uncapped: a raise of 60 % one step short of all-in stays
+    uncapped = build_tree(river_state("QsJh2h8d", "r500c/cc/"),
+                          {r: BetSizes(bets=b.bets, max_raises=1000) for r, b in turn_sizes.items()})
+    assert uncapped.num_terminals > turn.num_terminals
+
+
+def test_forced_all_in_and_merged_sizes():
+    """At the river root (pot 1,000, 500 in each, 4,000 behind; raise-to totals): a bet
+    of 3 pots leaves 1,000 behind, at most 15 % of the 7,000 pot after a call, so it
+    becomes all-in; 2 pots leave 2,000, above 15 % of 5,000, and stay. Merging at 10 %:
+    0.9 pot goes next to 1 pot ((1 + 1) / (1 + 0.9) < 1.1); 3.5 pots stays next to
+    all-in (4 pots; 5 / 4.5 > 1.1)."""
+    state = river_state()
+    acts = lambda **kw: [str(a) for a in abstract_actions(state, BetSizes(**kw))][1:]  # noqa: E731
+    assert acts(bets=((2.0, 3.0),)) == ["r2500", "r3500", "r4500"]
+    assert acts(bets=((2.0, 3.0),), force_allin=0.15) == ["r2500", "r4500"]
+    assert acts(bets=((0.9, 1.0, 3.5),)) == ["r1400", "r1500", "r4000", "r4500"]
+    assert acts(bets=((0.9, 1.0, 3.5),), merge=0.1) == ["r1500", "r4000", "r4500"]
 
 
 def brute_compat_and_showdown(sub, q, stake):
