@@ -829,7 +829,10 @@ def _ordered_blocks(sub: "Subgame"):
 def to_hand_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
     """A solve's per-node arrays (regret, strategy, average) with the rows of blocks
     kept in a board's strength order (``Subgame.block_board``) put back in hand
-    order; hands not live on the block's board get 0."""
+    order; hands not live on the block's board get 0. ``rows`` itself when no block
+    is kept in board order (every river spot: no copy on the agent's solves)."""
+    if not (sub.block_board >= 0).any():
+        return rows
     out = np.array(rows, copy=True)
     for lo, hi, order in _ordered_blocks(sub):
         out[lo:hi] = 0
