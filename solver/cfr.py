@@ -39,6 +39,8 @@ INDEX_DTYPE = np.uint32
 SOLVE_DTYPE = np.float32
 #: Card index of the missing second card of one-card hands: its totals stay zero.
 NO_CARD = NUM_CARDS
+#: Columns of the showdown sweep's card table (see ``ranges.ladder``).
+LADDER_WIDTH = rg.LADDER_WIDTH
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -72,34 +74,48 @@ NO_FOLD, FOLD_SAME_REACH, FOLD_OTHER_REACH = 0, 1, 2
 
 
 @nb.njit(cache=True, fastmath=True)
-def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, out,
+def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
               fold_mode, y, fold_value, ys, fold_out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
-    the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; positions
-    k..group_end[k] tie); hands not in it (dead on this board) get 0.
+    the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; ``ladder``
+    their tie groups and card-table slots, ``rows`` the table's rows: see
+    ``ranges.ladder``); hands not in it (dead on this board) get 0.
 
     For a hand h (cards c1, c2) of tie group g, let R[c] be the reach of the hands
     below g holding card c and R* their total reach; G, G* the same for group g and
     F, F* for all hands. Inclusion-exclusion gives weaker = R* - R[c1] - R[c2] and
     stronger = (F* - R* - G*) - (F - R - G)[c1] - (F - R - G)[c2], so the value is
-    K - D[c1] - D[c2] with D = 2R + G - F and K = 2R* + G* - F*. D starts at -F and
-    each group's reach is added to it twice, once before its hands are valued and
-    once after: the sweep adds only the hands with reach (CFR+ leaves most hands of
-    a deep node with none) and reads two entries of D per hand. Sums are in double.
+    K - D[c1] - D[c2] with D = 2R + G - F and K = 2R* + G* - F*. D is kept per
+    group only for the cards the group holds: column c of the card table lists the
+    groups holding c, weakest first, so one pass adds each hand's reach into its
+    two slots (G), a pass down the columns turns them into D (the running total is
+    R; vector operations over the 64 columns), and each hand's value then reads its
+    two slots and its group's K. K comes from the running total of the reach at
+    each group's end. No branch depends on the tie groups' sizes (an earlier sweep
+    over the groups lost about half its time to mispredicted group ends). The table
+    is in the arrays' precision (single in a solve), the running total in double.
 
-    The reach is gathered into strength order (``qs``) unless the order is the
-    identity (a river spot: hands stored weakest first). A fold terminal under the
-    same decision node is evaluated in the same call: fold_out[h] = fold_value *
-    (compatible reach of ``y``), where y is ``q`` itself (FOLD_SAME_REACH: -D is then
-    F) or another reach (FOLD_OTHER_REACH: its card totals are summed apart); NO_FOLD
-    leaves fold_out alone."""
+    The reach is gathered into strength order (in ``qs``) unless the order is the
+    identity (a river spot: hands stored weakest first); the table lives at the end
+    of ``qs`` (see ``_Work``). A fold terminal under the same decision node is
+    evaluated in the same call: fold_out[h] = fold_value * (compatible reach of
+    ``y``), where y is ``q`` itself (FOLD_SAME_REACH: from F and F*) or another
+    reach (FOLD_OTHER_REACH: its card totals are summed apart); NO_FOLD leaves
+    fold_out alone."""
     n = order.shape[0]
+    W = LADDER_WIDTH
+    zero = qs.dtype.type(0.0)
+    table = qs[qs.shape[0] - (rows * W + n + 2 * W):]
+    at_end = table[rows * W:]  # per group: the running reach total at its end, then K
+    F = table[rows * W + n:]
+    R = F[W:]
     if identity:
-        qs = q
+        x_ = q
         ys = y
     else:
         for t in range(n):
             qs[t] = q[order[t]]
+        x_ = qs
         if fold_mode == FOLD_OTHER_REACH:
             for t in range(n):
                 ys[t] = y[order[t]]
@@ -108,18 +124,46 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, out,
         if fold_mode != NO_FOLD:
             for h in range(fold_out.shape[0]):
                 fold_out[h] = 0.0
-    D = np.zeros(NUM_CARDS + 1)
-    K = 0.0
+    if n == 0:
+        return
+    gid = ladder[0]
+    s1 = ladder[1]
+    s2 = ladder[2]
+    for j in range(rows * W):
+        table[j] = zero
+    total = 0.0
     for t in range(n):
-        x = np.float64(qs[t])
-        if x != 0.0:  # hands with no reach come in runs: the branch predicts well
-            K -= x
-            D[c1s[t]] -= x
-            D[c2s[t]] -= x
-    D[NO_CARD] = 0.0
+        x = x_[t]
+        if x != zero:  # hands with no reach come in runs: the branch predicts well
+            table[s1[t]] += x
+            table[s2[t]] += x
+            total += x
+        at_end[gid[t]] = total  # the last hand of a group leaves the group's end total
+    for c in range(W):
+        F[c] = zero
+        R[c] = zero
+    for k in range(rows):
+        for c in range(W):
+            F[c] += table[k * W + c]
+    for k in range(rows):
+        for c in range(W):
+            g = table[k * W + c]
+            r = R[c]
+            table[k * W + c] = r + r + g - F[c]
+            R[c] = r + g
+    for k in range(rows):
+        table[k * W + NO_CARD] = zero
+    F[NO_CARD] = zero
+    groups = np.int64(gid[n - 1]) + 1
+    F_all = at_end[groups - 1]
+    below = zero
+    for g in range(groups):  # K = R* + (R* + G*) - F*
+        end = at_end[g]
+        at_end[g] = below + end - F_all
+        below = end
     if fold_mode == FOLD_SAME_REACH:
         for t in range(n):
-            v = fold_value * (dup * qs[t] - K + D[c1s[t]] + D[c2s[t]])
+            v = fold_value * (dup * x_[t] + F_all - F[c1s[t]] - F[c2s[t]])
             if identity:
                 fold_out[t] = v
             else:
@@ -133,45 +177,25 @@ def _showdown(q, dup, order, c1s, c2s, group_end, identity, stake, qs, out,
                 fold_out[t] = v
             else:
                 fold_out[order[t]] = v
-    _sweep_groups(qs, c1s, c2s, group_end, stake, D, K, identity, order, out)
+    st = qs.dtype.type(stake)
+    if identity:
+        for t in range(n):
+            out[t] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
+    else:
+        for t in range(n):
+            out[order[t]] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
+
+
+def showdown_scratch(sub: "Subgame") -> int:
+    """Extra entries of the ``qs`` scratch row that ``_showdown`` keeps its card
+    table in (see ``_Work``)."""
+    rows = int(sub.board_rows.max()) if len(sub.board_rows) else 0
+    longest = int(sub.board_len.max()) if len(sub.board_len) else 0
+    return rows * LADDER_WIDTH + longest + 2 * LADDER_WIDTH
 
 
 @nb.njit(cache=True, fastmath=True)
-def _sweep_groups(qs, c1s, c2s, group_end, stake, D, K, identity, order, out):
-    """``_showdown``'s sweep over the tie groups, from D = -F, K = -F*: each group's
-    reach is added before its hands are valued and again after (not at all for a
-    group with none)."""
-    n = c1s.shape[0]
-    k = 0
-    while k < n:
-        e = group_end[k]
-        reached = False
-        for t in range(k, e):
-            x = np.float64(qs[t])
-            if x != 0.0:
-                reached = True
-                K += x
-                D[c1s[t]] += x
-                D[c2s[t]] += x
-        D[NO_CARD] = 0.0
-        if identity:
-            for t in range(k, e):
-                out[t] = stake * (K - D[c1s[t]] - D[c2s[t]])
-        else:
-            for t in range(k, e):
-                out[order[t]] = stake * (K - D[c1s[t]] - D[c2s[t]])
-        if reached:
-            for t in range(k, e):
-                x = np.float64(qs[t])
-                if x != 0.0:
-                    K += x
-                    D[c1s[t]] += x
-                    D[c2s[t]] += x
-        k = e
-
-
-@nb.njit(cache=True, fastmath=True)
-def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
                    board_identity, qs, tmp, in_order):
     """out = the values of showdown node n against the opponent's reach ``q`` (its
     stake, on its board's hand order; ``in_order``: rows are already in that order,
@@ -179,7 +203,7 @@ def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, group_ends
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
-    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b] or in_order,
+    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[:, s0:e0], board_rows[b], board_identity[b] or in_order,
               min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
 
 
@@ -208,7 +232,7 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
               reach0, reach1, sigma, regret, avg, weight, update, best_response,
               reach, cfv, tmp, qs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
@@ -224,13 +248,13 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
     none = np.zeros(n_nodes, dtype=np.bool_)
     _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
     _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none, False)
 
 
 @nb.njit(cache=True, fastmath=True)
 def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
-                chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
                 board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
                 block_reach, block_cfv, tmp, qs, in_block, board):
     """One block: the chance child ``parent`` of chance node ``chance`` and the
@@ -253,7 +277,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
         _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
         _showdown_node(parent, block_reach[1 - i, 0], block_cfv[0], spent, board_of, dup, orders, c1s, c2s,
-                       group_ends, board_start, board_len, board_identity, qs, tmp, False)
+                       ladder, board_start, board_len, board_rows, board_identity, qs, tmp, False)
         for h in range(H):
             cfv[parent, h] = block_cfv[0, h]
         return
@@ -283,12 +307,12 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, sigma, block_reach,
              in_block, -1)
     _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-              local_slot, hc1, hc2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+              local_slot, hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
               at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs,
               in_block, in_order)
     if kind[parent] == DECISION:
         _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, hc1,
-                           hc2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
+                           hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent,
                            block_reach, block_cfv, tmp, qs, in_order)
         _decision_values(parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
                          best_response, block_reach, block_cfv, tmp, Hb)
@@ -306,7 +330,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                       c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff,
+                       c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
                        at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
                        reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                        block_board, block_reach, block_cfv, skip):
@@ -325,17 +349,17 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
     for b in range(blocks.shape[0]):
         _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                     num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
-                    c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret, avg,
+                    c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret, avg,
                     weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, in_block,
                     block_board[b])
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
 
 
 @nb.njit(cache=True, parallel=True)
 def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                     c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+                     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
                      reach0, reach1, sigma, regret, avg, weight, update, best_response,
                      reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                      block_board, block_reach, block_cfv, skip):
@@ -356,11 +380,11 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
         for b in range(t, blocks.shape[0], T):
             _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                         num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders,
-                        c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, sigma, regret,
+                        c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret,
                         avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs,
                         in_block, block_board[b])
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
 
 
@@ -411,7 +435,7 @@ def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
 
 @nb.njit(cache=True, fastmath=True)
 def _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
-                       c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent, reach, cfv,
+                       c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent, reach, cfv,
                        tmp, qs, in_order):
     """Values of the showdown and fold children of decision node n (those marked
     ``at_parent``) in one sweep: the fold's compatible totals come out of the
@@ -445,11 +469,11 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
         e0 = s0 + board_len[b]
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b] or in_order,
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[:, s0:e0], board_rows[b], board_identity[b] or in_order,
                       stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], group_ends[s0:e0], board_identity[b] or in_order,
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[:, s0:e0], board_rows[b], board_identity[b] or in_order,
                       stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
                       cfv[fd - base])
     elif fd >= 0:
@@ -479,7 +503,7 @@ def _zero_row(a, r, n):
 
 @nb.njit(cache=True, fastmath=True)
 def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent,
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
               sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order):
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
@@ -510,12 +534,12 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
             if at_parent[n]:
                 continue
             _showdown_node(n, reach[o, slot[o, n] - base], cfv[n - base], spent, board_of, dup, orders, c1s, c2s,
-                           group_ends, board_start, board_len, board_identity, qs, tmp, in_order)
+                           ladder, board_start, board_len, board_rows, board_identity, qs, tmp, in_order)
         elif k == CHANCE:
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
             _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
-                               dup, orders, c1s, c2s, group_ends, board_start, board_len, board_identity, at_parent,
+                               dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent,
                                reach, cfv, tmp, qs, in_order)
             _decision_values(n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma,
                              regret, avg, weight, update, best_response, reach, cfv, tmp, H)
@@ -644,7 +668,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 
 @nb.njit(cache=True)
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
-             orders, c1s, c2s, group_ends, board_start, board_len, board_identity, payoff, at_parent, reach0, reach1,
+             orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, reach0, reach1,
              regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
              qs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
              in_block, local_slot, block_board, block_reach, block_cfv, parallel):
@@ -674,13 +698,13 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                     r1 = g_reach
             if parallel:
                 _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-                                 slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                                 slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
                                  board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
                                  reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block,
                                  local_slot, block_board, block_reach, block_cfv, skip)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-                                   slot, c1, c2, dup, orders, c1s, c2s, group_ends, board_start, board_len,
+                                   slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
                                    board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
                                    False, reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance,
                                    in_block, local_slot, block_board, block_reach, block_cfv, skip)
@@ -734,6 +758,12 @@ class Subgame:
         self.at_parent = _terminals_at_parent(self.tree)
         self.block_parent, self.block_chance, self.in_block, self.local_slot = _block_layout(self.tree, self.slot)
         self.block_board = _block_boards(self)
+        self.ladder = np.zeros((3, len(self.orders)), dtype=np.uint16)
+        self.board_rows = np.zeros(len(self.board_start), dtype=np.int64)
+        for b, (s0, m) in enumerate(zip(self.board_start, self.board_len)):
+            e0 = s0 + m
+            self.ladder[:, s0:e0], self.board_rows[b] = rg.ladder(self.c1s[s0:e0], self.c2s[s0:e0],
+                                                                   self.group_ends[s0:e0])
 
     @property
     def pot(self) -> int:
@@ -743,7 +773,7 @@ class Subgame:
         t = self.tree
         return (t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of,
                 self.chance_weight, self.slot, self.c1, self.c2, self.dup, self.orders, self.c1s, self.c2s,
-                self.group_ends, self.board_start, self.board_len, self.board_identity, self.payoff,
+                self.ladder, self.board_start, self.board_len, self.board_rows, self.board_identity, self.payoff,
                 self.at_parent)
 
 
@@ -876,22 +906,17 @@ def make_subgame(state: BettingState, sizes: BetSizes | dict[int, BetSizes], rea
     if all_hands.shape[1] > 2:
         raise ValueError("hands of more than two cards are not supported by the solver")
     live = np.nonzero(~rg.blocked_by(all_hands, tree.board))[0]
+    first = None
     if len(tree.boards) == 1:  # one showdown board (a river spot): keep hands weakest first
-        live = live[rg.by_strength(rg.strengths_on_board(all_hands[live], list(tree.boards[0])))]
+        order, group_end = rg.showdown_order(all_hands[live], list(tree.boards[0]))
+        live = live[order]
+        first = (np.arange(len(order)), group_end)
     hands = all_hands[live]
     two = hands.shape[1] == 2
     orders, ends, starts, lens = [], [], [], []
     at = 0
     for board in tree.boards:
-        strengths = rg.strengths_on_board(hands, list(board))
-        order = rg.by_strength(strengths)
-        s = strengths[order]
-        group_end = np.empty(len(order), dtype=np.int64)
-        end = len(order)
-        for k in range(len(order) - 1, -1, -1):
-            if k < len(order) - 1 and s[k] != s[k + 1]:
-                end = k + 1
-            group_end[k] = end
+        order, group_end = first if first is not None else rg.showdown_order(hands, list(board))
         orders.append(order)
         ends.append(group_end)
         starts.append(at)
@@ -935,11 +960,12 @@ def explicit_subgame(root, reach: np.ndarray) -> Subgame:
 class _Work:
     """Scratch arrays of one solve (their size is what ``PublicTree.memory_bytes`` reports)."""
 
-    def __init__(self, n: int, H: int, dtype=np.float64) -> None:
+    def __init__(self, sub: Subgame, dtype=np.float64) -> None:
+        n, H = sub.tree.num_nodes, sub.hands.shape[0]
         self.reach = np.zeros((2, n, H), dtype=dtype)
         self.cfv = np.zeros((n, H), dtype=dtype)
         self.tmp = np.zeros(H, dtype=dtype)
-        self.qs = np.zeros(H, dtype=dtype)
+        self.qs = np.zeros(H + showdown_scratch(sub), dtype=dtype)  # a gathered reach, then _showdown's table
 
     def args(self) -> tuple:
         return (self.reach, self.cfv, self.tmp, self.qs)
@@ -997,7 +1023,7 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     regret = np.zeros((n, H), dtype=SOLVE_DTYPE)
     avg = np.zeros((n, H), dtype=SOLVE_DTYPE)
     sigma = np.zeros((n, H), dtype=SOLVE_DTYPE)
-    w = _Work(n, H, SOLVE_DTYPE)
+    w = _Work(sub, SOLVE_DTYPE)
     t0 = time.perf_counter()
     deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
     if gadget is None:
@@ -1061,7 +1087,7 @@ def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int,
     """Counterfactual values at the root, per live hand of ``player``, when both play
     ``strategy`` (or ``player`` best-responds to the other's part of it)."""
     t = sub.tree
-    w = _Work(t.num_nodes, sub.hands.shape[0])
+    w = _Work(sub)
     _traverse(player, *sub.kernel_args(), sub.reach[0], sub.reach[1], np.ascontiguousarray(strategy),
               np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, *w.args())
     return w.cfv[0].copy()
@@ -1072,7 +1098,7 @@ def node_values(sub: Subgame, strategy: np.ndarray, player: int, best_response: 
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
     reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's."""
     t = sub.tree
-    w = _Work(t.num_nodes, sub.hands.shape[0])
+    w = _Work(sub)
     r = sub.reach if root_reach is None else root_reach
     _traverse(player, *sub.kernel_args(), r[0], r[1], np.ascontiguousarray(strategy),
               np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, *w.args())

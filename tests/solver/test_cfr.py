@@ -84,10 +84,12 @@ def brute_compat_and_showdown(sub, q, stake):
     return compat, show
 
 
-@pytest.mark.parametrize("game", ["hunl", "leduc"])
+@pytest.mark.parametrize("game", ["hunl", "hunl-straights", "leduc"])
 def test_terminal_sweeps_against_brute_force(game):
-    if game == "hunl":
-        sub = cfr.make_subgame(river_state("AsKs7s7d2c"), BetSizes())
+    if game.startswith("hunl"):
+        # a paired board with a flush (few big tie groups), and a connected one (a
+        # card in many groups: a tall card table)
+        sub = cfr.make_subgame(river_state("AsKs7s7d2c" if game == "hunl" else "9h8d7c6s2h"), BetSizes())
     else:  # one-card hands
         leduc = bundled_game("leduc.nolimit.2p")
         sub = cfr.make_subgame(apply_betting(BettingState(leduc, 0, None, parse_cards("Kh")), "cc/"), BetSizes())
@@ -109,18 +111,18 @@ def test_terminal_sweeps_against_brute_force(game):
         assert np.allclose(out, compat)
         y = rng.random(H)
         compat_y, _ = brute_compat_and_showdown(sub, y, 700)
+        layout = (sub.dup, sub.orders, sub.c1s, sub.c2s, sub.ladder, sub.board_rows[0])
         for identity in (bool(sub.board_identity[0]), False):  # False: the gathering path
+            # scratch with stale values (the card table is reused from sweep to sweep)
+            qs = np.full(H + cfr.showdown_scratch(sub), 5.0)
             out = np.full(H, 9.0)  # stale values from an earlier node must not survive
-            cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                          np.zeros(H), out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
+            cfr._showdown(q, *layout, identity, 700, qs, out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
             assert np.allclose(out, show)
             # a fold beside the showdown, with the same opponent reach and with another one
             fold = np.full(H, 9.0)
-            cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                          np.zeros(H), out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
+            cfr._showdown(q, *layout, identity, 700, qs, out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
-            cfr._showdown(q, sub.dup, sub.orders, sub.c1s, sub.c2s, sub.group_ends, identity, 700,
-                          np.zeros(H), out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
+            cfr._showdown(q, *layout, identity, 700, qs, out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
 
 
@@ -170,7 +172,7 @@ def test_values_agree_with_direct_enumeration():
         assert np.allclose(cfr.counterfactual_values(sub, strategy, p), direct_values(sub, strategy, p))
         assert np.allclose(cfr.counterfactual_values(sub, sparse, p), direct_values(sub, sparse, p))
         # scratch rows reused from a pass that did reach those lines (as inside a solve)
-        work = cfr._Work(sub.tree.num_nodes, len(sub.hands))
+        work = cfr._Work(sub)
         for strat in (strategy, sparse):
             cfr._traverse(p, *sub.kernel_args(), sub.reach[0], sub.reach[1], strat, np.zeros((1, 1)),
                           np.zeros((1, 1)), 0.0, False, False, *work.args())
@@ -333,7 +335,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             regret, avg, strategy = start.copy(), start.copy(), sigma.copy()  # a pass remakes p's strategy
             if walk != "whole":
                 regret, avg, strategy = (cfr.to_block_order(sub, a) for a in (regret, avg, strategy))
-            w = cfr._Work(n, H, cfr.SOLVE_DTYPE)
+            w = cfr._Work(sub, cfr.SOLVE_DTYPE)
             args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
             rows = t.block_rows
             layout = (t.top_end, t.blocks, sub.block_parent, sub.block_chance, sub.in_block, sub.local_slot,
@@ -387,7 +389,7 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
     out = {}
     for skip in (-1, 1, 0):
         regret, avg, strategy = (cfr.to_block_order(sub, a) for a in (start, start, sigma))
-        w = cfr._Work(n, H, cfr.SOLVE_DTYPE)
+        w = cfr._Work(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
             cfr._traverse_by_block(p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False,
                                    *w.args(), *layout, np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
