@@ -78,8 +78,9 @@ def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
               fold_mode, y, fold_value, ys, fold_out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
     the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; ``ladder``
-    their tie groups and card-table slots, ``rows`` the table's rows: see
-    ``ranges.ladder``); hands not in it (dead on this board) get 0.
+    their tie groups, then their first and their second card-table slots, ``rows``
+    the table's rows: see ``ranges.ladder``); hands not in it (dead on this board)
+    get 0.
 
     For a hand h (cards c1, c2) of tie group g, let R[c] be the reach of the hands
     below g holding card c and R* their total reach; G, G* the same for group g and
@@ -126,9 +127,9 @@ def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
                 fold_out[h] = 0.0
     if n == 0:
         return
-    gid = ladder[0]
-    s1 = ladder[1]
-    s2 = ladder[2]
+    gid = ladder[:n]  # three contiguous runs (a 2-D slice's strides cost about 15 %)
+    s1 = ladder[n:2 * n]
+    s2 = ladder[2 * n:]
     for j in range(rows * W):
         table[j] = zero
     total = 0.0
@@ -161,14 +162,24 @@ def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
         end = at_end[g]
         at_end[g] = below + end - F_all
         below = end
-    if fold_mode == FOLD_SAME_REACH:
-        for t in range(n):
-            v = fold_value * (dup * x_[t] + F_all - F[c1s[t]] - F[c2s[t]])
-            if identity:
-                fold_out[t] = v
-            else:
-                fold_out[order[t]] = v
-    elif fold_mode == FOLD_OTHER_REACH:
+    st = qs.dtype.type(stake)
+    if fold_mode == FOLD_SAME_REACH:  # both in one loop, in the arrays' precision
+        fv = qs.dtype.type(fold_value)
+        dp = qs.dtype.type(dup)
+        if identity:
+            for t in range(n):
+                a = s1[t]
+                b = s2[t]
+                out[t] = st * (at_end[gid[t]] - table[a] - table[b])
+                fold_out[t] = fv * (dp * x_[t] + F_all - F[a & (W - 1)] - F[b & (W - 1)])
+        else:
+            for t in range(n):
+                a = s1[t]
+                b = s2[t]
+                out[order[t]] = st * (at_end[gid[t]] - table[a] - table[b])
+                fold_out[order[t]] = fv * (dp * x_[t] + F_all - F[a & (W - 1)] - F[b & (W - 1)])
+        return
+    if fold_mode == FOLD_OTHER_REACH:
         ycard = np.zeros(NUM_CARDS + 1)
         ytotal = _card_totals(ys[:n], c1s, c2s, ycard)
         for t in range(n):
@@ -177,7 +188,6 @@ def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
                 fold_out[t] = v
             else:
                 fold_out[order[t]] = v
-    st = qs.dtype.type(stake)
     if identity:
         for t in range(n):
             out[t] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
@@ -203,7 +213,7 @@ def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, bo
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
-    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[:, s0:e0], board_rows[b], board_identity[b] or in_order,
+    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b], board_identity[b] or in_order,
               min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
 
 
@@ -469,11 +479,11 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
         e0 = s0 + board_len[b]
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[:, s0:e0], board_rows[b], board_identity[b] or in_order,
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b], board_identity[b] or in_order,
                       stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[:, s0:e0], board_rows[b], board_identity[b] or in_order,
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b], board_identity[b] or in_order,
                       stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
                       cfv[fd - base])
     elif fd >= 0:
@@ -750,6 +760,11 @@ class Subgame:
     block_chance: np.ndarray = field(init=False)
     in_block: np.ndarray = field(init=False)
     local_slot: np.ndarray = field(init=False)
+    # per board, concatenated: its positions' tie groups, then their first and their
+    # second card-table slots (three runs of board_len entries at 3 * board_start;
+    # see ranges.ladder); per board: the table's rows
+    ladder: np.ndarray = field(init=False)
+    board_rows: np.ndarray = field(init=False)
     # per block: the one board of its showdowns, whose strength order a solve keeps
     # its rows in (see _walk_block), or -1 (rows in hand order)
     block_board: np.ndarray = field(init=False)
@@ -758,12 +773,12 @@ class Subgame:
         self.at_parent = _terminals_at_parent(self.tree)
         self.block_parent, self.block_chance, self.in_block, self.local_slot = _block_layout(self.tree, self.slot)
         self.block_board = _block_boards(self)
-        self.ladder = np.zeros((3, len(self.orders)), dtype=np.uint16)
+        self.ladder = np.zeros(3 * len(self.orders), dtype=np.uint16)
         self.board_rows = np.zeros(len(self.board_start), dtype=np.int64)
         for b, (s0, m) in enumerate(zip(self.board_start, self.board_len)):
             e0 = s0 + m
-            self.ladder[:, s0:e0], self.board_rows[b] = rg.ladder(self.c1s[s0:e0], self.c2s[s0:e0],
-                                                                   self.group_ends[s0:e0])
+            rows, self.board_rows[b] = rg.ladder(self.c1s[s0:e0], self.c2s[s0:e0], self.group_ends[s0:e0])
+            self.ladder[3 * s0 : 3 * e0] = rows.reshape(-1)
 
     @property
     def pot(self) -> int:
