@@ -285,11 +285,10 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     H = c1.shape[0]
     base = lo - 1
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
-        _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
-        _showdown_node(parent, block_reach[1 - i, 0], block_cfv[0], spent, board_of, dup, orders, c1s, c2s,
-                       ladder, board_start, board_len, board_rows, board_identity, qs, tmp, False)
-        for h in range(H):
-            cfv[parent, h] = block_cfv[0, h]
+        # straight from the chance node's reach: the board's order leaves out the
+        # hands holding the dealt card, and their values come out 0
+        _showdown_node(parent, reach[1 - i, slot[1 - i, chance]], cfv[parent], spent, board_of, dup, orders, c1s,
+                       c2s, ladder, board_start, board_len, board_rows, board_identity, qs, tmp, False)
         return
     in_order = board >= 0
     if in_order:
