@@ -379,7 +379,7 @@ def _reference_turn_spot():
 #: Iterations of a timed turn solve; its per-iteration time leaves out the setup of a
 #: solve (allocating and first touching its arrays, the first strategy, normalising the
 #: average), timed as a solve of no iterations, as an iteration count would amortise it.
-TURN_ITERATIONS = 10
+TURN_ITERATIONS = 20
 
 
 def _per_iteration(cfr, sub, iterations: int, threads: int, repeats: int = 5) -> tuple[float, float]:
