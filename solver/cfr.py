@@ -974,8 +974,11 @@ def explicit_subgame(root, reach: np.ndarray) -> Subgame:
 class _Work:
     """Scratch arrays of one solve (their size is what ``PublicTree.memory_bytes`` reports)."""
 
-    def __init__(self, sub: Subgame, dtype=np.float64) -> None:
-        n, H = sub.tree.num_nodes, sub.hands.shape[0]
+    def __init__(self, sub: Subgame, dtype=np.float64, rows: int | None = None) -> None:
+        """``rows``: of the tree-wide reaches and values; a solve walking blocks needs
+        only the nodes above them (``PublicTree.top_rows``), the default is all."""
+        H = sub.hands.shape[0]
+        n = sub.tree.num_nodes if rows is None else rows
         self.reach = np.zeros((2, n, H), dtype=dtype)
         self.cfv = np.zeros((n, H), dtype=dtype)
         self.tmp = np.zeros(H, dtype=dtype)
@@ -1042,7 +1045,7 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     sigma = np.empty((n, H), dtype=SOLVE_DTYPE)
     for a in (regret, avg, sigma):
         a.fill(0.0)
-    w = _Work(sub, SOLVE_DTYPE)
+    w = _Work(sub, SOLVE_DTYPE, t.top_rows)
     t0 = time.perf_counter()
     deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
     if gadget is None:

@@ -94,10 +94,18 @@ class PublicTree:
 
     def memory_bytes(self, num_hands: int, float_bytes: int = 4, threads: int = 1) -> int:
         """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets,
-        average and current strategy, both players' reaches and values, each per
-        node and hand (single precision in solves), and per thread the block-local
-        reaches and values of the largest block (see ``cfr._walk_block``)."""
-        return (6 * self.num_nodes + 3 * threads * self.block_rows) * num_hands * float_bytes
+        average and current strategy per node and hand, both players' reaches and
+        values per node above the blocks (``top_rows``), all in single precision in
+        solves, and per thread the block-local reaches and values of the largest
+        block (see ``cfr._walk_block``)."""
+        return (3 * self.num_nodes + 3 * self.top_rows + 3 * threads * self.block_rows) * num_hands * float_bytes
+
+    @property
+    def top_rows(self) -> int:
+        """Rows of a solve's tree-wide reaches and values: the nodes above the blocks
+        (the blocks' own rows are block-local, and their chance children are above
+        them), or every node in a tree without blocks."""
+        return self.top_end if len(self.blocks) else self.num_nodes
 
     @property
     def block_rows(self) -> int:

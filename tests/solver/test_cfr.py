@@ -303,6 +303,30 @@ def block_spots():
 
 
 @pytest.mark.parametrize("spot", ["turn", "flop"])
+def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
+    """A solve allocates reaches and values only for the nodes above the blocks
+    (``top_rows``; blocks keep theirs block-local): the same iterations over full-size
+    work arrays give the same average bit for bit, and the memory report counts the
+    smaller arrays."""
+    sub = block_spots()[spot]
+    t = sub.tree
+    H = len(sub.hands)
+    assert 0 < t.top_rows == t.top_end < t.num_nodes
+    assert t.memory_bytes(H) == (3 * t.num_nodes + 3 * t.top_end + 3 * t.block_rows) * H * 4
+    small = cfr.solve(sub, 20)
+    regret, avg, sigma = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(3))
+    w = cfr._Work(sub, cfr.SOLVE_DTYPE)  # every node's rows
+    assert w.cfv.shape[0] == t.num_nodes > cfr._Work(sub, cfr.SOLVE_DTYPE, t.top_rows).cfv.shape[0]
+    reach = sub.reach.astype(cfr.SOLVE_DTYPE)
+    g = (cfr.NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
+    cfr._run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, *w.args(), *g, t.top_end,
+                 t.blocks, sub.block_parent, sub.block_chance, sub.in_block, sub.local_slot, sub.block_board,
+                 np.zeros((1, 2, t.block_rows, H), cfr.SOLVE_DTYPE), np.zeros((1, t.block_rows, H), cfr.SOLVE_DTYPE),
+                 False)
+    assert np.array_equal(small.strategy, cfr.average_strategy(t, cfr.to_hand_order(sub, avg)))
+
+
+@pytest.mark.parametrize("spot", ["turn", "flop"])
 def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
     """The solver walks each chance child and the subtree below it forward then
     backward before the next, in small block-local arrays (to keep its rows in
