@@ -5,8 +5,8 @@ the tree carries the opponent's reach (and the player's own, for the average
 strategy), a backward pass computes counterfactual values per hand, updates regrets
 with regret matching+ (negative regrets floored at zero) and accumulates the
 linearly weighted average strategy. Terminal values cost O(hands): folds use per-card
-reach totals for card removal; showdowns one sweep over the hands sorted by
-strength, with per-card totals.
+reach totals for card removal; showdowns a few passes over the hands sorted by
+strength and a small table of per-card totals by tie group (see ``_showdown``).
 
 Values are chips won over the whole hand (as the dealer pays), counterfactual: for a
 hand h of player i, the sum over opponent hands j compatible with h of the opponent's
@@ -213,8 +213,8 @@ def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, bo
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
-    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b], board_identity[b] or in_order,
-              min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
+    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b],
+              board_identity[b] or in_order, min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -242,8 +242,8 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-              reach0, reach1, sigma, regret, avg, weight, update, best_response,
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
+              at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
               reach, cfv, tmp, qs):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
@@ -258,15 +258,15 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
     none = np.zeros(n_nodes, dtype=np.bool_)
     _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
     _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none, False)
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
+              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none, False)
 
 
 @nb.njit(cache=True, fastmath=True)
 def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
-                chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
-                board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv,
-                block_reach, block_cfv, tmp, qs, in_block, board):
+                chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len,
+                board_rows, board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response,
+                reach, cfv, block_reach, block_cfv, tmp, qs, in_block, board):
     """One block: the chance child ``parent`` of chance node ``chance`` and the
     subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
     small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
@@ -316,13 +316,13 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, sigma, block_reach,
              in_block, -1)
     _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-              local_slot, hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs,
+              local_slot, hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
+              payoff, at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs,
               in_block, in_order)
     if kind[parent] == DECISION:
         _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, hc1,
-                           hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent,
-                           block_reach, block_cfv, tmp, qs, in_order)
+                           hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
+                           at_parent, block_reach, block_cfv, tmp, qs, in_order)
         _decision_values(parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
                          best_response, block_reach, block_cfv, tmp, Hb)
     else:
@@ -339,8 +339,8 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
 
 @nb.njit(cache=True, fastmath=True)
 def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                       c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-                       at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
+                       c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
+                       payoff, at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
                        reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                        block_board, block_reach, block_cfv, skip):
     """``_traverse`` block by block: the nodes above the blocks forward, each block
@@ -358,18 +358,18 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
     for b in range(blocks.shape[0]):
         _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                     num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
-                    c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret, avg,
-                    weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, in_block,
+                    c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret,
+                    avg, weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, in_block,
                     block_board[b])
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
+              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
 
 
 @nb.njit(cache=True, parallel=True)
 def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-                     reach0, reach1, sigma, regret, avg, weight, update, best_response,
+                     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
+                     at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
                      reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
                      block_board, block_reach, block_cfv, skip):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
@@ -389,12 +389,12 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
         for b in range(t, blocks.shape[0], T):
             _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
                         num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders,
-                        c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret,
-                        avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp, t_qs,
-                        in_block, block_board[b])
+                        c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma,
+                        regret, avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp,
+                        t_qs, in_block, block_board[b])
     _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
+              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
 
 
 @nb.njit(cache=True, fastmath=True)
@@ -478,13 +478,13 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
         e0 = s0 + board_len[b]
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b], board_identity[b] or in_order,
-                      stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b],
+                      board_identity[b] or in_order, stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b], board_identity[b] or in_order,
-                      stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp,
-                      cfv[fd - base])
+            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b],
+                      board_identity[b] or in_order, stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base],
+                      fold_value, tmp, cfv[fd - base])
     elif fd >= 0:
         _compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
         for h in range(H):
@@ -512,8 +512,8 @@ def _zero_row(a, r, n):
 
 @nb.njit(cache=True, fastmath=True)
 def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-              sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order):
+              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
+              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order):
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
     showdowns' board order if ``in_order``: see _walk_block). Nodes marked
@@ -548,8 +548,8 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
             _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
-                               dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent,
-                               reach, cfv, tmp, qs, in_order)
+                               dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
+                               at_parent, reach, cfv, tmp, qs, in_order)
             _decision_values(n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma,
                              regret, avg, weight, update, best_response, reach, cfv, tmp, H)
 
@@ -677,8 +677,8 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 
 @nb.njit(cache=True)
 def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
-             orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, reach0, reach1,
-             regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
+             orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, reach0,
+             reach1, regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
              qs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
              in_block, local_slot, block_board, block_reach, block_cfv, parallel):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
@@ -708,8 +708,8 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
             if parallel:
                 _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
                                  slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
-                                 board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True, False,
-                                 reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block,
+                                 board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
+                                 False, reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block,
                                  local_slot, block_board, block_reach, block_cfv, skip)
             else:
                 _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
