@@ -38,7 +38,7 @@ INDEX_DTYPE = np.uint32
 #: evaluations (best response, exploitability, node values) run in double.
 SOLVE_DTYPE = np.float32
 #: Card index of the missing second card of one-card hands: its totals stay zero.
-NO_CARD = NUM_CARDS
+NO_CARD = rg.NO_CARD  # NUM_CARDS: per-card totals have NUM_CARDS + 1 entries
 #: Columns of the showdown sweep's card table (see ``ranges.ladder``).
 LADDER_WIDTH = rg.LADDER_WIDTH
 

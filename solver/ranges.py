@@ -59,6 +59,7 @@ def by_strength(strengths: np.ndarray) -> np.ndarray:
 #: Columns of a showdown's card table (see ``ladder``): 52 cards, the missing second
 #: card of one-card hands (52), padding to a multiple of the vector width.
 LADDER_WIDTH = 64
+#: The missing second card of one-card hands (the index after the 52 cards).
 NO_CARD = 52
 
 
