@@ -37,13 +37,19 @@ INDEX_DTYPE = np.uint32
 #: faster per node); sums over hands in the terminal sweeps stay in double. Exact
 #: evaluations (best response, exploitability, node values) run in double.
 SOLVE_DTYPE = np.float32
+#: LLVM's fast-math flags for the kernels, without reassociation and contraction (fused
+#: multiply-add): with those, the rounding of a solve depended on how the kernels were
+#: compiled (inlined fresh in this process, or loaded from numba's cache), and a solver
+#: pool's worker and its parent gave different strategies for the same job. Without
+#: them solves are the same bit for bit however compiled, at the same speed.
+FASTMATH = {"nnan", "ninf", "nsz", "arcp", "afn"}
 #: Card index of the missing second card of one-card hands: its totals stay zero.
 NO_CARD = rg.NO_CARD  # NUM_CARDS: per-card totals have NUM_CARDS + 1 entries
 #: Columns of the showdown sweep's card table (see ``ranges.ladder``).
 LADDER_WIDTH = rg.LADDER_WIDTH
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _card_totals(q, c1, c2, card):
     """card[c] += the reach q of the hands holding card c (NO_CARD left at 0); returns
     the total reach. Hands with no reach are skipped (CFR+ leaves many). Over the
@@ -59,7 +65,7 @@ def _card_totals(q, c1, c2, card):
     return total
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _compat_sums(q, c1, c2, dup, out):
     """out[h] = sum of q over hands sharing no card with hand h. Two-card hands
     (dup = 1) subtract h itself twice through the card totals and add it back once."""
@@ -73,7 +79,7 @@ def _compat_sums(q, c1, c2, dup, out):
 NO_FOLD, FOLD_SAME_REACH, FOLD_OTHER_REACH = 0, 1, 2
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
               fold_mode, y, fold_value, ys, fold_out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
@@ -204,7 +210,7 @@ def showdown_scratch(sub: "Subgame") -> int:
     return rows * LADDER_WIDTH + longest + 2 * LADDER_WIDTH
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
                    board_identity, qs, tmp, in_order):
     """out = the values of showdown node n against the opponent's reach ``q`` (its
@@ -217,7 +223,7 @@ def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, bo
               board_identity[b] or in_order, min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
     """Regret matching at the decision nodes of player ``who`` (-1: all players),
     uniform where no regret is positive. Inner loops run over hands (contiguous)."""
@@ -240,7 +246,7 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
                 sigma[c, h] = max(regret[c, h], zero) / t if t > zero else uniform
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
               at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
@@ -262,7 +268,7 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
               at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none, False)
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
                 chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len,
                 board_rows, board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response,
@@ -337,7 +343,7 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
             cfv[parent, h] = block_cfv[0, h]
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
                        c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
                        payoff, at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
@@ -397,7 +403,7 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
               at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block,
              skip):
     """Reaches below the nodes lo..hi-1 (parents come before children); node n's
@@ -419,7 +425,7 @@ def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot,
                     _dealt_reach(n, c, reach, base, reach, c - base, dealt, slot, c1, c2)
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _decision_reach(n, src, base, player, first_child, num_children, sigma, reach, H):
     """The actor's reach at the children of decision node n (rows c - base) from its
     reach at n (row ``src``), for the first H hands."""
@@ -429,7 +435,7 @@ def _decision_reach(n, src, base, player, first_child, num_children, sigma, reac
             reach[p, c - base, h] = reach[p, src, h] * sigma[c, h]
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
     """Both players' reach at chance node n's child c (into ``row`` of ``out``): n's
     (rows slot - base of ``reach``), without the hands holding c's card."""
@@ -442,7 +448,7 @@ def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
             out[p, row, h] = reach[p, src, h] if live else 0.0
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
                        c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent, reach, cfv,
                        tmp, qs, in_order):
@@ -510,7 +516,7 @@ def _zero_row(a, r, n):
         a[r, h] = 0.0
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
               c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
               at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order):
@@ -554,7 +560,7 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
                              regret, avg, weight, update, best_response, reach, cfv, tmp, H)
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv):
     """Values at chance node n (into ``row``): its children's (rows c - base)
     averaged over the cards each hand allows."""
@@ -571,7 +577,7 @@ def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight
         cfv[row, h] *= chance_weight[n]
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _decision_values(n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
                      best_response, reach, cfv, tmp, H):
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
