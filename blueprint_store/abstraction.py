@@ -27,10 +27,10 @@ from typing import Callable
 import numba as nb
 import numpy as np
 
-from solver import evaluator as ev
-from solver.equity import equities_on_board
+from pokerbot.solver import evaluator as ev
+from pokerbot.solver.equity import equities_on_board
 
-from solver.mccfr import Deals
+from pokerbot.solver.mccfr import Deals
 
 from .indexer import _BINOM, SCRATCH_SIZE, HandIndexer, index_with_scratch
 

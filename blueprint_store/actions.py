@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solver.tree import BetSizes
+from pokerbot.solver.tree import BetSizes
 
 
 def pot_fraction(to: int, spent: tuple[int, int] | list[int], actor: int) -> float:

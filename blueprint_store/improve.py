@@ -24,12 +24,12 @@ from typing import Callable
 
 import numpy as np
 
-from protocol.betting import ActionType, BettingState
-from protocol.gamedef import GameDef
-from protocol.matchstate import MatchStateError, parse_state_line
-from solver import translation
-from solver.betting_tree import BettingTree, build_betting_tree
-from solver.tree import DECISION, BetSizes
+from pokerbot.protocol.betting import ActionType, BettingState
+from pokerbot.protocol.gamedef import GameDef
+from pokerbot.protocol.matchstate import MatchStateError, parse_state_line
+from pokerbot.solver import translation
+from pokerbot.solver.betting_tree import BettingTree, build_betting_tree
+from pokerbot.solver.tree import DECISION, BetSizes
 
 from .abstraction import HoldemDeals
 from .actions import ActionAbstraction, pot_fraction

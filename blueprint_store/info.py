@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from protocol.cards import RANK_CHARS
-from solver.tree import DECISION
+from pokerbot.protocol.cards import RANK_CHARS
+from pokerbot.solver.tree import DECISION
 
 from .store import Blueprint
 

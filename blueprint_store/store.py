@@ -37,15 +37,16 @@ import struct
 import tempfile
 import zlib
 from dataclasses import dataclass, field
-from typing import Sequence
+from types import MappingProxyType
+from typing import Mapping, Sequence
 
 import msgpack
 import numpy as np
 
-from protocol.betting import Action, ActionType, BettingState
-from protocol.gamedef import GameDef, format_gamedef, parse_gamedef
-from solver.betting_tree import BettingTree
-from solver.tree import DECISION
+from pokerbot.protocol.betting import Action, ActionType, BettingState
+from pokerbot.protocol.gamedef import GameDef, format_gamedef, parse_gamedef
+from pokerbot.solver.betting_tree import BettingTree
+from pokerbot.solver.tree import DECISION
 
 from .abstraction import _HANDS, CardAbstraction, CardAbstractionSpec, hand_bucket, hand_buckets
 from .actions import ActionAbstraction
@@ -265,6 +266,12 @@ class Blueprint:
                 self.extensions.append(self._extension(i, e))
         except (KeyError, TypeError, ValueError) as err:
             raise StoreError(f"{self.path}: extension is malformed: {err}") from None
+
+
+    @property
+    def arrays(self) -> Mapping[str, np.ndarray]:
+        """Every array of the store by name (memory-mapped, read-only)."""
+        return MappingProxyType(self._arrays)
 
     def _extension(self, i: int, info: dict) -> "Blueprint":
         """A view of extension ``i``: this store with the extension's tree and strategy."""

@@ -19,9 +19,9 @@ from typing import Callable
 
 import numpy as np
 
-from protocol.gamedef import GameDef, bundled_game
-from solver.betting_tree import build_betting_tree
-from solver.mccfr import MCCFR, MCCFRSettings
+from pokerbot.protocol.gamedef import GameDef, bundled_game
+from pokerbot.solver.betting_tree import build_betting_tree
+from pokerbot.solver.mccfr import MCCFR, MCCFRSettings
 
 from .abstraction import CardAbstraction, CardAbstractionSpec, HoldemDeals, build_card_abstraction
 from .actions import PRESET_ACTIONS, ActionAbstraction

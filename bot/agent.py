@@ -35,15 +35,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import structlog
 
-from blueprint_store.abstraction import hand_buckets
-from blueprint_store.store import Blueprint
-from protocol.betting import CALL, FOLD, Action, ActionType, BettingState
-from protocol.cards import cards_to_str
-from protocol.matchstate import MatchState
-from solver import cfr
-from solver import ranges as rg
-from solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
-from solver.tree import CHANCE, DECISION, BetSizes
+from pokerbot.blueprint_store.abstraction import hand_buckets
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState
+from pokerbot.protocol.cards import cards_to_str
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import cfr
+from pokerbot.solver import ranges as rg
+from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
+from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
 
 from .blueprint_player import BlueprintStrategy
 from .solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up

@@ -34,12 +34,12 @@ import hashlib
 import random
 from collections import deque
 
-from protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
-from protocol.matchstate import MatchState
-from blueprint_store.actions import pot_fraction
-from blueprint_store.store import Blueprint
-from solver.translation import translate
-from solver.tree import DECISION
+from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.blueprint_store.actions import pot_fraction
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.solver.translation import translate
+from pokerbot.solver.tree import DECISION
 
 
 class BlueprintStrategy:

@@ -7,11 +7,11 @@ import os
 import time
 import sys
 
-from protocol.gamedef import DEFAULT_GAME, GameDefError, bundled_game_names, bundled_game_text, load_gamedef, format_gamedef
+from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, bundled_game_names, bundled_game_text, load_gamedef, format_gamedef
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
-    from bot.selfcheck import run_selfcheck
+    from pokerbot.bot.selfcheck import run_selfcheck
 
     games = None
     if args.game:
@@ -24,29 +24,29 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from bot import bench
-    from protocol.logs import configure
+    from pokerbot.bot.bench import dealer as bench_dealer, evaluator as bench_evaluator, mccfr as bench_mccfr, solver as bench_solver, store as bench_store
+    from pokerbot.protocol.logs import configure
 
     configure("warning")
     if args.what == "evaluator":
-        bench.print_evaluator_report(
-            bench.bench_evaluator(hands=args.hands, boards=args.boards, repeats=args.repeats), args.json
+        bench_evaluator.print_evaluator_report(
+            bench_evaluator.bench_evaluator(hands=args.hands, boards=args.boards, repeats=args.repeats), args.json
         )
     elif args.what == "solver":
-        bench.print_solver_report(bench.bench_solver(repeats=min(args.repeats, 5)), args.json)
+        bench_solver.print_solver_report(bench_solver.bench_solver(repeats=min(args.repeats, 5)), args.json)
     elif args.what == "dealer":
         hands = args.hands if args.hands != 4_000_000 else 5000
-        bench.print_dealer_report(bench.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json)
+        bench_dealer.print_dealer_report(bench_dealer.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json)
     elif args.what == "mccfr":
-        bench.print_mccfr_report(bench.bench_mccfr(), args.json)
+        bench_mccfr.print_mccfr_report(bench_mccfr.bench_mccfr(), args.json)
     elif args.what == "store":
-        from bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
+        from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
 
         path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
         if not os.path.exists(path):
             print(f"pokerbot bench store: no blueprint at {path} (--blueprint PATH)", file=sys.stderr)
             return 2
-        bench.print_store_report(bench.bench_store(path), args.json)
+        bench_store.print_store_report(bench_store.bench_store(path), args.json)
     return 0
 
 
@@ -67,9 +67,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from protocol.logs import configure
+    from pokerbot.protocol.logs import configure
 
-    from bot.strategies import make_strategy
+    from pokerbot.bot.strategies import make_strategy
 
     configure(args.log_level)
     ports = [args.port, *args.ports]
@@ -89,7 +89,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         print(f"pokerbot play: {e}", file=sys.stderr)
         return 2
     if agent and args.workers > 0:
-        from bot.solver_pool import SolverPool
+        from pokerbot.bot.solver_pool import SolverPool
 
         pool = SolverPool(args.workers)
         for s in strategies:
@@ -105,9 +105,9 @@ def _play_seats(host: str, ports: list[int], game, strategies: list, connect_tim
     signals; when it ends, the process ends. Exit status: the worst of the seats'."""
     import threading
 
-    from protocol.dealer import run_event_loop
+    from pokerbot.protocol.dealer import run_event_loop
 
-    from bot.player import play
+    from pokerbot.bot.player import play
 
     status = [0] * len(ports)
 
@@ -125,10 +125,10 @@ def _play_seats(host: str, ports: list[int], game, strategies: list, connect_tim
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    from protocol.dealer import run_event_loop
-    from protocol.logs import configure
+    from pokerbot.protocol.dealer import run_event_loop
+    from pokerbot.protocol.logs import configure
 
-    from bot import match
+    from pokerbot.bot import match
 
     configure(args.log_level)
     try:
@@ -159,7 +159,7 @@ def _ensure_blueprint(args: argparse.Namespace) -> int:
     """The players that need a blueprint find it through the environment. A missing
     default blueprint is trained first (the default preset) unless --no-train; a
     missing blueprint given with --blueprint is an error."""
-    from bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
+    from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
 
     path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
     if not os.path.exists(path):
@@ -178,7 +178,7 @@ def _ensure_blueprint(args: argparse.Namespace) -> int:
 
 
 def _cmd_train_blueprint(args: argparse.Namespace) -> int:
-    from blueprint_store.train import PRESETS, train_blueprint
+    from pokerbot.blueprint_store.train import PRESETS, train_blueprint
 
     if args.preset not in PRESETS:
         print(f"pokerbot train-blueprint: unknown preset {args.preset!r}; presets: {', '.join(PRESETS)}",
@@ -203,9 +203,9 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
 
 def _cmd_warm(args: argparse.Namespace) -> int:
     """Load (on a fresh checkout or image: compile) every kernel the agent uses, then exit."""
-    from protocol.logs import configure
+    from pokerbot.protocol.logs import configure
 
-    from bot.strategies import make_strategy
+    from pokerbot.bot.strategies import make_strategy
 
     configure("warning")
     t0 = time.time()
@@ -220,8 +220,8 @@ def _cmd_warm(args: argparse.Namespace) -> int:
 
 
 def _cmd_improve(args: argparse.Namespace) -> int:
-    from blueprint_store.improve import improve
-    from blueprint_store.store import StoreError
+    from pokerbot.blueprint_store.improve import improve
+    from pokerbot.blueprint_store.store import StoreError
 
     t0 = time.time()
 
@@ -241,8 +241,8 @@ def _cmd_improve(args: argparse.Namespace) -> int:
 
 
 def _cmd_blueprint(args: argparse.Namespace) -> int:
-    from blueprint_store.info import print_info
-    from blueprint_store.store import StoreError
+    from pokerbot.blueprint_store.info import print_info
+    from pokerbot.blueprint_store.store import StoreError
 
     try:
         print_info(args.path, args.verify, [h.strip() for h in args.hands.split(",") if h.strip()])
@@ -300,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=_cmd_bench)
 
-    from bot.strategies import STRATEGIES
+    from pokerbot.bot.strategies import STRATEGIES
 
     pl = sub.add_parser("play", help="play a match as an ACPC player: pokerbot play <host> <port>")
     pl.add_argument("host", help="dealer host")
@@ -415,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["dealer"]:  # its own command line, the reference dealer's
-        from protocol.dealer import main as dealer_main
+        from pokerbot.protocol.dealer import main as dealer_main
 
         return dealer_main(argv[1:])
     args = build_parser().parse_args(argv)

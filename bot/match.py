@@ -26,11 +26,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import structlog
 
-from protocol.betting import BettingState
-from protocol.dealer import (DEFAULT_SPIN_US, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS,
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.dealer import (DEFAULT_SPIN_US, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS,
                              Dealer, DealerConfig)
-from protocol.gamedef import GameDef
-from protocol.matchstate import MatchStateError, parse_state_line
+from pokerbot.protocol.gamedef import GameDef
+from pokerbot.protocol.matchstate import MatchStateError, parse_state_line
 
 from .strategies import STRATEGIES
 
@@ -54,7 +54,7 @@ class PlayerSpec:
         if self.spec in STRATEGIES:
             told = [f"--{k}={v}" for k, v in sorted((limits or {}).items())
                     if k in ("t_response", "t_hand", "t_per_hand")]
-            return [sys.executable, "-m", "bot.cli", "play", host, str(port), "--strategy", self.spec,
+            return [sys.executable, "-m", "pokerbot.bot.cli", "play", host, str(port), "--strategy", self.spec,
                     "--game", game_file, "--seed", str(seed), *told]
         return shlex.split(self.spec) + [host, str(port)]
 
@@ -115,7 +115,7 @@ def read_match_log(path: str, game: GameDef, adjust: bool = True,
     All-in hands are adjusted to their expected value over every remaining board (all
     cores, one batch); ``cache`` keeps equities between logs (a duplicate match deals
     the same cards twice)."""
-    from solver.equity import runout_equities
+    from pokerbot.solver.equity import runout_equities
 
     logged_hands = []
     score = None

@@ -24,10 +24,10 @@ import time
 
 import structlog
 
-from protocol.betting import CALL
-from protocol.client import ClientConnection, ProtocolError
-from protocol.gamedef import GameDef
-from protocol.logs import log_enabled
+from pokerbot.protocol.betting import CALL
+from pokerbot.protocol.client import ClientConnection, ProtocolError
+from pokerbot.protocol.gamedef import GameDef
+from pokerbot.protocol.logs import log_enabled
 
 from .strategies import Strategy
 

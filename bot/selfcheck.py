@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from protocol.betting import BettingState
-from protocol.gamedef import GameDef, bundled_game, bundled_game_names
-from protocol.hand_rank import hand_strength
-from protocol.matchstate import (
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.gamedef import GameDef, bundled_game, bundled_game_names
+from pokerbot.protocol.hand_rank import hand_strength
+from pokerbot.protocol.matchstate import (
     format_matchstate,
     format_state_line,
     parse_matchstate,
@@ -27,7 +27,7 @@ from protocol.matchstate import (
     parse_state_line,
     view_of,
 )
-from solver import evaluator
+from pokerbot.solver import evaluator
 
 
 @dataclass

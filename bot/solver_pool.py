@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import structlog
 
-from solver import cfr
+from pokerbot.solver import cfr
 
 log = structlog.get_logger("solver_pool")
 
@@ -66,10 +66,10 @@ def warm_up() -> tuple[cfr.Subgame, cfr.SolveResult]:
     """Solve a small river spot once, plain and with a gadget: numba loads (or, on a
     fresh checkout, compiles) every kernel a real solve uses. Returns the spot and its
     solution (for warming what reads solutions)."""
-    from protocol.betting import BettingState, apply_betting
-    from protocol.cards import parse_cards
-    from protocol.gamedef import bundled_game
-    from solver.tree import BetSizes
+    from pokerbot.protocol.betting import BettingState, apply_betting
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.protocol.gamedef import bundled_game
+    from pokerbot.solver.tree import BetSizes
 
     game = bundled_game("holdem.nolimit.2p")
     st = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "cc/cc/cc/")

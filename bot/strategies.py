@@ -11,8 +11,8 @@ import os
 import random
 from typing import Callable, Protocol
 
-from protocol.betting import CALL, FOLD, Action, ActionType, raise_to
-from protocol.matchstate import MatchState
+from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, raise_to
+from pokerbot.protocol.matchstate import MatchState
 
 
 class Strategy(Protocol):

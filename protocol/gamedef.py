@@ -367,7 +367,7 @@ def load_gamedef(path: str | os.PathLike) -> GameDef:
 
 def bundled_game_names() -> list[str]:
     """Names of the game files shipped with the package."""
-    files = resources.files("protocol.games")
+    files = resources.files("pokerbot.protocol.games")
     return sorted(f.name.removesuffix(".game") for f in files.iterdir() if f.name.endswith(".game"))
 
 
@@ -376,7 +376,7 @@ def bundled_game_text(name: str) -> str:
         raise GameDefError(
             f"no bundled game {name!r}; bundled: {', '.join(bundled_game_names())}", None, name
         )
-    return resources.files("protocol.games").joinpath(name + ".game").read_text(encoding="utf-8")
+    return resources.files("pokerbot.protocol.games").joinpath(name + ".game").read_text(encoding="utf-8")
 
 
 def bundled_game(name: str) -> GameDef:

@@ -26,12 +26,10 @@ from collections import Counter
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
 
-from bot.match import Z95, player_series, read_match_log  # noqa: E402
-from protocol.gamedef import GameDefError, load_gamedef  # noqa: E402
-from scripts.agent_log_summary import read_events  # noqa: E402
+from pokerbot.bot.match import Z95, player_series, read_match_log
+from pokerbot.protocol.gamedef import GameDefError, load_gamedef
+from scripts.agent_log_summary import read_events
 
 #: Decision sources that mean the agent solved (or had to fall back from a solve).
 SOLVE_SOURCES = ("unsafe", "safe", "nested", "previous-fallback", "blueprint-fallback")

@@ -25,8 +25,6 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
 
 from agent_log_summary import summarise  # noqa: E402  (a sibling script)
 
@@ -37,7 +35,7 @@ def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
     out = os.path.join(args.out, f"vs-{opponent}")
     if os.path.exists(os.path.join(out, "summary.json")):
         return opponent, 0
-    cmd = [sys.executable, "-m", "bot.cli", "match", "libratus", opponent, "--hands", str(args.hands),
+    cmd = [sys.executable, "-m", "pokerbot.bot.cli", "match", "libratus", opponent, "--hands", str(args.hands),
            "--seed", str(args.seed), "--duplicate", "--out", out]
     if args.common_random_numbers:
         cmd.append("--common-random-numbers")

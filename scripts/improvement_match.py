@@ -31,15 +31,13 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from bot.match import player_series, read_match_log, summarize  # noqa: E402
-from protocol.betting import ActionType  # noqa: E402
-from protocol.gamedef import DEFAULT_GAME, bundled_game  # noqa: E402
-from protocol.matchstate import parse_state_line  # noqa: E402
+from pokerbot.bot.match import player_series, read_match_log, summarize
+from pokerbot.protocol.betting import ActionType
+from pokerbot.protocol.gamedef import DEFAULT_GAME, bundled_game
+from pokerbot.protocol.matchstate import parse_state_line
 
 
 def say(msg: str) -> None:
@@ -58,7 +56,7 @@ def run(cmd: list[str], log_path: str, what: str) -> None:
 
 def match_cmd(a: str, hands: int, seed: int, out: str, blueprint: str, duplicate: bool = True,
               concurrent: bool = False) -> list[str]:
-    cmd = [sys.executable, "-m", "bot.cli", "match", a, "prober", "--hands", str(hands), "--seed", str(seed),
+    cmd = [sys.executable, "-m", "pokerbot.bot.cli", "match", a, "prober", "--hands", str(hands), "--seed", str(seed),
            "--out", out, "--blueprint", blueprint, "--no-train"]
     return cmd + (["--duplicate"] if duplicate else []) + (["--concurrent"] if concurrent else [])
 
@@ -156,13 +154,13 @@ def main(argv: list[str] | None = None) -> int:
             run(match_cmd("libratus", args.probe_hands, args.seed + 1000, probe, blueprint, duplicate=False),
                 os.path.join(args.out, "probe.txt"), "match the improver learns from")
         if not os.path.exists(improved):
-            cmd = [sys.executable, "-m", "bot.cli", "improve", "--logs", probe, "--blueprint", blueprint,
+            cmd = [sys.executable, "-m", "pokerbot.bot.cli", "improve", "--logs", probe, "--blueprint", blueprint,
                    "--out", improved, "--hours", str(args.hours)]
             if args.threads:
                 cmd += ["--threads", str(args.threads)]
             run(cmd, os.path.join(args.out, "improve.txt"), "improvement run")
         if not os.path.exists(os.path.join(after, "summary.json")):
-            agent = (f"{shlex.quote(sys.executable)} -m bot.cli play --strategy libratus "
+            agent = (f"{shlex.quote(sys.executable)} -m pokerbot.bot.cli play --strategy libratus "
                      f"--blueprint {shlex.quote(os.path.abspath(improved))} --seed {args.seed}")
             run(match_cmd(agent, args.hands, args.seed, after, blueprint, concurrent=args.concurrent),
                 os.path.join(args.out, "after.txt"),

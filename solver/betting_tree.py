@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from protocol.betting import Action, BettingState
-from protocol.gamedef import GameDef
+from pokerbot.protocol.betting import Action, BettingState
+from pokerbot.protocol.gamedef import GameDef
 
 from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, sizes_for_round
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from protocol.betting import BettingState
+from pokerbot.protocol.betting import BettingState
 
 from . import ranges as rg
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, MATRIX_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree

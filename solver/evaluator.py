@@ -27,7 +27,7 @@ from itertools import combinations
 import numba as nb
 import numpy as np
 
-from protocol.hand_rank import flush_strength, hand_strength_from_counts
+from pokerbot.protocol.hand_rank import flush_strength, hand_strength_from_counts
 
 NUM_CARDS = 52
 #: Rank weights: sums over multisets of <= 7 ranks (<= 4 of a rank) are all distinct.
@@ -138,7 +138,7 @@ def _cache_path() -> str:
     import hashlib
     import inspect
 
-    import protocol.hand_rank as hr
+    import pokerbot.protocol.hand_rank as hr
 
     digest = hashlib.sha256(
         (inspect.getsource(hr) + repr(RANK_WEIGHTS) + str(ROW_SHIFT)).encode()

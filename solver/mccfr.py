@@ -34,8 +34,8 @@ from typing import Callable
 import numba as nb
 import numpy as np
 
-from protocol.gamedef import GameDef
-from protocol.hand_rank import hand_strength
+from pokerbot.protocol.gamedef import GameDef
+from pokerbot.protocol.hand_rank import hand_strength
 
 from .betting_tree import BettingTree
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, PublicTree

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from protocol.betting import ActionType
+from pokerbot.protocol.betting import ActionType
 
 from .cfr import Subgame
 from .tree import CHANCE, DECISION

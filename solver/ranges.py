@@ -13,7 +13,7 @@ from itertools import combinations
 import numba as nb
 import numpy as np
 
-from protocol.gamedef import GameDef
+from pokerbot.protocol.gamedef import GameDef
 
 from . import evaluator as ev
 

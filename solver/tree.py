@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from protocol.betting import CALL, FOLD, LIMIT_RAISE, Action, BettingState, raise_to
+from pokerbot.protocol.betting import CALL, FOLD, LIMIT_RAISE, Action, BettingState, raise_to
 
 DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE, MATRIX_TERMINAL = 0, 1, 2, 3, 4
 

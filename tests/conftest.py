@@ -1,6 +1,6 @@
 import contextlib
 
-from protocol.logs import configure
+from pokerbot.protocol.logs import configure
 
 # Library code logs through structlog; keep test output to warnings and errors.
 configure("warning")
@@ -14,14 +14,14 @@ def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0, actions
     """A real but quick hold'em blueprint: lossless preflop, cheap stand-in flop and
     turn tables (class number modulo 4: the k-means tables have their own tests),
     river buckets on the fly, the tiny action abstraction, MCCFR for a few seconds."""
-    from blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, CardAbstractionSpec, HoldemDeals
-    from blueprint_store.actions import PRESET_ACTIONS
-    from blueprint_store.indexer import HandIndexer
-    from blueprint_store.store import BlueprintContents, write_blueprint
-    from protocol.gamedef import bundled_game
-    from solver import evaluator as ev
-    from solver.betting_tree import build_betting_tree
-    from solver.mccfr import MCCFR
+    from pokerbot.blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, CardAbstractionSpec, HoldemDeals
+    from pokerbot.blueprint_store.actions import PRESET_ACTIONS
+    from pokerbot.blueprint_store.indexer import HandIndexer
+    from pokerbot.blueprint_store.store import BlueprintContents, write_blueprint
+    from pokerbot.protocol.gamedef import bundled_game
+    from pokerbot.solver import evaluator as ev
+    from pokerbot.solver.betting_tree import build_betting_tree
+    from pokerbot.solver.mccfr import MCCFR
 
     game = bundled_game("holdem.nolimit.2p")
     ix = HandIndexer(HOLDEM_ROUNDS)
@@ -49,7 +49,7 @@ def capture_agent_logs():
     import structlog
     from structlog.testing import capture_logs as capture
 
-    from bot import agent as agent_module
+    from pokerbot.bot import agent as agent_module
 
     old = agent_module.log
     configure("info")

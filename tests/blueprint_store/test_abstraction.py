@@ -4,10 +4,10 @@
 import numpy as np
 import pytest
 
-from blueprint_store import abstraction as ab
-from blueprint_store.indexer import HandIndexer
-from protocol.hand_rank import hand_strength
-from solver import evaluator as ev
+from pokerbot.blueprint_store import abstraction as ab
+from pokerbot.blueprint_store.indexer import HandIndexer
+from pokerbot.protocol.hand_rank import hand_strength
+from pokerbot.solver import evaluator as ev
 
 
 def test_canonical_board_counts():

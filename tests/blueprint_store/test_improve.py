@@ -3,12 +3,12 @@ scores of the Libratus supplement and the pseudo-harmonic midpoint."""
 
 import pytest
 
-from blueprint_store.actions import PRESET_ACTIONS
-from blueprint_store.improve import (collect_opponent_bets, most_common_size, pot_fraction,
+from pokerbot.blueprint_store.actions import PRESET_ACTIONS
+from pokerbot.blueprint_store.improve import (collect_opponent_bets, most_common_size, pot_fraction,
                                      pseudo_harmonic_midpoint, score_gaps)
-from protocol.betting import BettingState, apply_betting
-from protocol.gamedef import bundled_game
-from protocol.matchstate import format_state_line
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import format_state_line
 
 HUNL = bundled_game("holdem.nolimit.2p")
 
@@ -63,8 +63,8 @@ def test_missing_logs_are_an_error():
 
 
 def test_extension_actions_keep_our_openings_and_survive_the_store_header():
-    from blueprint_store.actions import ActionAbstraction
-    from blueprint_store.improve import extension_actions
+    from pokerbot.blueprint_store.actions import ActionAbstraction
+    from pokerbot.blueprint_store.improve import extension_actions
 
     base = PRESET_ACTIONS["default"]
     ext = extension_actions(base, (0.5, 0.714, 1.0), opponent=1)

@@ -8,14 +8,14 @@ import hashlib
 import numpy as np
 import pytest
 
-from blueprint_store.actions import ActionAbstraction
-from blueprint_store.improve import improve, plan_improvement
-from blueprint_store.store import Blueprint, StoreError
-from bot.blueprint_player import BlueprintStrategy
-from protocol.betting import BettingState, apply_betting
-from protocol.gamedef import bundled_game
-from protocol.matchstate import MatchState, format_state_line
-from solver.tree import BetSizes
+from pokerbot.blueprint_store.actions import ActionAbstraction
+from pokerbot.blueprint_store.improve import improve, plan_improvement
+from pokerbot.blueprint_store.store import Blueprint, StoreError
+from pokerbot.bot.blueprint_player import BlueprintStrategy
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState, format_state_line
+from pokerbot.solver.tree import BetSizes
 
 from conftest import build_small_blueprint, capture_agent_logs
 
@@ -126,7 +126,7 @@ def test_the_player_switches_to_a_type2_extension_by_translation(improved):
 def test_the_agent_logs_the_extension_it_plays(improved):
     """The Libratus agent's decision log says which extension a hand switched to, so a
     match's logs show where the improvement was used."""
-    from bot.agent import LibratusAgent
+    from pokerbot.bot.agent import LibratusAgent
 
     _, out, _, _, _ = improved
     agent = LibratusAgent(seed=1, blueprint=out)
@@ -158,7 +158,7 @@ def test_type1_is_used_only_after_eight_opens_of_its_size(improved):
 def test_the_agent_plays_type1_after_eight_opens_of_its_size(improved):
     """The same rule through the Libratus agent: it must pass the ends of hands on to
     its blueprint player, which keeps the opponent's size history."""
-    from bot.agent import LibratusAgent
+    from pokerbot.bot.agent import LibratusAgent
 
     _, out, _, _, _ = improved
     agent = LibratusAgent(seed=2, blueprint=out)
@@ -177,7 +177,7 @@ def test_a_damaged_extension_is_refused(improved, tmp_path):
     bp = Blueprint(out)
     import msgpack
 
-    from blueprint_store import store
+    from pokerbot.blueprint_store import store
 
     raw = open(out, "rb").read()
     magic, version, crc, length = store._PREAMBLE.unpack(raw[: store._PREAMBLE.size])
@@ -197,7 +197,7 @@ def test_a_damaged_extension_is_refused(improved, tmp_path):
 
 
 def test_info_lists_the_extensions(improved, capsys):
-    from blueprint_store.info import print_info
+    from pokerbot.blueprint_store.info import print_info
 
     _, out, _, _, _ = improved
     print_info(out, True, [])

@@ -8,7 +8,7 @@ import numba as nb
 import numpy as np
 import pytest
 
-from blueprint_store.indexer import _BINOM, HandIndexer, IndexerError, _index_one
+from pokerbot.blueprint_store.indexer import _BINOM, HandIndexer, IndexerError, _index_one
 
 HOLDEM = HandIndexer((2, 3, 1, 1))
 ROUND_CARDS = (2, 5, 6, 7)

@@ -9,12 +9,12 @@ import sys
 import numpy as np
 import pytest
 
-from blueprint_store.abstraction import hand_buckets
-from blueprint_store.store import (FORMAT_VERSION, RANGE_THRESHOLD, Blueprint, OffTreeError, StoreError,
+from pokerbot.blueprint_store.abstraction import hand_buckets
+from pokerbot.blueprint_store.store import (FORMAT_VERSION, RANGE_THRESHOLD, Blueprint, OffTreeError, StoreError,
                                    apply_threshold)
-from protocol.betting import BettingState, apply_betting
-from protocol.gamedef import bundled_game
-from solver.tree import DECISION
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver.tree import DECISION
 
 HUNL = bundled_game("holdem.nolimit.2p")
 
@@ -120,7 +120,7 @@ def test_a_second_process_shares_the_pages(small_blueprint):
     mostly shared (file-backed) memory, not private copies."""
     code = (
         "import sys, numpy as np\n"
-        "from blueprint_store.store import Blueprint\n"
+        "from pokerbot.blueprint_store.store import Blueprint\n"
         "bp = Blueprint(sys.argv[1])\n"
         "s = float(np.asarray(bp.cards.turn[::2048], dtype=np.float64).sum())\n"
         "rss = {}\n"
@@ -143,7 +143,7 @@ def test_a_written_store_is_readable_by_other_users(small_blueprint, tmp_path):
     import os
     import stat
 
-    from blueprint_store.store import Blueprint, write_blueprint
+    from pokerbot.blueprint_store.store import Blueprint, write_blueprint
 
     out = tmp_path / "copy.bp"
     old = os.umask(0o022)

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from blueprint_store import train
-from blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, CardAbstractionSpec
-from blueprint_store.indexer import HandIndexer
-from blueprint_store.store import Blueprint
-from solver import evaluator as ev
+from pokerbot.blueprint_store import train
+from pokerbot.blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, CardAbstractionSpec
+from pokerbot.blueprint_store.indexer import HandIndexer
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.solver import evaluator as ev
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -46,7 +46,7 @@ def test_train_write_and_resume(tmp_path, monkeypatch):
 
 
 def test_unknown_preset_and_wrong_game(tmp_path):
-    from protocol.gamedef import bundled_game
+    from pokerbot.protocol.gamedef import bundled_game
 
     with pytest.raises(ValueError, match="unknown preset"):
         train.train_blueprint("huge", str(tmp_path / "x.bp"))

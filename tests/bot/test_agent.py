@@ -6,11 +6,11 @@ nested re-solve after an off-tree raise, and the unsafe comparison bot."""
 import numpy as np
 import pytest
 
-from bot.agent import LibratusAgent
-from protocol.betting import BettingState, apply_betting
-from protocol.cards import cards_to_str
-from protocol.gamedef import bundled_game
-from protocol.matchstate import MatchState
+from pokerbot.bot.agent import LibratusAgent
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.cards import cards_to_str
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
 
 from conftest import capture_agent_logs as capture_logs
 
@@ -70,7 +70,7 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
 def test_a_river_subgame_has_more_bet_sizes_than_the_blueprint(small_blueprint):
     """River-rooted solves use RIVER_SUBGAME_SIZES (five sized bets, scaled by the hand's
     factor, plus all-in), not the blueprint's two."""
-    from bot.agent import RIVER_SUBGAME_SIZES
+    from pokerbot.bot.agent import RIVER_SUBGAME_SIZES
 
     agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.3)
     me = 1 - river_state("").current_player
@@ -111,7 +111,7 @@ def sources(logs):
 
 
 def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
-    from bot.time_budget import TimeBudget
+    from pokerbot.bot.time_budget import TimeBudget
 
     me = 1 - river_state("").current_player
     # a 0.2 s average per hand leaves less than the overhead of a solve
@@ -139,7 +139,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
     import signal
     import time
 
-    from bot.solver_pool import SolverPool
+    from pokerbot.bot.solver_pool import SolverPool
 
     me = 1 - river_state("").current_player
     with SolverPool(1) as pool:
@@ -165,7 +165,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
 
 
 def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint, monkeypatch):
-    from bot import agent as agent_module
+    from pokerbot.bot import agent as agent_module
 
     me = 1 - river_state("").current_player
     agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.5)

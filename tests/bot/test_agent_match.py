@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from bot import match
-from protocol.gamedef import bundled_game
+from pokerbot.bot import match
+from pokerbot.protocol.gamedef import bundled_game
 
 pytestmark = pytest.mark.timeout(600)
 HANDS = 30
@@ -41,7 +41,7 @@ async def kill_worker_mid_solve(stderr_path: str, timeout: float = 300.0) -> int
 
 def test_match_survives_a_worker_killed_mid_solve(small_blueprint, tmp_path):
     game = bundled_game("holdem.nolimit.2p")
-    agent = (f"{sys.executable} -m bot.cli play --strategy libratus --blueprint {small_blueprint} --seed 3 "
+    agent = (f"{sys.executable} -m pokerbot.bot.cli play --strategy libratus --blueprint {small_blueprint} --seed 3 "
              "--workers 1 --solve-seconds 1 --log-level debug")
     out = str(tmp_path)
 

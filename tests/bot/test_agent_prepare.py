@@ -13,16 +13,22 @@ pytestmark = pytest.mark.timeout(600)
 SCRIPT = r"""
 import sys, numba
 from numba.core.registry import CPUDispatcher
-import blueprint_store.abstraction, blueprint_store.indexer, solver.cfr, solver.equity, solver.evaluator, solver.ranges
-from bot.agent import LibratusAgent
-from protocol.betting import BettingState, apply_betting
-from protocol.gamedef import bundled_game
-from protocol.matchstate import MatchState
-from protocol.logs import configure
+import pokerbot.blueprint_store.abstraction
+import pokerbot.blueprint_store.indexer
+import pokerbot.solver.cfr
+import pokerbot.solver.equity
+import pokerbot.solver.evaluator
+import pokerbot.solver.ranges
+from pokerbot.bot.agent import LibratusAgent
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.protocol.logs import configure
 configure("warning")
 
-MODULES = [blueprint_store.abstraction, blueprint_store.indexer, solver.cfr, solver.equity, solver.evaluator,
-           solver.ranges]
+MODULES = [pokerbot.blueprint_store.abstraction, pokerbot.blueprint_store.indexer, pokerbot.solver.cfr,
+           pokerbot.solver.equity, pokerbot.solver.evaluator,
+           pokerbot.solver.ranges]
 
 def compiled():
     out = {}

@@ -8,11 +8,11 @@ import time
 import pytest
 from scipy.stats import ks_2samp
 
-from bot.agent import LibratusAgent
-from bot.time_budget import ReplyClock
-from protocol.betting import BettingState, apply_betting
-from protocol.gamedef import bundled_game
-from protocol.matchstate import MatchState
+from pokerbot.bot.agent import LibratusAgent
+from pokerbot.bot.time_budget import ReplyClock
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(600)

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from bot import bench
+from pokerbot.bot.bench import dealer as bench
 
 
 def _state_lines(path: str) -> list[str]:
@@ -23,9 +23,9 @@ def test_compiled_loop_plays_the_same_match_as_our_dealer(tmp_path):
     ours, theirs = tmp_path / "ours", tmp_path / "compiled"
     ours.mkdir()
     theirs.mkdir()
-    seconds, hands = bench._process_match(40, "ours", "compiled", str(ours), compiled)
+    seconds, hands = bench.process_match(40, "ours", "compiled", str(ours), compiled)
     assert hands == 40 and seconds > 0
-    seconds, hands = bench._process_match(40, "compiled", "processes", str(theirs), compiled)
+    seconds, hands = bench.process_match(40, "compiled", "processes", str(theirs), compiled)
     assert hands == 40 and seconds > 0
     lines = _state_lines(os.path.join(ours, "bench.log"))
     assert len(lines) == 40 and lines == _state_lines(os.path.join(theirs, "bench.log"))
@@ -34,7 +34,7 @@ def test_compiled_loop_plays_the_same_match_as_our_dealer(tmp_path):
 
 
 def test_bench_dealer_prints_every_setup():
-    out = subprocess.run([sys.executable, "-m", "bot.cli", "bench", "dealer", "--hands", "100", "--repeats", "1",
+    out = subprocess.run([sys.executable, "-m", "pokerbot.bot.cli", "bench", "dealer", "--hands", "100", "--repeats", "1",
                           "--json"], capture_output=True, text=True, timeout=300, check=True).stdout
     r = json.loads(out)
     assert r["compiled_available"]

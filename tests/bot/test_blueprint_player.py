@@ -7,12 +7,12 @@ import random
 import numpy as np
 import pytest
 
-from bot.blueprint_player import BlueprintStrategy
-from bot.cli import main
-from bot.match import player_series, read_match_log
-from protocol.betting import ActionType, BettingState, raise_to
-from protocol.gamedef import bundled_game
-from protocol.matchstate import MatchState
+from pokerbot.bot.blueprint_player import BlueprintStrategy
+from pokerbot.bot.cli import main
+from pokerbot.bot.match import player_series, read_match_log
+from pokerbot.protocol.betting import ActionType, BettingState, raise_to
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(300)

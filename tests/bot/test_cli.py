@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from bot.cli import main
+from pokerbot.bot.cli import main
 
 
 def test_selfcheck_passes_on_bundled_games(capsys):
@@ -38,7 +38,7 @@ def test_bad_arguments_exit_with_usage():
 def test_bench_evaluator_prints_figures_and_ratio():
     # a small run in a subprocess: the benchmark pins its process to one core
     out = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "bench", "evaluator", "--hands", "20000", "--boards", "50",
+        [sys.executable, "-m", "pokerbot.bot.cli", "bench", "evaluator", "--hands", "20000", "--boards", "50",
          "--repeats", "1", "--json"],
         capture_output=True, text=True, timeout=300, check=True,
     ).stdout

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from bot.match import player_series, read_match_log, summarize
-from protocol.gamedef import bundled_game
+from pokerbot.bot.match import player_series, read_match_log, summarize
+from pokerbot.protocol.gamedef import bundled_game
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from bot.cli import main
+from pokerbot.bot.cli import main
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -40,7 +40,7 @@ def test_duplicate_call_vs_allin_cancels_exactly(tmp_path):
 
 
 def test_command_line_player_and_a_crashing_player(tmp_path):
-    cmd = f"{sys.executable} -m bot.cli play --strategy call"
+    cmd = f"{sys.executable} -m pokerbot.bot.cli play --strategy call"
     out = tmp_path / "c"
     assert main(["match", cmd, "raise-pot", "--hands", "50", "--out", str(out)]) == 0
     s = json.loads((out / "summary.json").read_text())
@@ -56,7 +56,7 @@ def test_command_line_player_and_a_crashing_player(tmp_path):
 
 
 def test_a_concurrent_duplicate_match_plays_both_seat_orders_at_once_with_the_same_logs(tmp_path, capsys):
-    logs = {}
+    logs, summaries = {}, {}
     for how in ("sequential", "concurrent"):
         out = tmp_path / how
         extra = ["--concurrent"] if how == "concurrent" else []
@@ -69,9 +69,8 @@ def test_a_concurrent_duplicate_match_plays_both_seat_orders_at_once_with_the_sa
         m1, m2 = s["matches"]
         overlap = m2["started"] < m1["started"] + m1["seconds"]
         assert overlap == (how == "concurrent")
-        if how == "concurrent":
-            assert s["duplicate"] == sequential["duplicate"]
-        sequential = s
+        summaries[how] = s
+    assert summaries["concurrent"]["duplicate"] == summaries["sequential"]["duplicate"]
     assert logs["concurrent"] == logs["sequential"]  # the same hands, the same choices
     assert main(["match", "random", "call", "--concurrent", "--out", str(tmp_path / "x")]) == 2
     assert "--concurrent needs --duplicate" in capsys.readouterr().err

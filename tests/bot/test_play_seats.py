@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from protocol.dealer import Dealer, DealerConfig
-from protocol.gamedef import bundled_game
+from pokerbot.protocol.dealer import Dealer, DealerConfig
+from pokerbot.protocol.gamedef import bundled_game
 
 pytestmark = pytest.mark.timeout(600)
 HANDS = 12
@@ -28,11 +28,11 @@ def test_two_matches_share_one_agent_process(small_blueprint, tmp_path):
             dealers.append(d)
         err = open(tmp_path / "agent.stderr", "w")
         agent = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.cli", "play", "127.0.0.1", str(ports[0][0]), str(ports[1][0]),
+            sys.executable, "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(ports[0][0]), str(ports[1][0]),
             "--strategy", "libratus", "--blueprint", small_blueprint, "--seed", "1", "--workers", "1",
             "--solve-seconds", "0.5", stdin=asyncio.subprocess.DEVNULL, stdout=err, stderr=err)
         callers = [await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.cli", "play", "127.0.0.1", str(p[1]), "--strategy", "call",
+            sys.executable, "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(p[1]), "--strategy", "call",
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
             for p in ports]
         statuses = await asyncio.gather(*(d.run() for d in dealers))

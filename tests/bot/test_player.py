@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from bot.player import play
-from bot.strategies import CallStrategy
-from protocol.gamedef import bundled_game
+from pokerbot.bot.player import play
+from pokerbot.bot.strategies import CallStrategy
+from pokerbot.protocol.gamedef import bundled_game
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(60)
@@ -88,7 +88,7 @@ def _events(text: str) -> list[dict]:
 async def test_stop_signal_while_waiting_closes_the_connection_and_exits_0(sig):
     dealer = Dealer()
     port = await dealer.start()
-    proc = await _start("-m", "bot.cli", "play", "127.0.0.1", str(port), "--strategy", "call",
+    proc = await _start("-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(port), "--strategy", "call",
                         "--log-level", "info")
     try:
         async with asyncio.timeout(30):
@@ -111,11 +111,11 @@ async def test_stop_signal_while_waiting_closes_the_connection_and_exits_0(sig):
 
 SLOW_PLAYER = textwrap.dedent("""
     import sys, time
-    from bot.player import play
-    from protocol.betting import CALL
-    from protocol.dealer import run_event_loop
-    from protocol.gamedef import bundled_game
-    from protocol.logs import configure
+    from pokerbot.bot.player import play
+    from pokerbot.protocol.betting import CALL
+    from pokerbot.protocol.dealer import run_event_loop
+    from pokerbot.protocol.gamedef import bundled_game
+    from pokerbot.protocol.logs import configure
 
     class Slow:
         name = "slow"

@@ -9,13 +9,13 @@ import time
 import numpy as np
 import pytest
 
-from bot import solver_pool
-from bot.solver_pool import SolveJob, SolverPool, WorkerLost
-from protocol.betting import BettingState, apply_betting
-from protocol.cards import parse_cards
-from protocol.gamedef import bundled_game
-from solver import cfr
-from solver.tree import BetSizes
+from pokerbot.bot import solver_pool
+from pokerbot.bot.solver_pool import SolveJob, SolverPool, WorkerLost
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.cards import parse_cards
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import cfr
+from pokerbot.solver.tree import BetSizes
 
 pytestmark = pytest.mark.timeout(600)
 HUNL = bundled_game("holdem.nolimit.2p")

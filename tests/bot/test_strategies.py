@@ -2,11 +2,11 @@ from collections import Counter
 
 import pytest
 
-from protocol.betting import CALL, ActionType, raise_to
-from protocol.gamedef import bundled_game
-from protocol.matchstate import parse_matchstate
+from pokerbot.protocol.betting import CALL, ActionType, raise_to
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import parse_matchstate
 
-from bot.strategies import STRATEGIES, make_strategy
+from pokerbot.bot.strategies import STRATEGIES, make_strategy
 
 HUNL = bundled_game("holdem.nolimit.2p")
 
@@ -60,10 +60,10 @@ def test_unknown_strategy():
 
 
 def test_prober_opens_with_its_own_size_and_otherwise_plays_the_blueprint(small_blueprint):
-    from bot.strategies import ProberStrategy, make_strategy
-    from protocol.betting import BettingState, apply_betting
-    from protocol.gamedef import bundled_game
-    from protocol.matchstate import MatchState
+    from pokerbot.bot.strategies import ProberStrategy, make_strategy
+    from pokerbot.protocol.betting import BettingState, apply_betting
+    from pokerbot.protocol.gamedef import bundled_game
+    from pokerbot.protocol.matchstate import MatchState
 
     game = bundled_game("holdem.nolimit.2p")
     bot = make_strategy("prober", 1, small_blueprint)

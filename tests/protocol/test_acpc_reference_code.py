@@ -13,10 +13,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from protocol.dealer import ReferenceDeal
-from protocol.gamedef import bundled_game, bundled_game_text
-from protocol.hand_rank import hand_strength
-from protocol.matchstate import MatchStateError, format_matchstate, parse_matchstate
+from pokerbot.protocol.dealer import ReferenceDeal
+from pokerbot.protocol.gamedef import bundled_game, bundled_game_text
+from pokerbot.protocol.hand_rank import hand_strength
+from pokerbot.protocol.matchstate import MatchStateError, format_matchstate, parse_matchstate
 
 HERE = os.path.dirname(__file__)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from protocol.betting import (
+from pokerbot.protocol.betting import (
     CALL,
     FOLD,
     ActionSyntaxError,
@@ -13,8 +13,8 @@ from protocol.betting import (
     parse_action,
     raise_to,
 )
-from protocol.cards import parse_cards
-from protocol.gamedef import bundled_game
+from pokerbot.protocol.cards import parse_cards
+from pokerbot.protocol.gamedef import bundled_game
 
 HUNL = bundled_game("holdem.nolimit.2p")
 LIMIT = bundled_game("holdem.limit.2p")
@@ -73,7 +73,7 @@ def test_all_in_below_the_minimum_is_the_only_raise():
 
 
 def test_short_stack_facing_a_bet_that_covers_it():
-    from protocol.gamedef import parse_gamedef
+    from pokerbot.protocol.gamedef import parse_gamedef
 
     game = parse_gamedef(
         "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 1\nstack = 700 2500\nblind = 100 50\n"
@@ -179,7 +179,7 @@ def test_parse_action():
 
 
 def test_cards_are_checked():
-    from protocol.cards import CardError
+    from pokerbot.protocol.cards import CardError
 
     s = BettingState(bundled_game("leduc.limit.2p"))
     with pytest.raises(CardError, match="not in this game's deck"):

@@ -1,7 +1,7 @@
 import pytest
 
-from protocol.cards import CardError, card_to_str, cards_to_str, parse_card, parse_cards
-from protocol.hand_rank import (
+from pokerbot.protocol.cards import CardError, card_to_str, cards_to_str, parse_card, parse_cards
+from pokerbot.protocol.hand_rank import (
     FLUSH,
     FULL_HOUSE,
     HIGH_CARD,

@@ -5,10 +5,10 @@ import asyncio
 import pytest
 from structlog.testing import capture_logs
 
-from protocol.betting import CALL, FOLD, raise_to
-from protocol.client import ClientConnection, ProtocolError, legal_action
-from protocol.gamedef import bundled_game
-from protocol.matchstate import parse_matchstate
+from pokerbot.protocol.betting import CALL, FOLD, raise_to
+from pokerbot.protocol.client import ClientConnection, ProtocolError, legal_action
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import parse_matchstate
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(30)

@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-from protocol.dealer import Dealer, DealerConfig, ReferenceDeal, main as dealer_main
-from protocol.gamedef import bundled_game
-from protocol.matchstate import parse_matchstate, parse_state_line
-from protocol.replies import WARN_BAD_FORMAT, WARN_BAD_STATE, WARN_INVALID, WARN_UNREQUESTED
+from pokerbot.protocol.dealer import Dealer, DealerConfig, ReferenceDeal, main as dealer_main
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import parse_matchstate, parse_state_line
+from pokerbot.protocol.replies import WARN_BAD_FORMAT, WARN_BAD_STATE, WARN_INVALID, WARN_UNREQUESTED
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = [pytest.mark.timeout(60)]
@@ -138,7 +138,7 @@ async def test_deals_depend_on_the_seed_only(tmp_path):
 def test_deal_matches_the_reference_dealer():
     """A real dealer line of ACPC.md, hand 1: MATCHSTATE:1:1:...:9h6s|3d3h/5s3s8h/9d/5c.
     Our generator deals exactly these cards for hand 1 with seed 42."""
-    from protocol.cards import cards_to_str
+    from pokerbot.protocol.cards import cards_to_str
 
     deal = ReferenceDeal(HUNL, 42)
     deal.next_hand()

@@ -1,12 +1,15 @@
 """Property tests: malformed game files and protocol lines give our clear error types
 and nothing else; every legal line of play keeps the rules' invariants."""
 
+import re
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol.betting import BettingState, IllegalActionError, apply_betting, raise_to
-from protocol.gamedef import GameDefError, bundled_game, bundled_game_names, bundled_game_text, parse_gamedef
-from protocol.matchstate import (
+from pokerbot.protocol.betting import CALL, FOLD, BettingState, IllegalActionError, apply_betting, raise_to
+from pokerbot.protocol.gamedef import GameDefError, bundled_game, bundled_game_names, bundled_game_text, parse_gamedef
+from pokerbot.protocol.matchstate import (
     MatchStateError,
     format_matchstate,
     format_state_line,
@@ -69,22 +72,85 @@ def test_malformed_matchstates_raise_matchstate_error(line):
     assert format_matchstate(parse_matchstate(text, HUNL)) == text
 
 
+#: The reply grammar (one ACPC state (cards in either case, as the reference reads them), ':' and one no-limit action), written apart from the parser.
+REPLY_GRAMMAR = re.compile(r"MATCHSTATE:\d+:\d+:[0-9rcf/]*:[2-9TJQKAtjqkaSHDCshdc|/]*:(f|c|r\d+)")
+#: The log line grammar of a finished two-player hand.
+STATE_LINE_GRAMMAR = re.compile(r"STATE:\d+:[0-9rcf/]*:[2-9TJQKAtjqkaSHDCshdc|/]*:-?[0-9.]+\|-?[0-9.]+:[^:|]*\|[^:|]*")
+STATE_LINE = "STATE:7:r300c/cc/cc/r900f:AsAh|KsKh/2c7d9h/Js/3c:300|-300:Alice|Bob"
+
+
 @settings(max_examples=600, deadline=None)
 @given(st.one_of(mutated([l + ":r1000" for l in LINES] + [l + ":c" for l in LINES]), st.text(max_size=60)))
 def test_malformed_replies_raise_matchstate_error(line):
     try:
+        ms, action = parse_reply(line, HUNL)
+    except MatchStateError as e:
+        assert str(e)
+        return
+    # Whatever is accepted is in the reply grammar, and is the echoed state plus the action.
+    match = REPLY_GRAMMAR.fullmatch(line)
+    assert match, line
+    head, text = line.rpartition(":")[::2]
+    assert format_matchstate(ms) == format_matchstate(parse_matchstate(head, HUNL))
+    expected = FOLD if text == "f" else CALL if text == "c" else raise_to(int(text[1:]))
+    assert action == expected
+
+
+@pytest.mark.parametrize("line", [
+    "MATCHSTATE:0:0::AsKd|",  # no action
+    "MATCHSTATE:0:0::AsKd|:",  # empty action
+    "MATCHSTATE:0:0::AsKd|:x",  # unknown action
+    "MATCHSTATE:0:0::AsKd|:r",  # no-limit raise without a total
+    "MATCHSTATE:0:0::AsKd|:r1e3",
+    "MATCHSTATE:0:0::AsKd|:C",  # upper case
+    "MATCHSTATE:0:0::AsKd|:cc",  # two actions
+    "MATCHSTATE:0:0::AsKd|:c ",  # trailing space
+    "MATCHSTATE:0:0:q:AsKd|:c",  # bad betting
+    "MATCHSTATE:0:0::AsKx|:c",  # bad card
+    "MATCHSTATE:0:0::AsAs|:c",  # a card twice
+    "MATCHSTATE:0::AsKd|:c",  # a field missing
+    "MATCHSTATE:2:0::AsKd|:c",  # no seat 2
+    "MATCHSTATE:0:0:cc/:AsKd|:c",  # betting ends a round the board has not reached
+    "STATE:0:0::AsKd|:c",
+    "garbage:c",
+    "",
+])
+def test_replies_outside_the_grammar_are_refused(line):
+    with pytest.raises(MatchStateError):
         parse_reply(line, HUNL)
-    except MatchStateError:
-        pass
 
 
 @settings(max_examples=400, deadline=None)
-@given(mutated(["STATE:7:r300c/cc/cc/r900f:AsAh|KsKh/2c7d9h/Js/3c:300|-300:Alice|Bob"]))
+@given(mutated([STATE_LINE]))
 def test_malformed_state_lines_raise_matchstate_error(line):
     try:
+        hand = parse_state_line(line, HUNL)
+    except MatchStateError as e:
+        assert str(e)
+        return
+    # Whatever is accepted is a finished hand in the log grammar whose values are the
+    # rules' payoffs, and formats back to a line that parses to the same hand.
+    assert STATE_LINE_GRAMMAR.fullmatch(line), line
+    assert hand.state.finished and hand.values == [int(v) for v in hand.state.payoffs()]
+    again = parse_state_line(format_state_line(hand.state, hand.values, hand.names), HUNL)
+    assert (again.values, again.names, again.state.betting_string()) == (
+        hand.values, hand.names, hand.state.betting_string())
+
+
+@pytest.mark.parametrize("line", [
+    STATE_LINE.replace("300|-300", "300|-299"),  # values disagree with the payoffs
+    STATE_LINE.replace("300|-300", "-300|300"),
+    STATE_LINE.replace("300|-300", "x|-300"),
+    STATE_LINE.replace("r900f", "r900"),  # not finished
+    STATE_LINE.replace(":Alice|Bob", ""),  # a field missing
+    STATE_LINE.replace("Alice|Bob", "Alice"),  # one name
+    STATE_LINE.replace("KsKh", "KsAs"),  # a card twice
+    STATE_LINE.replace("STATE", "STATES"),
+    STATE_LINE + ":",
+])
+def test_state_lines_outside_the_grammar_are_refused(line):
+    with pytest.raises(MatchStateError):
         parse_state_line(line, HUNL)
-    except MatchStateError:
-        pass
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,6 +1,6 @@
 import pytest
 
-from protocol.gamedef import (
+from pokerbot.protocol.gamedef import (
     DEFAULT_GAME,
     UNLIMITED_STACK,
     BettingType,
@@ -77,7 +77,7 @@ def test_limit_without_stack_is_unlimited_and_omitted_when_written():
 
 
 def test_deck_uses_top_ranks_and_suits_like_the_reference_dealer():
-    from protocol.cards import cards_to_str
+    from pokerbot.protocol.cards import cards_to_str
 
     assert cards_to_str(bundled_game("leduc.limit.2p").deck()) == "QhKhAhQsKsAs"
     assert len(bundled_game("holdem.nolimit.2p").deck()) == 52

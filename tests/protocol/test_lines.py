@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from protocol.lines import MAX_LINE, LineTooLong, open_line_connection
+from pokerbot.protocol.lines import MAX_LINE, LineTooLong, open_line_connection
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(30)]
 

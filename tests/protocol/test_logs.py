@@ -10,7 +10,7 @@ import sys
 import pytest
 import structlog
 
-from protocol import logs
+from pokerbot.protocol import logs
 
 
 @pytest.fixture(autouse=True)
@@ -86,7 +86,7 @@ def test_player_program_logs_json_to_the_chosen_stream(stream):
     """`pokerbot play` (as a container runs it): the JSON lines go to the stream the
     environment names; the one-line human message stays on stderr."""
     env = {**os.environ, logs.STREAM_ENV: stream}
-    r = subprocess.run([sys.executable, "-m", "bot.cli", "play", "127.0.0.1", str(_closed_port()),
+    r = subprocess.run([sys.executable, "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(_closed_port()),
                         "--strategy", "call", "--log-level", "info", "--connect-timeout", "5"],
                        capture_output=True, text=True, timeout=50, env=env)
     assert r.returncode == 1

@@ -1,9 +1,9 @@
 import pytest
 
-from protocol.betting import CALL, raise_to
-from protocol.cards import parse_cards
-from protocol.gamedef import bundled_game
-from protocol.matchstate import (
+from pokerbot.protocol.betting import CALL, raise_to
+from pokerbot.protocol.cards import parse_cards
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import (
     MatchStateError,
     format_reply,
     format_state_line,
@@ -12,7 +12,7 @@ from protocol.matchstate import (
     parse_state_line,
     view_of,
 )
-from protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.betting import BettingState, apply_betting
 
 HUNL = bundled_game("holdem.nolimit.2p")
 
@@ -116,8 +116,8 @@ def test_leduc_and_kuhn_lines():
 
 
 def test_incremental_parse_equals_full_parse_along_a_hand():
-    from protocol.betting import parse_action
-    from protocol.matchstate import parse_next_matchstate
+    from pokerbot.protocol.betting import parse_action
+    from pokerbot.protocol.matchstate import parse_next_matchstate
 
     st = BettingState(HUNL, 9, [parse_cards("AsAh"), parse_cards("KsKh")], parse_cards("2c7d9hJs3c"))
     prev_line = prev = None
@@ -140,8 +140,8 @@ def test_incremental_parse_equals_full_parse_along_a_hand():
 
 
 def test_hand_views_equal_format_view_along_a_hand():
-    from protocol.betting import parse_action
-    from protocol.matchstate import HandViews, format_view
+    from pokerbot.protocol.betting import parse_action
+    from pokerbot.protocol.matchstate import HandViews, format_view
 
     st = BettingState(HUNL, 4, [parse_cards("AsAh"), parse_cards("KsKh")], parse_cards("2c7d9hJs3c"))
     views = HandViews(st)

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.betting import BettingState, apply_betting, raise_to, CALL, FOLD, Action, ActionType
-from protocol.cards import parse_cards
-from protocol.gamedef import bundled_game
-from protocol.matchstate import format_view
-from protocol.replies import (
+from pokerbot.protocol.betting import BettingState, apply_betting, raise_to, CALL, FOLD, Action, ActionType
+from pokerbot.protocol.cards import parse_cards
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import format_view
+from pokerbot.protocol.replies import (
     WARN_BAD_FORMAT,
     WARN_BAD_STATE,
     WARN_INVALID,

@@ -15,9 +15,9 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from protocol.betting import CALL, FOLD, LIMIT_RAISE, BettingState, raise_to  # noqa: E402
-from protocol.cards import make_card  # noqa: E402
-from protocol.gamedef import bundled_game, parse_gamedef  # noqa: E402
+from pokerbot.protocol.betting import CALL, FOLD, LIMIT_RAISE, BettingState, raise_to  # noqa: E402
+from pokerbot.protocol.cards import make_card  # noqa: E402
+from pokerbot.protocol.gamedef import bundled_game, parse_gamedef  # noqa: E402
 
 HANDS = int(os.environ.get("POKERBOT_DIFF_HANDS", "10000"))
 

@@ -4,11 +4,11 @@ values against a direct enumeration, convergence, and Kuhn poker's known value."
 import numpy as np
 import pytest
 
-from protocol.betting import BettingState, apply_betting
-from protocol.cards import parse_cards
-from protocol.gamedef import bundled_game, parse_gamedef
-from solver import cfr
-from solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, build_tree
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.cards import parse_cards
+from pokerbot.protocol.gamedef import bundled_game, parse_gamedef
+from pokerbot.solver import cfr
+from pokerbot.solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, build_tree
 
 SPOT_GAME = parse_gamedef(
     "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
@@ -244,7 +244,7 @@ def test_turn_subgame_chance_values_against_the_rivers():
         check[f + labels.index("c")] = 1.0
     got = cfr.counterfactual_values(sub, check, 0)
     rng = np.random.default_rng(3)
-    from solver.equity import runout_equity
+    from pokerbot.solver.equity import runout_equity
 
     for h in rng.choice(len(sub.hands), 5, replace=False):
         want = 0.0

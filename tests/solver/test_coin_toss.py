@@ -4,8 +4,8 @@ blueprint (Figure 2), through our solver and gadgets: the paper's numbers."""
 import numpy as np
 import pytest
 
-from solver import cfr, gadgets
-from solver.tree import ExplicitNode
+from pokerbot.solver import cfr, gadgets
+from pokerbot.solver.tree import ExplicitNode
 
 HEADS, TAILS = 0, 1  # P1's private coin; P2 has a single private state (index 0)
 

@@ -1,8 +1,8 @@
 import pytest
 
-from protocol.cards import parse_cards as pc
-from protocol.gamedef import bundled_game
-from solver.equity import runout_equity
+from pokerbot.protocol.cards import parse_cards as pc
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver.equity import runout_equity
 
 equity = pytest.importorskip("pokerfast.equity")
 
@@ -29,7 +29,7 @@ def test_known_value_and_small_deck():
 
 
 def test_batch_equals_one_by_one():
-    from solver.equity import runout_equities
+    from pokerbot.solver.equity import runout_equities
 
     spots = [(pc("AsAh"), pc("KsKh"), []), (pc("AcKd"), pc("7h7s"), pc("2c3d9h")), (pc("5c5d"), pc("6h7h"), pc("8h9s2c4d"))]
     deck = list(range(52))

@@ -6,9 +6,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from protocol.cards import parse_card, parse_cards
-from protocol.hand_rank import hand_strength
-from solver import evaluator as ev
+from pokerbot.protocol.cards import parse_card, parse_cards
+from pokerbot.protocol.hand_rank import hand_strength
+from pokerbot.solver import evaluator as ev
 
 phevaluator = pytest.importorskip("phevaluator")
 

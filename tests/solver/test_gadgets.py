@@ -6,10 +6,10 @@ margin is non-negative up to that gap."""
 import numpy as np
 import pytest
 
-from protocol.betting import BettingState
-from protocol.gamedef import bundled_game
-from solver import cfr, gadgets
-from solver.tree import CHANCE, DECISION, BetSizes
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import cfr, gadgets
+from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
 
 US, OPP = 1, 0
 SIZES = BetSizes()

@@ -5,12 +5,12 @@ discounting and the integer-regret floor."""
 import numpy as np
 import pytest
 
-from protocol.betting import ActionType, BettingState, apply_betting
-from protocol.gamedef import bundled_game
-from solver import cfr, mccfr
-from solver import ranges as rg
-from solver.betting_tree import build_betting_tree
-from solver.tree import DECISION, BetSizes
+from pokerbot.protocol.betting import ActionType, BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import cfr, mccfr
+from pokerbot.solver import ranges as rg
+from pokerbot.solver.betting_tree import build_betting_tree
+from pokerbot.solver.tree import DECISION, BetSizes
 
 SIZES = BetSizes()
 #: Pruning constants a short Leduc run reaches (regret units: 1/100 chip here).

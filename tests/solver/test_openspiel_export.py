@@ -7,12 +7,12 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import policy as policy_lib  # noqa: E402
 from open_spiel.python.algorithms import exploitability as os_expl  # noqa: E402
 
-from protocol.betting import ActionType, BettingState  # noqa: E402
-from protocol.cards import make_card  # noqa: E402
-from protocol.gamedef import bundled_game  # noqa: E402
-from solver import cfr  # noqa: E402
-from solver.openspiel_export import export_policy  # noqa: E402
-from solver.tree import BetSizes  # noqa: E402
+from pokerbot.protocol.betting import ActionType, BettingState  # noqa: E402
+from pokerbot.protocol.cards import make_card  # noqa: E402
+from pokerbot.protocol.gamedef import bundled_game  # noqa: E402
+from pokerbot.solver import cfr  # noqa: E402
+from pokerbot.solver.openspiel_export import export_policy  # noqa: E402
+from pokerbot.solver.tree import BetSizes  # noqa: E402
 
 
 def leduc_actions(ours, a):

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from protocol.cards import parse_cards
-from protocol.gamedef import bundled_game
-from solver import ranges as rg
+from pokerbot.protocol.cards import parse_cards
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import ranges as rg
 
 
 def shares_card(a, b) -> bool:

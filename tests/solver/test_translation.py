@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from solver.translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability, translate
+from pokerbot.solver.translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability, translate
 
 
 def test_formula_fixed_points_and_midpoint():

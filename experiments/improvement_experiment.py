@@ -62,7 +62,7 @@ convention of ``cfr.exploitability``), in mbb/h:
   better, and the differences between rows are exact.
 - *full*: the opponent's unrestricted best response in the evaluation game.
 
-Only ``protocol`` and ``solver`` are used; ``scripts/improvement_experiment.py`` runs it
+Only ``protocol`` and ``solver`` are used; ``experiments/run_improvement_experiment.py`` runs it
 and ``docs/self-improvement-experiment.md`` has a real run.
 """
 
@@ -74,18 +74,18 @@ from typing import Sequence
 
 import numpy as np
 
-from protocol.betting import CALL, Action, ActionType, BettingState, raise_to
-from protocol.cards import RANK_CHARS, rank_of
-from protocol.gamedef import GameDef
+from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState, raise_to
+from pokerbot.protocol.cards import RANK_CHARS, rank_of
+from pokerbot.protocol.gamedef import GameDef
 
-from . import cfr, gadgets
-from . import ranges as rg
-from .subgame_experiments import (
+from pokerbot.solver import cfr, gadgets
+from pokerbot.solver import ranges as rg
+from experiments.subgame_experiments import (
     MAXMARGIN, Method, Progress, Sizes, _add, _align, _canonical, _fraction, _Gap, _kids, _label,
     _NestedWalk, _positions, _quiet, _relabel, _Solved, _target, _Walk, _write_ours, load_game, mbb, whole_game,
 )
-from .translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability
-from .tree import CHANCE, DECISION, BetSizes, PublicTree, sizes_for_round
+from pokerbot.solver.translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability
+from pokerbot.solver.tree import CHANCE, DECISION, BetSizes, PublicTree, sizes_for_round
 
 #: An opening raise within this many pots of a type-1 extension's size uses it (the agent's tolerance).
 TYPE1_TOLERANCE = 0.01

@@ -25,7 +25,7 @@ against it (``cfr.exploitability``); the game's value cancels in that mean. Alte
 payoffs, gifts and margins are expected values per opponent hand (DESIGN.md).
 
 Only ``protocol`` and ``solver`` are used: this is library code, the script
-``scripts/safe_nested_experiments.py`` runs it.
+``experiments/run_safe_nested_experiments.py`` runs it.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ from typing import Callable
 
 import numpy as np
 
-from protocol.betting import CALL, Action, ActionType, BettingState, raise_to
-from protocol.gamedef import GameDef, load_gamedef
+from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState, raise_to
+from pokerbot.protocol.gamedef import GameDef, load_gamedef
 
-from . import cfr, gadgets
-from . import ranges as rg
-from .translation import pseudo_harmonic_probability
-from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, sizes_for_round
+from pokerbot.solver import cfr, gadgets
+from pokerbot.solver import ranges as rg
+from pokerbot.solver.translation import pseudo_harmonic_probability
+from pokerbot.solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, sizes_for_round
 
 Progress = Callable[[str], None]
 Sizes = BetSizes | dict[int, BetSizes]

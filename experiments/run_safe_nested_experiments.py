@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The safe-nested paper's Tables 1 and 2, in shape, on a small no-limit game whose
-exploitability is exact (``solver/subgame_experiments.py``; the write-up with a real
+exploitability is exact (``experiments/subgame_experiments.py``; the write-up with a real
 run is ``docs/safe-nested-experiments.md``).
 
-    .venv/bin/python scripts/safe_nested_experiments.py [--game leduc.nolimit.2p]
+    .venv/bin/python experiments/run_safe_nested_experiments.py [--game leduc.nolimit.2p]
         [--iterations 1000] [--blueprint-iterations N] [--tables 1,2] [--workers 2]
         [--quick] [--output results.md]
 
@@ -24,7 +24,7 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from solver import subgame_experiments as se  # noqa: E402
+from experiments import subgame_experiments as se  # noqa: E402
 
 
 def _run(table: int, name: str, setup) -> tuple[int, str, list[se.Row]]:

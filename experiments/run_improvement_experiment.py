@@ -5,10 +5,10 @@ before and after one improvement run (type 2: the gap's pseudo-harmonic midpoint
 and re-solved; type 1: re-solved with x; each per opponent position with our openings
 kept, as the agent does now, and with both players' openings changed, as before the
 fix), beside a control and references
-(``solver/improvement_experiment.py``; the write-up with a real run is
+(``experiments/improvement_experiment.py``; the write-up with a real run is
 ``docs/self-improvement-experiment.md``).
 
-    .venv/bin/python scripts/improvement_experiment.py [--sizes 0.75,mid,0.6]
+    .venv/bin/python experiments/run_improvement_experiment.py [--sizes 0.75,mid,0.6]
         [--iterations 2000] [--nested-iterations 1000] [--reference-iterations 10000]
         [--no-diagnostics] [--quick] [--output results.md]
 
@@ -27,8 +27,8 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from solver import improvement_experiment as ie  # noqa: E402
-from solver.translation import pseudo_harmonic_midpoint  # noqa: E402
+from experiments import improvement_experiment as ie  # noqa: E402
+from pokerbot.solver.translation import pseudo_harmonic_midpoint  # noqa: E402
 
 
 def _machine() -> str:

@@ -11,12 +11,12 @@ deterministic."""
 import numpy as np
 import pytest
 
-from protocol.betting import ActionType
-from protocol.gamedef import bundled_game
-from solver import cfr
-from solver import ranges as rg
-from solver import improvement_experiment as ie
-from solver import subgame_experiments as se
+from pokerbot.protocol.betting import ActionType
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import cfr
+from pokerbot.solver import ranges as rg
+from experiments import improvement_experiment as ie
+from experiments import subgame_experiments as se
 
 #: The default base (first raises of 1/2, 1 and 2 pot: gaps 1/2-1 and 1-2), fewer
 #: second-round raises and CFR+ iterations than the script's run.

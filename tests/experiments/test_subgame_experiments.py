@@ -7,11 +7,11 @@ trees and iteration counts keep it fast; everything is deterministic."""
 import numpy as np
 import pytest
 
-from protocol.betting import BettingState
-from protocol.gamedef import bundled_game
-from solver import cfr
-from solver import subgame_experiments as se
-from solver.tree import DECISION
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import cfr
+from experiments import subgame_experiments as se
+from pokerbot.solver.tree import DECISION
 
 #: One bet in the first round, two in the second, pot-fraction bets of 1/2 and 1 pot.
 SIZES = se.round_sizes((0.5, 1.0), (1, 2))

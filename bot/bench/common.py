@@ -1,0 +1,42 @@
+"""What every benchmark shares: the machine it ran on, pinning to one core, medians."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from typing import Callable
+
+
+def machine_description() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} logical CPUs, {platform.python_implementation()} {platform.python_version()}"
+
+
+def pin_to_one_core() -> int | None:
+    """Pin this process to one CPU (the last one allowed); returns it, or None."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[-1]})
+        return cpus[-1]
+    except (AttributeError, OSError):
+        return None
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    fn()  # warm-up: compilation, caches
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)

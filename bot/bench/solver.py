@@ -1,0 +1,158 @@
+"""``pokerbot bench solver``: vector CFR+ per iteration on the reference river and turn
+spots (docs/performance.md), one core and all cores."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+
+
+
+from .common import machine_description, pin_to_one_core
+
+
+#: postflop-solver's tree rules, as its defaults (TreeConfig: force_allin_threshold 0.15,
+#: merging_threshold 0.1, no cap on raises; all-in is among the sizes): with them our
+#: tree builder gives its trees, 44 decisions and 85 terminals on the river (as
+#: NOTES.md counts) and 1,932 decisions and 3,418 terminals on the turn (3,136 when the
+#: 48 river showdowns after each of the 6 all-in lines count once, as postflop-solver's
+#: all-in runout is one terminal: the "about 3,100" of NOTES.md).
+REFERENCE_RULES = {"force_allin": 0.15, "merge": 0.1, "max_raises": 1000}
+
+
+def _reference_river_spot():
+    """NOTES.md's river spot: board Qs Jh 2h 8d 3c, pot 1000, 4000 behind each, full
+    ranges; bets 25/50/100/200 % + all-in, raises 50/100 % + all-in, postflop-solver's
+    tree rules."""
+    from pokerbot.protocol.betting import BettingState, apply_betting
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.protocol.gamedef import parse_gamedef
+    from pokerbot.solver.tree import BetSizes
+
+    game = parse_gamedef(
+        "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
+        "firstPlayer = 2 1 1 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\n"
+        "END GAMEDEF\n"
+    )
+    state = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "r500c/cc/cc/")
+    return state, BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), **REFERENCE_RULES)
+
+
+def _reference_turn_spot():
+    """NOTES.md's turn spot on Qs Jh 2h 8d: turn bets 50 % + all-in, raises 60 % +
+    all-in; river bets 50 % + all-in, raises 60/100 % + all-in; postflop-solver's tree
+    rules (before 2026-11-25 the bench capped raises at two a round instead: 2,314
+    decisions, 4,088 terminals)."""
+    from pokerbot.protocol.betting import BettingState, apply_betting
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.solver.tree import BetSizes
+
+    river_state, _ = _reference_river_spot()
+    state = apply_betting(BettingState(river_state.game, 0, None, parse_cards("QsJh2h8d")), "r500c/cc/")
+    sizes = {2: BetSizes(bets=((0.5,), (0.6,)), **REFERENCE_RULES),
+             3: BetSizes(bets=((0.5,), (0.6, 1.0)), **REFERENCE_RULES)}
+    return state, sizes
+
+
+#: Iterations of a timed turn solve; its per-iteration time leaves out the setup of a
+#: solve (allocating and first touching its arrays, the first strategy, normalising the
+#: average), timed as a solve of no iterations, as an iteration count would amortise it.
+TURN_ITERATIONS = 20
+
+
+def _per_iteration(cfr, sub, iterations: int, threads: int, repeats: int = 5) -> tuple[float, float]:
+    """(seconds of setup per solve, seconds per iteration), medians of ``repeats``
+    solves of 0 and of ``iterations`` iterations, alternated so drift hits both."""
+    cfr.solve(sub, 1, threads=threads)  # compile and warm up
+    setup, full = [], []
+    for _ in range(repeats):
+        for n, out in ((0, setup), (iterations, full)):
+            t0 = time.perf_counter()
+            cfr.solve(sub, n, threads=threads)
+            out.append(time.perf_counter() - t0)
+    s = statistics.median(setup)
+    return s, max(statistics.median(full) - s, 0.0) / iterations
+
+
+def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
+    """The river reference spot: tree size, ms per CFR+ iteration on one core, the
+    iterations and time to reach 0.3 % of the pot, and a 1,000-iteration solve."""
+    from pokerbot.solver import cfr
+
+    cpu = pin_to_one_core()
+    state, sizes = _reference_river_spot()
+    sub = cfr.make_subgame(state, sizes)
+    # per iteration as for the turn: solves of 0 and ``iterations`` iterations, so the
+    # setup of a solve (allocating its arrays, normalising the average) is apart
+    river_setup, per_iter = _per_iteration(cfr, sub, iterations, 1, repeats)
+    reached = None
+    for n in (25, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1000):
+        r = cfr.solve(sub, n)
+        if cfr.exploitability(sub, r.strategy) <= 0.003 * sub.pot:
+            reached = (n, r.seconds)
+            break
+    full = cfr.solve(sub, 1000)
+    turn_state, turn_sizes = _reference_turn_spot()
+    turn = cfr.make_subgame(turn_state, turn_sizes)
+    turn_setup, turn_iter = _per_iteration(cfr, turn, TURN_ITERATIONS, 1, repeats)
+    turn_iter_2 = None
+    if cpu is not None:  # let both cores work on the blocks below the chance nodes
+        try:
+            os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+        except OSError:
+            pass
+    if (os.cpu_count() or 1) >= 2:
+        _, turn_iter_2 = _per_iteration(cfr, turn, TURN_ITERATIONS, 2, repeats)
+    return {
+        "machine": machine_description(), "pinned_cpu": cpu, "repeats": repeats,
+        "river": {
+            "decision_nodes": sub.tree.num_decisions, "terminal_nodes": sub.tree.num_terminals,
+            "hands": int(sub.hands.shape[0]), "ms_per_iteration_1_core": per_iter * 1000,
+            "setup_ms_per_solve": river_setup * 1000, "timed_iterations": iterations,
+            "reference_postflop_solver_ms": 0.59,
+            "iterations_to_0.3pct_pot": reached[0] if reached else None,
+            "seconds_to_0.3pct_pot": reached[1] if reached else None,
+            "seconds_for_1000_iterations": full.seconds,
+            "exploitability_after_1000_pct_pot": 100 * cfr.exploitability(sub, full.strategy) / sub.pot,
+        },
+        "turn": {
+            "decision_nodes": turn.tree.num_decisions, "terminal_nodes": turn.tree.num_terminals,
+            "chance_nodes": turn.tree.num_chance, "hands": int(turn.hands.shape[0]),
+            "memory_mb": turn.tree.memory_bytes(turn.hands.shape[0]) / 1e6,
+            "ms_per_iteration_1_core": turn_iter * 1000,
+            "ms_per_iteration_2_cores": None if turn_iter_2 is None else turn_iter_2 * 1000,
+            "setup_ms_per_solve": turn_setup * 1000, "timed_iterations": TURN_ITERATIONS,
+            "reference_postflop_solver_ms_1_core": 30.7, "reference_postflop_solver_ms_2_cores": 16.2,
+        },
+    }
+
+
+def print_solver_report(r: dict, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps(r, indent=2))
+        return
+    v = r["river"]
+    print(f"Vector CFR+ on the reference spots of NOTES.md, medians of {r['repeats']} pairs of solves (0 and N iterations)")
+    print(f"machine: {r['machine']}")
+    print(f"  tree: {v['decision_nodes']} decision nodes, {v['terminal_nodes']} terminals, {v['hands']} hands per player")
+    print(f"  {v['ms_per_iteration_1_core']:.2f} ms per iteration (postflop-solver: {v['reference_postflop_solver_ms']} ms; "
+          f"ratio {v['ms_per_iteration_1_core'] / v['reference_postflop_solver_ms']:.2f}x), from solves of 0 and "
+          f"{v['timed_iterations']} iterations (setup of a solve {v['setup_ms_per_solve']:.1f} ms, not counted)")
+    if v["iterations_to_0.3pct_pot"]:
+        print(f"  0.3 % of the pot reached after {v['iterations_to_0.3pct_pot']} iterations, {v['seconds_to_0.3pct_pot']:.2f} s")
+    print(f"  1,000 iterations (Libratus's count): {v['seconds_for_1000_iterations']:.2f} s, "
+          f"exploitability {v['exploitability_after_1000_pct_pot']:.3f} % of the pot")
+    u = r["turn"]
+    print(f"  turn: {u['decision_nodes']} decision nodes, {u['terminal_nodes']} terminals, {u['chance_nodes']} chance "
+          f"nodes, {u['hands']} hands, {u['memory_mb']:.0f} MB (postflop-solver's tree: its rules, see REFERENCE_RULES)")
+    print(f"  setup of a solve {u['setup_ms_per_solve']:.0f} ms, not counted below (solves of 0 and "
+          f"{u['timed_iterations']} iterations)")
+    print(f"  {u['ms_per_iteration_1_core']:.1f} ms per iteration on one core (postflop-solver: "
+          f"{u['reference_postflop_solver_ms_1_core']} ms; ratio "
+          f"{u['ms_per_iteration_1_core'] / u['reference_postflop_solver_ms_1_core']:.2f}x)")
+    if u["ms_per_iteration_2_cores"] is not None:
+        print(f"  {u['ms_per_iteration_2_cores']:.1f} ms per iteration on two cores (postflop-solver: "
+              f"{u['reference_postflop_solver_ms_2_cores']} ms; ratio "
+              f"{u['ms_per_iteration_2_cores'] / u['reference_postflop_solver_ms_2_cores']:.2f}x)")
