@@ -1,1 +1,2 @@
-"""Abstraction and the blueprint artifact (card buckets, action abstraction, the memory-mapped store). May import solver and protocol."""
+"""Abstraction and the blueprint artifact: card buckets, the action abstraction, MCCFR
+training, the memory-mapped store, self-improvement. May import solver and protocol."""

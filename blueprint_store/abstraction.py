@@ -20,16 +20,15 @@ sample is drawn from the spec's seed, so a build is reproducible.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from itertools import combinations
-from typing import Callable
 
 import numba as nb
 import numpy as np
 
 from pokerbot.solver import evaluator as ev
 from pokerbot.solver.equity import equities_on_board
-
 from pokerbot.solver.mccfr import Deals
 
 from .indexer import _BINOM, SCRATCH_SIZE, HandIndexer, index_with_scratch
@@ -176,9 +175,28 @@ def _nearest(cdf, mean, centers, center_means, by_mean):
 
 
 @nb.njit(cache=True, parallel=True)
-def _assign_boards(boards, runouts_all, runout_len, bins, round_end, rounds, keys_cfg, offsets_cfg, binom,
-                   centers, center_means, by_mean, table, keys, masks, c1, c2, row_offsets, rank_values,
-                   flush_values):
+def _assign_boards(
+    boards,
+    runouts_all,
+    runout_len,
+    bins,
+    round_end,
+    rounds,
+    keys_cfg,
+    offsets_cfg,
+    binom,
+    centers,
+    center_means,
+    by_mean,
+    table,
+    keys,
+    masks,
+    c1,
+    c2,
+    row_offsets,
+    rank_values,
+    flush_values,
+):
     """For every board (row), the histograms of all hands, then each live hand's
     class gets its nearest centre's bucket."""
     H = keys.shape[0]
@@ -190,8 +208,20 @@ def _assign_boards(boards, runouts_all, runout_len, bins, round_end, rounds, key
         cards = np.empty(2 + nb_cards, dtype=np.int64)
         scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
         board = boards[i]
-        _histograms(board, runouts_all[i, : runout_len[i]], bins, keys, masks, c1, c2, row_offsets, rank_values,
-                    flush_values, hist, counts)
+        _histograms(
+            board,
+            runouts_all[i, : runout_len[i]],
+            bins,
+            keys,
+            masks,
+            c1,
+            c2,
+            row_offsets,
+            rank_values,
+            flush_values,
+            hist,
+            counts,
+        )
         for j in range(nb_cards):
             cards[2 + j] = board[j]
         for h in range(H):
@@ -199,13 +229,27 @@ def _assign_boards(boards, runouts_all, runout_len, bins, round_end, rounds, key
                 if (masks[h] & _board_mask(board)) != 0:
                     continue  # the hand holds a board card
                 # every sampled runout holds one of its cards: use runouts that do not
-                _fallback_histogram(board, h, runouts_all.shape[2], bins, keys, masks, c1, c2, row_offsets,
-                                    rank_values, flush_values, hist, counts)
+                _fallback_histogram(
+                    board,
+                    h,
+                    runouts_all.shape[2],
+                    bins,
+                    keys,
+                    masks,
+                    c1,
+                    c2,
+                    row_offsets,
+                    rank_values,
+                    flush_values,
+                    hist,
+                    counts,
+                )
             cards[0] = c1[h]
             cards[1] = c2[h]
             _to_cdf(hist, counts, h, bins, cdf)
             table[index_with_scratch(cards, round_end, rounds, keys_cfg, offsets_cfg, binom, scratch)] = _nearest(
-                cdf, _cdf_mean(cdf, bins), centers, center_means, by_mean)
+                cdf, _cdf_mean(cdf, bins), centers, center_means, by_mean
+            )
 
 
 @nb.njit(cache=True)
@@ -217,8 +261,7 @@ def _board_mask(board):
 
 
 @nb.njit(cache=True)
-def _fallback_histogram(board, h, k, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, hist,
-                        counts):
+def _fallback_histogram(board, h, k, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, hist, counts):
     """Histogram of hand h over up to 8 runouts of k cards avoiding its cards and the
     board's (the lowest free cards, stepping through the deck)."""
     used = _board_mask(board) | masks[h]
@@ -236,16 +279,18 @@ def _fallback_histogram(board, h, k, bins, keys, masks, c1, c2, row_offsets, ran
         m += 1
     tmp_hist = np.zeros((keys.shape[0], bins))
     tmp_counts = np.zeros(keys.shape[0], dtype=np.int64)
-    _histograms(board, runouts[:m], bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, tmp_hist,
-                tmp_counts)
+    _histograms(
+        board, runouts[:m], bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, tmp_hist, tmp_counts
+    )
     for b in range(bins):
         hist[h, b] = tmp_hist[h, b]
     counts[h] = tmp_counts[h]
 
 
 @nb.njit(cache=True, parallel=True)
-def _sample_points(boards, runouts_all, runout_len, bins, keys, masks, c1, c2, row_offsets, rank_values,
-                   flush_values, out, out_len):
+def _sample_points(
+    boards, runouts_all, runout_len, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, out, out_len
+):
     """CDFs of every live hand on each board (for fitting): out[i, h] (NaN-free rows
     counted in out_len[i])."""
     H = keys.shape[0]
@@ -253,8 +298,20 @@ def _sample_points(boards, runouts_all, runout_len, bins, keys, masks, c1, c2, r
         hist = np.empty((H, bins))
         counts = np.empty(H, dtype=np.int64)
         cdf = np.empty(bins)
-        _histograms(boards[i], runouts_all[i, : runout_len[i]], bins, keys, masks, c1, c2, row_offsets,
-                    rank_values, flush_values, hist, counts)
+        _histograms(
+            boards[i],
+            runouts_all[i, : runout_len[i]],
+            bins,
+            keys,
+            masks,
+            c1,
+            c2,
+            row_offsets,
+            rank_values,
+            flush_values,
+            hist,
+            counts,
+        )
         n = 0
         for h in range(H):
             if counts[h] == 0:
@@ -286,7 +343,7 @@ def kmeans_emd(points: np.ndarray, k: int, iterations: int, rng: np.random.Gener
     centers[0] = seed_pool[rng.integers(len(seed_pool))]
     dist = np.abs(seed_pool - centers[0]).mean(axis=1)
     for j in range(1, k):  # k-means++: next centre with probability ~ distance^2
-        w = dist ** 2
+        w = dist**2
         total = w.sum()
         pick = rng.choice(len(seed_pool), p=w / total) if total > 0 else rng.integers(len(seed_pool))
         centers[j] = seed_pool[pick]
@@ -351,8 +408,16 @@ def _runouts(boards: np.ndarray, k: int, sample: int, rng: np.random.Generator) 
     return padded, lens
 
 
-def _build_round(name: str, board_rounds: tuple[int, ...], k: int, spec: CardAbstractionSpec, runouts: int,
-                 fit_boards: int, rng: np.random.Generator, log: Callable[[str], None]) -> np.ndarray:
+def _build_round(
+    name: str,
+    board_rounds: tuple[int, ...],
+    k: int,
+    spec: CardAbstractionSpec,
+    runouts: int,
+    fit_boards: int,
+    rng: np.random.Generator,
+    log: Callable[[str], None],
+) -> np.ndarray:
     boards = canonical_boards(board_rounds)
     rounds = len(board_rounds) + 1
     indexer = HandIndexer(HOLDEM_ROUNDS)
@@ -362,12 +427,27 @@ def _build_round(name: str, board_rounds: tuple[int, ...], k: int, spec: CardAbs
     fit_runouts, fit_lens = _runouts(fit, k, runouts, rng)
     pts = np.zeros((len(fit), 1326, spec.bins))
     pts_len = np.zeros(len(fit), dtype=np.int64)
-    _sample_points(fit, fit_runouts, fit_lens, spec.bins, _KEYS, _MASKS, _C1, _C2, ev.ROW_OFFSETS,
-                   ev.RANK_VALUES, ev.FLUSH_VALUES, pts, pts_len)
+    _sample_points(
+        fit,
+        fit_runouts,
+        fit_lens,
+        spec.bins,
+        _KEYS,
+        _MASKS,
+        _C1,
+        _C2,
+        ev.ROW_OFFSETS,
+        ev.RANK_VALUES,
+        ev.FLUSH_VALUES,
+        pts,
+        pts_len,
+    )
     points = np.concatenate([pts[i, : pts_len[i]] for i in range(len(fit))])
     del pts
-    log(f"{name}: {len(points):,} hands on {len(fit)} boards sampled in {time.perf_counter() - t0:.1f} s; "
-        f"fitting {buckets} centres")
+    log(
+        f"{name}: {len(points):,} hands on {len(fit)} boards sampled in {time.perf_counter() - t0:.1f} s; "
+        f"fitting {buckets} centres"
+    )
     centers = kmeans_emd(points, buckets, spec.kmeans_iterations, rng)
     cm = np.array([_cdf_mean(c, spec.bins) for c in centers])
     by_mean = np.argsort(cm).astype(np.int64)
@@ -378,8 +458,28 @@ def _build_round(name: str, board_rounds: tuple[int, ...], k: int, spec: CardAbs
     for start in range(0, len(boards), chunk):
         part = boards[start : start + chunk]
         ro, lens = _runouts(part, k, runouts, rng)
-        _assign_boards(part, ro, lens, spec.bins, round_end, rounds, t.keys, t.offsets, _BINOM, centers, cm,
-                       by_mean, table, _KEYS, _MASKS, _C1, _C2, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES)
+        _assign_boards(
+            part,
+            ro,
+            lens,
+            spec.bins,
+            round_end,
+            rounds,
+            t.keys,
+            t.offsets,
+            _BINOM,
+            centers,
+            cm,
+            by_mean,
+            table,
+            _KEYS,
+            _MASKS,
+            _C1,
+            _C2,
+            ev.ROW_OFFSETS,
+            ev.RANK_VALUES,
+            ev.FLUSH_VALUES,
+        )
         done = min(start + chunk, len(boards))
         el = time.perf_counter() - t0
         log(f"{name}: {done:,}/{len(boards):,} boards, {el:.0f} s, about {el / done * (len(boards) - done):.0f} s left")
@@ -389,8 +489,9 @@ def _build_round(name: str, board_rounds: tuple[int, ...], k: int, spec: CardAbs
     return table
 
 
-def build_card_abstraction(spec: CardAbstractionSpec = CardAbstractionSpec(),
-                           log: Callable[[str], None] = print) -> CardAbstraction:
+def build_card_abstraction(
+    spec: CardAbstractionSpec = CardAbstractionSpec(), log: Callable[[str], None] = print
+) -> CardAbstraction:
     """Build the preflop, flop and turn tables (progress through ``log``)."""
     spec.verify()
     t0 = time.perf_counter()
@@ -436,9 +537,30 @@ def _bucket_of_equity(e, n):
 
 
 @nb.njit(cache=True)
-def _deal_buckets(cards, preflop, flop, turn, river_buckets, pair, f_end, f_keys, f_offsets, t_end, t_keys,
-                  t_offsets, binom, keys, masks, row_offsets, rank_values, flush_values, strengths, scratch, hand,
-                  out):
+def _deal_buckets(
+    cards,
+    preflop,
+    flop,
+    turn,
+    river_buckets,
+    pair,
+    f_end,
+    f_keys,
+    f_offsets,
+    t_end,
+    t_keys,
+    t_offsets,
+    binom,
+    keys,
+    masks,
+    row_offsets,
+    rank_values,
+    flush_values,
+    strengths,
+    scratch,
+    hand,
+    out,
+):
     """Buckets (2, 4) of one deal: cards = hole0 (2), hole1 (2), board (5).
     Returns the showdown outcome for player 0 (+1, 0, -1)."""
     bkey = 0
@@ -465,8 +587,29 @@ def _deal_buckets(cards, preflop, flop, turn, river_buckets, pair, f_end, f_keys
 
 
 @nb.njit(cache=True, parallel=True)
-def _sample_deals(seeds, per, preflop, flop, turn, river_buckets, pair, f_end, f_keys, f_offsets, t_end, t_keys,
-                  t_offsets, binom, keys, masks, row_offsets, rank_values, flush_values, buckets, outcomes):
+def _sample_deals(
+    seeds,
+    per,
+    preflop,
+    flop,
+    turn,
+    river_buckets,
+    pair,
+    f_end,
+    f_keys,
+    f_offsets,
+    t_end,
+    t_keys,
+    t_offsets,
+    binom,
+    keys,
+    masks,
+    row_offsets,
+    rank_values,
+    flush_values,
+    buckets,
+    outcomes,
+):
     n = buckets.shape[0]
     for w in nb.prange(seeds.shape[0]):
         np.random.seed(seeds[w])
@@ -482,15 +625,36 @@ def _sample_deals(seeds, per, preflop, flop, turn, river_buckets, pair, f_end, f
                 deck[j] = deck[k]
                 deck[k] = t
                 cards[j] = deck[j]
-            outcomes[i] = _deal_buckets(cards, preflop, flop, turn, river_buckets, pair, f_end, f_keys, f_offsets,
-                                        t_end, t_keys, t_offsets, binom, keys, masks, row_offsets, rank_values,
-                                        flush_values, strengths, scratch, hand, buckets[i])
+            outcomes[i] = _deal_buckets(
+                cards,
+                preflop,
+                flop,
+                turn,
+                river_buckets,
+                pair,
+                f_end,
+                f_keys,
+                f_offsets,
+                t_end,
+                t_keys,
+                t_offsets,
+                binom,
+                keys,
+                masks,
+                row_offsets,
+                rank_values,
+                flush_values,
+                strengths,
+                scratch,
+                hand,
+                buckets[i],
+            )
 
 
 class HoldemDeals(Deals):
     """Random hold'em deals bucketed by a ``CardAbstraction`` (for MCCFR)."""
 
-    def __init__(self, abstraction: "CardAbstraction", threads: int = 1) -> None:
+    def __init__(self, abstraction: CardAbstraction, threads: int = 1) -> None:
         self.a = abstraction
         self.threads = max(1, threads)
         ix = HandIndexer(HOLDEM_ROUNDS)
@@ -503,13 +667,29 @@ class HoldemDeals(Deals):
         workers = self.threads * 4
         seeds = rng.integers(0, 2**31 - 1, workers)
         per = -(-n // workers)
-        _sample_deals(seeds, per, self.a.preflop, self.a.flop, self.a.turn, self.a.spec.buckets[3], _PAIR, *self._f,
-                      *self._t, _BINOM, _KEYS, _MASKS, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES, buckets,
-                      outcomes)
+        _sample_deals(
+            seeds,
+            per,
+            self.a.preflop,
+            self.a.flop,
+            self.a.turn,
+            self.a.spec.buckets[3],
+            _PAIR,
+            *self._f,
+            *self._t,
+            _BINOM,
+            _KEYS,
+            _MASKS,
+            ev.ROW_OFFSETS,
+            ev.RANK_VALUES,
+            ev.FLUSH_VALUES,
+            buckets,
+            outcomes,
+        )
         return buckets, outcomes
 
 
-def hand_bucket(abstraction: "CardAbstraction", round_: int, hole, board) -> int:
+def hand_bucket(abstraction: CardAbstraction, round_: int, hole, board) -> int:
     """The bucket of ``hole`` (two cards) with ``board`` (the cards of rounds up to
     ``round_``) in ``abstraction``: what the agent looks up at play time."""
     hole = [int(c) for c in hole]
@@ -525,7 +705,7 @@ def hand_bucket(abstraction: "CardAbstraction", round_: int, hole, board) -> int
     return int(_bucket_of_equity(e, abstraction.spec.buckets[3]))
 
 
-def hand_buckets(abstraction: "CardAbstraction", round_: int, board) -> np.ndarray:
+def hand_buckets(abstraction: CardAbstraction, round_: int, board) -> np.ndarray:
     """The bucket of every one of the 1,326 hole pairs (-1 where blocked by ``board``)."""
     board = [int(c) for c in board]
     bset = set(board)

@@ -21,7 +21,6 @@ def pot_fraction(to: int, spent: tuple[int, int] | list[int], actor: int) -> flo
     return (to - top) / base if base > 0 else 0.0
 
 
-
 @dataclass(frozen=True)
 class ActionAbstraction:
     rounds: tuple[BetSizes, ...]
@@ -39,18 +38,25 @@ class ActionAbstraction:
         return {"rounds": rounds}
 
     @staticmethod
-    def from_dict(d: dict) -> "ActionAbstraction":
+    def from_dict(d: dict) -> ActionAbstraction:
         try:
-            rounds = tuple(BetSizes(bets=tuple(tuple(float(x) for x in b) for b in r["bets"]),
-                                    max_raises=int(r["max_raises"]),
-                                    first_by_player=tuple(tuple(float(x) for x in b)
-                                                          for b in r.get("first_by_player", ())))
-                           for r in d["rounds"])
+            rounds = tuple(
+                BetSizes(
+                    bets=tuple(tuple(float(x) for x in b) for b in r["bets"]),
+                    max_raises=int(r["max_raises"]),
+                    first_by_player=tuple(tuple(float(x) for x in b) for b in r.get("first_by_player", ())),
+                )
+                for r in d["rounds"]
+            )
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"malformed action abstraction {d!r}: {e}") from None
         for r in rounds:
-            if (not r.bets or any(not b or min(b) <= 0 for b in r.bets) or r.max_raises < 0
-                    or any(b and min(b) <= 0 for b in r.first_by_player)):
+            if (
+                not r.bets
+                or any(not b or min(b) <= 0 for b in r.bets)
+                or r.max_raises < 0
+                or any(b and min(b) <= 0 for b in r.first_by_player)
+            ):
                 raise ValueError(f"malformed action abstraction round {r}")
         return ActionAbstraction(rounds)
 
@@ -61,8 +67,11 @@ def _same(n: int, s: BetSizes) -> tuple[BetSizes, ...]:
 
 #: Sizes per preset (hold'em, four rounds).
 PRESET_ACTIONS = {
-    "tiny": ActionAbstraction((BetSizes(bets=((1.0,), (1.0,)), max_raises=2),)
-                              + _same(3, BetSizes(bets=((1.0,),), max_raises=1))),
-    "default": ActionAbstraction((BetSizes(bets=((0.5, 1.0, 2.0, 3.0), (0.7, 1.5), (1.0,)), max_raises=4),)
-                                 + _same(3, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))),
+    "tiny": ActionAbstraction(
+        (BetSizes(bets=((1.0,), (1.0,)), max_raises=2),) + _same(3, BetSizes(bets=((1.0,),), max_raises=1))
+    ),
+    "default": ActionAbstraction(
+        (BetSizes(bets=((0.5, 1.0, 2.0, 3.0), (0.7, 1.5), (1.0,)), max_raises=4),)
+        + _same(3, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
+    ),
 }

@@ -19,8 +19,8 @@ import glob
 import os
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -64,8 +64,16 @@ def first_round_bets(state: BettingState, us: int, names: list[str] | None = Non
     for a, who in zip(state.actions[0], state.actors[0]):
         if a.type is ActionType.RAISE:
             if who != us and game.is_nolimit:
-                out.append(OpponentBet(depth, pot_fraction(a.size, replay.spent, who), a.size >= game.stack[who],
-                                       state.hand_id, names[who] if names else str(who), who))
+                out.append(
+                    OpponentBet(
+                        depth,
+                        pot_fraction(a.size, replay.spent, who),
+                        a.size >= game.stack[who],
+                        state.hand_id,
+                        names[who] if names else str(who),
+                        who,
+                    )
+                )
             depth += 1
         replay.apply(a)
     return out
@@ -187,14 +195,27 @@ def extension_actions(base: ActionAbstraction, opening_sizes: tuple[float, ...],
     pot-size re-raise after any opening; later rounds as in the base."""
     b0 = base.rounds[0]
     ours = tuple(b0.fractions(0))
-    first = BetSizes(bets=(ours, EXTENSION_RERAISES), max_raises=min(b0.max_raises, EXTENSION_MAX_RAISES),
-                     first_by_player=tuple(tuple(sorted(opening_sizes)) if p == opponent else ours for p in (0, 1)))
+    first = BetSizes(
+        bets=(ours, EXTENSION_RERAISES),
+        max_raises=min(b0.max_raises, EXTENSION_MAX_RAISES),
+        first_by_player=tuple(tuple(sorted(opening_sizes)) if p == opponent else ours for p in (0, 1)),
+    )
     return ActionAbstraction((first,) + tuple(base.rounds[1:]))
 
 
-def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tuple[float, ...], opponent: int,
-                    seconds: float, threads: int | None = None, seed: int = 0, batch: int = 20_000,
-                    log: Callable[[str], None] = print, keep_first_move: bool = True) -> ExtensionContents:
+def train_extension(
+    base: Blueprint,
+    kind: str,
+    size: float,
+    opening_sizes: tuple[float, ...],
+    opponent: int,
+    seconds: float,
+    threads: int | None = None,
+    seed: int = 0,
+    batch: int = 20_000,
+    log: Callable[[str], None] = print,
+    keep_first_move: bool = True,
+) -> ExtensionContents:
     """Solve the game again with ``opening_sizes`` as the first raise sizes of the first
     round (the added size and, for type 2, its sibling sizes too: the opponent's range
     for the added size is then found in the solve, as in Libratus's unsafe subgame
@@ -207,26 +228,38 @@ def train_extension(base: Blueprint, kind: str, size: float, opening_sizes: tupl
     threads = threads or os.cpu_count() or 1
     actions = extension_actions(base.actions, opening_sizes, opponent)
     tree = build_betting_tree(base.game, actions.sizes(), base.tree.buckets)
-    log(f"{kind} extension for size {size:.3f}, opponent in position {opponent} "
+    log(
+        f"{kind} extension for size {size:.3f}, opponent in position {opponent} "
         f"(its first raises {', '.join(f'{x:.3f}' for x in sorted(opening_sizes))}):"
-        f" {tree.num_nodes:,} nodes, {tree.num_slots:,} slots ({tree.memory_bytes() / 1e6:.0f} MB)")
+        f" {tree.num_nodes:,} nodes, {tree.num_slots:,} slots ({tree.memory_bytes() / 1e6:.0f} MB)"
+    )
     solver = mccfr_solver(tree, base.game, EXTENSION_PRUNE_THRESHOLD, EXTENSION_REGRET_FLOOR, seed)
     kept = kept_first_move(base, tree, opponent) if keep_first_move else None
     if kept is not None:
         action, reach, root_strategy = kept
         solver.keep_root_action(action, reach)
-        log(f"our first move kept as the blueprint's: solving only below it "
-            f"(reached by {np.count_nonzero(reach):,} of {len(reach):,} buckets)")
+        log(
+            f"our first move kept as the blueprint's: solving only below it "
+            f"(reached by {np.count_nonzero(reach):,} of {len(reach):,} buckets)"
+        )
     deals = HoldemDeals(base.cards, threads=threads)
     elapsed = run_schedule(solver, deals, seconds, batch, threads, log)
     strategy = solver.average_strategy()
     if kept is not None:
         # the agent reads our range at the switch from this tree: the blueprint's root
         strategy[int(tree.slot_offset[0]) : int(tree.slot_offset[0]) + root_strategy.size] = root_strategy.ravel()
-    figures = {"kind": kind, "size": size, "opening_sizes": list(opening_sizes), "opponent": opponent,
-               "iterations": solver.iterations, "kept_first_move": kept is not None,
-               "train_seconds": elapsed, "threads": threads, "seed": seed,
-               "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    figures = {
+        "kind": kind,
+        "size": size,
+        "opening_sizes": list(opening_sizes),
+        "opponent": opponent,
+        "iterations": solver.iterations,
+        "kept_first_move": kept is not None,
+        "train_seconds": elapsed,
+        "threads": threads,
+        "seed": seed,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     return ExtensionContents(kind, size, actions, tree, strategy.astype(np.float32), figures, opponent=opponent)
 
 
@@ -260,8 +293,13 @@ class ImprovementPlan:
 
     def positions(self, low: float, high: float) -> list[int]:
         """The positions from which the opponent made first raises in (low, high]."""
-        return sorted({b.position for b in self.collected.bets
-                       if b.depth == 0 and not b.all_in and low < b.fraction <= high and b.position >= 0})
+        return sorted(
+            {
+                b.position
+                for b in self.collected.bets
+                if b.depth == 0 and not b.all_in and low < b.fraction <= high and b.position >= 0
+            }
+        )
 
     def jobs(self) -> list[tuple[str, float, tuple[float, ...], int]]:
         """(kind, size, the opponent's opening sizes, the opponent's position) per
@@ -280,17 +318,29 @@ def plan_improvement(base: Blueprint, paths: list[str], us: str, k: int, type1: 
     extension of ``base`` fills yet, and the most common missing size (type 1)."""
     got = collect_opponent_bets(paths, base.game, us)
     have = {(e.kind, round(e.size, 3)) for e in base.extensions}
-    gaps = [g for g in score_gaps(got.bets, base.actions)
-            if g.depth == 0 and g.score > 0 and ("type2", round(g.midpoint, 3)) not in have][:k]
+    gaps = [
+        g
+        for g in score_gaps(got.bets, base.actions)
+        if g.depth == 0 and g.score > 0 and ("type2", round(g.midpoint, 3)) not in have
+    ][:k]
     common = most_common_size(got.bets, base.actions) if type1 else None
     if common is not None and (common[0] != 0 or ("type1", round(common[1], 3)) in have):
         common = None
     return ImprovementPlan(gaps, common, got)
 
 
-def improve(base_path: str, paths: list[str], out: str, us: str = "libratus", k: int = 3, seconds: float = 3600.0,
-            type1: bool = True, threads: int | None = None, seed: int = 0,
-            log: Callable[[str], None] = print) -> dict:
+def improve(
+    base_path: str,
+    paths: list[str],
+    out: str,
+    us: str = "libratus",
+    k: int = 3,
+    seconds: float = 3600.0,
+    type1: bool = True,
+    threads: int | None = None,
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> dict:
     """One self-improvement run: read the logs, pick the gaps, solve each addition for
     an equal share of ``seconds``, and write a new store at ``out`` holding the base
     and every extension (old and new). The input store is never written to; the new
@@ -300,11 +350,12 @@ def improve(base_path: str, paths: list[str], out: str, us: str = "libratus", k:
     base = Blueprint(base_path)
     plan = plan_improvement(base, paths, us, k, type1)
     c = plan.collected
-    log(f"read {c.hands:,} hands from {c.files} log file(s) ({c.skipped_lines} lines skipped): "
-        f"{len(c.bets):,} opponent first-round raises")
+    log(
+        f"read {c.hands:,} hands from {c.files} log file(s) ({c.skipped_lines} lines skipped): "
+        f"{len(c.bets):,} opponent first-round raises"
+    )
     for g in plan.type2:
-        log(f"gap {g.low:.2f}-{g.high:.2f} pot: score {g.score:.2f} from {g.count} bets; "
-            f"adding {g.midpoint:.3f} pot")
+        log(f"gap {g.low:.2f}-{g.high:.2f} pot: score {g.score:.2f} from {g.count} bets; adding {g.midpoint:.3f} pot")
     if plan.type1:
         log(f"most common missing size: {plan.type1[1]:.2f} pot ({plan.type1[2]} bets)")
     jobs = plan.jobs()
@@ -312,10 +363,15 @@ def improve(base_path: str, paths: list[str], out: str, us: str = "libratus", k:
         log("nothing to add: no opponent first raise fell in a gap")
     contents = base.contents()
     for i, (kind, size, sizes, opponent) in enumerate(jobs):
-        contents.extensions.append(train_extension(base, kind, size, sizes, opponent, seconds / len(jobs), threads,
-                                                   seed + i, log=log))
+        contents.extensions.append(
+            train_extension(base, kind, size, sizes, opponent, seconds / len(jobs), threads, seed + i, log=log)
+        )
     write_blueprint(out, contents)
     log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB) with {len(contents.extensions)} extension(s)")
-    return {"hands": c.hands, "bets": len(c.bets),
-            "added": [{"kind": k_, "size": s_, "opponent": p} for k_, s_, _, p in jobs],
-            "extensions": len(contents.extensions), "out": out}
+    return {
+        "hands": c.hands,
+        "bets": len(c.bets),
+        "added": [{"kind": k_, "size": s_, "opponent": p} for k_, s_, _, p in jobs],
+        "extensions": len(contents.extensions),
+        "out": out,
+    }

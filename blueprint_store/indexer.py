@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numba as nb
 import numpy as np
@@ -52,7 +52,7 @@ def _suit_size(code, rounds, binom):
     """N(m): how many rank-set sequences a suit with size vector ``code`` can hold."""
     total = 1
     used = 0
-    for r in range(rounds):
+    for _ in range(rounds):
         m = code % _BASE
         code //= _BASE
         total *= binom[NUM_RANKS - used, m]
@@ -122,8 +122,9 @@ def index_with_scratch(cards, round_end, rounds, keys, offsets, binom, scratch):
         while b > 0:
             x = scratch[24 + b]
             y = scratch[24 + b - 1]
-            if scratch[16 + x] > scratch[16 + y] or (scratch[16 + x] == scratch[16 + y]
-                                                     and scratch[20 + x] > scratch[20 + y]):
+            if scratch[16 + x] > scratch[16 + y] or (
+                scratch[16 + x] == scratch[16 + y] and scratch[20 + x] > scratch[20 + y]
+            ):
                 scratch[24 + b] = y
                 scratch[24 + b - 1] = x
                 b -= 1
@@ -218,7 +219,7 @@ class HandIndexer:
                 continue
             codes = sorted((_code(v) for v in vectors), reverse=True)
             configs.add(tuple(codes))
-        radix = _BASE ** rounds
+        radix = _BASE**rounds
         entries = []
         for codes in configs:
             key = 0

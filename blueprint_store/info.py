@@ -41,30 +41,45 @@ def print_info(path: str, verify: bool = False, hands: list[str] | None = None) 
         bp.verify()
     h = bp.header
     t = bp.tree
-    print(f"{path}: blueprint store, format {h['format']}, {bp.size_bytes / 1e6:.1f} MB"
-          + (" (checksums verified)" if verify else ""))
+    print(
+        f"{path}: blueprint store, format {h['format']}, {bp.size_bytes / 1e6:.1f} MB"
+        + (" (checksums verified)" if verify else "")
+    )
     game = bp.game
-    print(f"game: {'no-limit' if game.is_nolimit else 'limit'}, {game.num_rounds} rounds, stacks {game.stack}, "
-          f"blinds {game.blind}")
-    print(f"card abstraction: buckets per round {tuple(h['buckets'])}, "
-          f"{json.dumps({k: v for k, v in h['cards'].items() if k != 'buckets'})}")
+    print(
+        f"game: {'no-limit' if game.is_nolimit else 'limit'}, {game.num_rounds} rounds, stacks {game.stack}, "
+        f"blinds {game.blind}"
+    )
+    print(
+        f"card abstraction: buckets per round {tuple(h['buckets'])}, "
+        f"{json.dumps({k: v for k, v in h['cards'].items() if k != 'buckets'})}"
+    )
     for r, s in enumerate(bp.actions.rounds):
-        print(f"actions round {r + 1}: pot fractions by raise depth {[list(b) for b in s.bets]} + all-in, "
-              f"at most {s.max_raises} raises")
+        print(
+            f"actions round {r + 1}: pot fractions by raise depth {[list(b) for b in s.bets]} + all-in, "
+            f"at most {s.max_raises} raises"
+        )
     per_round = [int(((t.kind == DECISION) & (t.round == r)).sum()) for r in range(game.num_rounds)]
     print(f"betting tree: {t.num_nodes:,} nodes, decisions per round {per_round}, {t.num_slots:,} strategy slots")
     tr = h.get("training", {})
     if tr:
-        print("training: " + ", ".join(f"{k} {v:,}" if isinstance(v, int) else
-                                       (f"{k} {v:,.1f}" if isinstance(v, float) else f"{k} {v}")
-                                       for k, v in tr.items() if k != "mccfr"))
+        print(
+            "training: "
+            + ", ".join(
+                f"{k} {v:,}" if isinstance(v, int) else (f"{k} {v:,.1f}" if isinstance(v, float) else f"{k} {v}")
+                for k, v in tr.items()
+                if k != "mccfr"
+            )
+        )
     for e in bp.extensions:
         tr = e.training_figures
         who = "either position" if e.opponent is None else f"position {e.opponent}"
-        print(f"extension {e.kind}: first raise {e.size:.3f} pot by the opponent in {who} (its first raises "
-              f"{list(e.actions.rounds[0].fractions(0, e.opponent))}), "
-              f"{e.tree.num_nodes:,} nodes, {tr.get('iterations', 0):,} iterations in "
-              f"{tr.get('train_seconds', 0):.0f} s")
+        print(
+            f"extension {e.kind}: first raise {e.size:.3f} pot by the opponent in {who} (its first raises "
+            f"{list(e.actions.rounds[0].fractions(0, e.opponent))}), "
+            f"{e.tree.num_nodes:,} nodes, {tr.get('iterations', 0):,} iterations in "
+            f"{tr.get('train_seconds', 0):.0f} s"
+        )
     for name, info in h["arrays"].items():
         print(f"  array {name}: {info['dtype']} {tuple(info['shape'])}")
     if hands:

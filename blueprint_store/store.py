@@ -36,9 +36,9 @@ import os
 import struct
 import tempfile
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping, Sequence
 
 import msgpack
 import numpy as np
@@ -110,7 +110,9 @@ class BlueprintContents:
 EXTENSION_KINDS = ("type1", "type2")
 
 
-def _tree_arrays(tree: BettingTree, action_arrays: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def _tree_arrays(
+    tree: BettingTree, action_arrays: tuple[np.ndarray, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     if action_arrays is not None:  # a tree read from a store keeps its actions as arrays
         atype, asize = action_arrays
     else:
@@ -118,10 +120,17 @@ def _tree_arrays(tree: BettingTree, action_arrays: tuple[np.ndarray, np.ndarray]
         asize = np.array([0 if a is None else a.size for a in tree.actions], dtype=np.int64)
     if len(atype) != tree.num_nodes:
         raise ValueError(f"the tree has {tree.num_nodes} nodes but {len(atype)} actions")
-    return {"tree_kind": tree.kind, "tree_player": tree.player, "tree_round": tree.round,
-            "tree_first_child": tree.first_child, "tree_num_children": tree.num_children,
-            "tree_spent": tree.spent, "tree_slot_offset": tree.slot_offset,
-            "tree_action_type": atype, "tree_action_size": asize}
+    return {
+        "tree_kind": tree.kind,
+        "tree_player": tree.player,
+        "tree_round": tree.round,
+        "tree_first_child": tree.first_child,
+        "tree_num_children": tree.num_children,
+        "tree_spent": tree.spent,
+        "tree_slot_offset": tree.slot_offset,
+        "tree_action_type": atype,
+        "tree_action_size": asize,
+    }
 
 
 def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> None:
@@ -145,8 +154,16 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
         for name, a in _tree_arrays(e.tree, e.action_arrays).items():
             arrays[f"ext{i}_{name}"] = a
         arrays[f"ext{i}_strategy"] = np.ascontiguousarray(e.strategy, dtype=np.float32)
-        extensions.append({"kind": e.kind, "size": float(e.size), "actions": e.actions.as_dict(),
-                           "num_slots": int(e.tree.num_slots), "training": e.training, "opponent": e.opponent})
+        extensions.append(
+            {
+                "kind": e.kind,
+                "size": float(e.size),
+                "actions": e.actions.as_dict(),
+                "num_slots": int(e.tree.num_slots),
+                "training": e.training,
+                "opponent": e.opponent,
+            }
+        )
     table: dict[str, dict] = {}
     header = {
         "format": FORMAT_VERSION,
@@ -166,8 +183,12 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
     probe = len(msgpack.packb(header, use_bin_type=True)) + 64
     at = _align(_PREAMBLE.size + probe)
     for name, a in arrays.items():
-        table[name] = {"offset": at, "dtype": a.dtype.str, "shape": list(a.shape),
-                       "crc32": zlib.crc32(memoryview(a).cast("B"))}
+        table[name] = {
+            "offset": at,
+            "dtype": a.dtype.str,
+            "shape": list(a.shape),
+            "crc32": zlib.crc32(memoryview(a).cast("B")),
+        }
         at = _align(at + a.nbytes)
     body = msgpack.packb(header, use_bin_type=True)
     if len(body) > probe:
@@ -228,8 +249,9 @@ class Blueprint:
             self.header = msgpack.unpackb(body, raw=False)
             self.game = parse_gamedef(self.header["game"], source=f"{self.path} header")
             self.actions = ActionAbstraction.from_dict(self.header["actions"])
-            spec = CardAbstractionSpec(**{k: (tuple(v) if isinstance(v, list) else v)
-                                          for k, v in self.header["cards"].items()})
+            spec = CardAbstractionSpec(
+                **{k: (tuple(v) if isinstance(v, list) else v) for k, v in self.header["cards"].items()}
+            )
             table = self.header["arrays"]
         except (KeyError, TypeError, ValueError, msgpack.UnpackException) as e:
             raise StoreError(f"{self.path}: header is malformed: {e}") from None
@@ -239,21 +261,35 @@ class Blueprint:
             shape = tuple(info["shape"])
             nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
             if info["offset"] + nbytes > size:
-                raise StoreError(f"{self.path}: truncated (array {name!r} ends at byte {info['offset'] + nbytes}, "
-                                 f"the file has {size})")
-            self._arrays[name] = (np.memmap(self.path, dtype=dtype, mode="r", offset=info["offset"], shape=shape)
-                                  if nbytes else np.zeros(shape, dtype=dtype))
+                raise StoreError(
+                    f"{self.path}: truncated (array {name!r} ends at byte {info['offset'] + nbytes}, "
+                    f"the file has {size})"
+                )
+            self._arrays[name] = (
+                np.memmap(self.path, dtype=dtype, mode="r", offset=info["offset"], shape=shape)
+                if nbytes
+                else np.zeros(shape, dtype=dtype)
+            )
         missing = {"strategy", "cards_preflop", "cards_flop", "cards_turn", "tree_kind"} - set(self._arrays)
         if missing:
             raise StoreError(f"{self.path}: arrays missing from the store: {sorted(missing)}")
         a = self._arrays
         self.tree = BettingTree(
-            kind=a["tree_kind"], player=a["tree_player"], round=a["tree_round"], first_child=a["tree_first_child"],
-            num_children=a["tree_num_children"], spent=a["tree_spent"], slot_offset=a["tree_slot_offset"],
-            num_slots=int(self.header["num_slots"]), buckets=tuple(self.header["buckets"]))
+            kind=a["tree_kind"],
+            player=a["tree_player"],
+            round=a["tree_round"],
+            first_child=a["tree_first_child"],
+            num_children=a["tree_num_children"],
+            spent=a["tree_spent"],
+            slot_offset=a["tree_slot_offset"],
+            num_slots=int(self.header["num_slots"]),
+            buckets=tuple(self.header["buckets"]),
+        )
         self.strategy = a["strategy"]
         if self.strategy.shape != (self.tree.num_slots,):
-            raise StoreError(f"{self.path}: strategy has {self.strategy.shape[0]} slots, the tree {self.tree.num_slots}")
+            raise StoreError(
+                f"{self.path}: strategy has {self.strategy.shape[0]} slots, the tree {self.tree.num_slots}"
+            )
         self.cards = CardAbstraction(spec, a["cards_preflop"], a["cards_flop"], a["cards_turn"])
         self._atype = a["tree_action_type"]
         self._asize = a["tree_action_size"]
@@ -267,13 +303,12 @@ class Blueprint:
         except (KeyError, TypeError, ValueError) as err:
             raise StoreError(f"{self.path}: extension is malformed: {err}") from None
 
-
     @property
     def arrays(self) -> Mapping[str, np.ndarray]:
         """Every array of the store by name (memory-mapped, read-only)."""
         return MappingProxyType(self._arrays)
 
-    def _extension(self, i: int, info: dict) -> "Blueprint":
+    def _extension(self, i: int, info: dict) -> Blueprint:
         """A view of extension ``i``: this store with the extension's tree and strategy."""
         a = self._arrays
         p = f"ext{i}_"
@@ -291,14 +326,22 @@ class Blueprint:
             raise ValueError(f"opponent position {view.opponent!r}")
         view.actions = ActionAbstraction.from_dict(info["actions"])
         view.tree = BettingTree(
-            kind=a[p + "tree_kind"], player=a[p + "tree_player"], round=a[p + "tree_round"],
-            first_child=a[p + "tree_first_child"], num_children=a[p + "tree_num_children"],
-            spent=a[p + "tree_spent"], slot_offset=a[p + "tree_slot_offset"], num_slots=int(info["num_slots"]),
-            buckets=self.tree.buckets)
+            kind=a[p + "tree_kind"],
+            player=a[p + "tree_player"],
+            round=a[p + "tree_round"],
+            first_child=a[p + "tree_first_child"],
+            num_children=a[p + "tree_num_children"],
+            spent=a[p + "tree_spent"],
+            slot_offset=a[p + "tree_slot_offset"],
+            num_slots=int(info["num_slots"]),
+            buckets=self.tree.buckets,
+        )
         view.strategy = a[p + "strategy"]
         if view.strategy.shape != (view.tree.num_slots,):
-            raise StoreError(f"{self.path}: extension {i} strategy has {view.strategy.shape[0]} slots, "
-                             f"its tree {view.tree.num_slots}")
+            raise StoreError(
+                f"{self.path}: extension {i} strategy has {view.strategy.shape[0]} slots, "
+                f"its tree {view.tree.num_slots}"
+            )
         view._atype = a[p + "tree_action_type"]
         view._asize = a[p + "tree_action_size"]
         view.training_figures = info.get("training", {})
@@ -306,10 +349,22 @@ class Blueprint:
 
     def contents(self) -> BlueprintContents:
         """Everything in the store (arrays still memory-mapped), to write a new store from."""
-        exts = [ExtensionContents(e.kind, e.size, e.actions, e.tree, e.strategy, e.training_figures,
-                                  (e._atype, e._asize), e.opponent) for e in self.extensions]
-        return BlueprintContents(self.game, self.actions, self.cards, self.tree, self.strategy,
-                                 self.header.get("training", {}), exts, (self._atype, self._asize))
+        exts = [
+            ExtensionContents(
+                e.kind, e.size, e.actions, e.tree, e.strategy, e.training_figures, (e._atype, e._asize), e.opponent
+            )
+            for e in self.extensions
+        ]
+        return BlueprintContents(
+            self.game,
+            self.actions,
+            self.cards,
+            self.tree,
+            self.strategy,
+            self.header.get("training", {}),
+            exts,
+            (self._atype, self._asize),
+        )
 
     # ------------------------------------------------------------------ checks
     def verify(self) -> None:
@@ -341,7 +396,7 @@ class Blueprint:
         """The node reached by ``state``'s betting; OffTreeError at the first action
         that is not one of the abstraction's."""
         node = 0
-        for r, acts in enumerate(state.actions):
+        for acts in state.actions:
             for a in acts:
                 if self.tree.kind[node] != DECISION:
                     raise OffTreeError(node, a, state.betting_string())
@@ -373,8 +428,9 @@ class Blueprint:
         board = state.board_cards[: self.game.total_board_cards(r)]
         return self.child_actions(node), self.probabilities(node, self.bucket(r, hole, board))
 
-    def reach(self, line: Sequence[tuple[int, int]], player: int, board: Sequence[int],
-              threshold: bool = True) -> np.ndarray:
+    def reach(
+        self, line: Sequence[tuple[int, int]], player: int, board: Sequence[int], threshold: bool = True
+    ) -> np.ndarray:
         """Probability, for each of the 1,326 hole pairs, that ``player`` takes the
         line: ``line`` is (node, child index) per action along it (both players'
         actions; the other player's are skipped); ``board`` the cards dealt so far.

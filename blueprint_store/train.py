@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Callable
 
 import numpy as np
 
@@ -40,14 +40,39 @@ class Preset:
 
 
 PRESETS = {
-    "tiny": Preset("tiny", CardAbstractionSpec(buckets=(169, 20, 20, 20), bins=8, flop_runouts=30, turn_runouts=3,
-                                               fit_flop_boards=100, fit_turn_boards=300, kmeans_iterations=8),
-                   PRESET_ACTIONS["tiny"], seconds=45.0, batch=20_000,
-                   prune_threshold=-3_000_000.0, regret_floor=-3_100_000),
-    "default": Preset("default", CardAbstractionSpec(buckets=(169, 200, 200, 200), bins=16, flop_runouts=0,
-                                                     turn_runouts=0, fit_flop_boards=400, fit_turn_boards=1500),
-                      PRESET_ACTIONS["default"], seconds=50 * 60.0, batch=50_000,
-                      prune_threshold=-30_000_000.0, regret_floor=-31_000_000),
+    "tiny": Preset(
+        "tiny",
+        CardAbstractionSpec(
+            buckets=(169, 20, 20, 20),
+            bins=8,
+            flop_runouts=30,
+            turn_runouts=3,
+            fit_flop_boards=100,
+            fit_turn_boards=300,
+            kmeans_iterations=8,
+        ),
+        PRESET_ACTIONS["tiny"],
+        seconds=45.0,
+        batch=20_000,
+        prune_threshold=-3_000_000.0,
+        regret_floor=-3_100_000,
+    ),
+    "default": Preset(
+        "default",
+        CardAbstractionSpec(
+            buckets=(169, 200, 200, 200),
+            bins=16,
+            flop_runouts=0,
+            turn_runouts=0,
+            fit_flop_boards=400,
+            fit_turn_boards=1500,
+        ),
+        PRESET_ACTIONS["default"],
+        seconds=50 * 60.0,
+        batch=50_000,
+        prune_threshold=-30_000_000.0,
+        regret_floor=-31_000_000,
+    ),
 }
 
 
@@ -57,8 +82,7 @@ def _checkpoint_dir(out: str) -> str:
 
 def _save_cards(path: str, cards: CardAbstraction) -> None:
     tmp = path + ".tmp.npz"
-    np.savez(tmp, preflop=cards.preflop, flop=cards.flop, turn=cards.turn,
-             spec=json.dumps(cards.spec.as_dict()))
+    np.savez(tmp, preflop=cards.preflop, flop=cards.flop, turn=cards.turn, spec=json.dumps(cards.spec.as_dict()))
     os.replace(tmp, path)
 
 
@@ -72,9 +96,17 @@ def _load_cards(path: str, spec: CardAbstractionSpec) -> CardAbstraction | None:
         return CardAbstraction(spec, z["preflop"], z["flop"], z["turn"])
 
 
-def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, seconds: float | None = None,
-                    resume: bool = False, seed: int = 0, checkpoint_seconds: float = 300.0,
-                    game: GameDef | None = None, log: Callable[[str], None] = print) -> dict:
+def train_blueprint(
+    preset: Preset | str,
+    out: str,
+    threads: int | None = None,
+    seconds: float | None = None,
+    resume: bool = False,
+    seed: int = 0,
+    checkpoint_seconds: float = 300.0,
+    game: GameDef | None = None,
+    log: Callable[[str], None] = print,
+) -> dict:
     """Train and write the store at ``out``; returns the training figures."""
     if isinstance(preset, str):
         if preset not in PRESETS:
@@ -100,8 +132,10 @@ def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, 
     else:
         log("card abstraction reused from the checkpoint")
     tree = build_betting_tree(game, preset.actions.sizes(), spec.buckets)
-    log(f"betting tree: {tree.num_nodes:,} nodes, {tree.num_decisions:,} decisions, {tree.num_slots:,} slots "
-        f"({tree.memory_bytes() / 1e6:.0f} MB of regrets and weights)")
+    log(
+        f"betting tree: {tree.num_nodes:,} nodes, {tree.num_decisions:,} decisions, {tree.num_slots:,} slots "
+        f"({tree.memory_bytes() / 1e6:.0f} MB of regrets and weights)"
+    )
     solver = mccfr_solver(tree, game, preset.prune_threshold, preset.regret_floor, seed)
     elapsed_before = 0.0
     if resume and os.path.exists(state_path):
@@ -116,19 +150,34 @@ def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, 
             solver.rng.bit_generator.state = json.loads(str(z["rng"]))
         log(f"resumed at {solver.iterations:,} iterations, {elapsed_before:.0f} s trained")
     deals = HoldemDeals(cards, threads=threads)
-    elapsed = run_schedule(solver, deals, budget, preset.batch, threads, log, elapsed_before,
-                           lambda e: _save_state(state_path, solver, e), checkpoint_seconds)
+    elapsed = run_schedule(
+        solver,
+        deals,
+        budget,
+        preset.batch,
+        threads,
+        log,
+        elapsed_before,
+        lambda e: _save_state(state_path, solver, e),
+        checkpoint_seconds,
+    )
     _save_state(state_path, solver, elapsed)
     figures = {
-        "preset": preset.name, "seed": seed, "iterations": solver.iterations, "train_seconds": elapsed,
-        "threads": threads, "nodes_touched": solver.nodes_touched,
+        "preset": preset.name,
+        "seed": seed,
+        "iterations": solver.iterations,
+        "train_seconds": elapsed,
+        "threads": threads,
+        "nodes_touched": solver.nodes_touched,
         "nodes_per_second": solver.nodes_touched / max(elapsed - elapsed_before, 1e-9) if solver.nodes_touched else 0,
-        "card_abstraction_seconds": cards.build_seconds, "total_seconds": time.perf_counter() - t_start,
+        "card_abstraction_seconds": cards.build_seconds,
+        "total_seconds": time.perf_counter() - t_start,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "mccfr": asdict(solver.settings),
     }
-    write_blueprint(out, BlueprintContents(game, preset.actions, cards, tree,
-                                           solver.average_strategy().astype(np.float32), figures))
+    write_blueprint(
+        out, BlueprintContents(game, preset.actions, cards, tree, solver.average_strategy().astype(np.float32), figures)
+    )
     log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB): {solver.iterations:,} iterations in {elapsed:.0f} s")
     return figures
 
@@ -136,15 +185,26 @@ def train_blueprint(preset: Preset | str, out: str, threads: int | None = None, 
 def mccfr_solver(tree, game: GameDef, prune_threshold: float, regret_floor: int, seed: int) -> MCCFR:
     """MCCFR with the blueprint settings: Libratus's pruning constant K derived from
     the threshold and floor (the 2 % chained-probability floor)."""
-    settings = MCCFRSettings(prune_threshold=prune_threshold, regret_floor=regret_floor,
-                             prune_k=(prune_threshold - regret_floor) * 0.05 / 0.95)
+    settings = MCCFRSettings(
+        prune_threshold=prune_threshold,
+        regret_floor=regret_floor,
+        prune_k=(prune_threshold - regret_floor) * 0.05 / 0.95,
+    )
     return MCCFR(tree, game.big_blind, settings, seed=seed)
 
 
-def run_schedule(solver: MCCFR, deals: HoldemDeals, budget: float, batch: int, threads: int,
-                 log: Callable[[str], None], elapsed_before: float = 0.0,
-                 checkpoint: Callable[[float], None] | None = None, checkpoint_seconds: float = 300.0,
-                 progress_seconds: float = 10.0) -> float:
+def run_schedule(
+    solver: MCCFR,
+    deals: HoldemDeals,
+    budget: float,
+    batch: int,
+    threads: int,
+    log: Callable[[str], None],
+    elapsed_before: float = 0.0,
+    checkpoint: Callable[[float], None] | None = None,
+    checkpoint_seconds: float = 300.0,
+    progress_seconds: float = 10.0,
+) -> float:
     """Train for ``budget`` seconds (counting ``elapsed_before``) on the Pluribus
     schedule scaled to the budget: linear discounting every 2 % during the first 20 %,
     pruning after 20 %. A progress line every ``progress_seconds`` (a small tree runs a
@@ -174,8 +234,11 @@ def run_schedule(solver: MCCFR, deals: HoldemDeals, budget: float, batch: int, t
         now = time.perf_counter()
         if now - last_log >= progress_seconds or elapsed >= budget:
             rate = (solver.nodes_touched - nodes_at_log) / max(now - last_log, 1e-9)
-            log(f"{solver.iterations:,} iterations, {rate / 1e6:.1f} M nodes/s ({rate / threads / 1e6:.1f} M per core), "
-                f"{elapsed:.0f} s, {max(0.0, budget - elapsed):.0f} s left")
+            log(
+                f"{solver.iterations:,} iterations, {rate / 1e6:.1f} M nodes/s "
+                f"({rate / threads / 1e6:.1f} M per core), "
+                f"{elapsed:.0f} s, {max(0.0, budget - elapsed):.0f} s left"
+            )
             last_log, nodes_at_log = now, solver.nodes_touched
         if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_seconds:
             checkpoint(elapsed)
@@ -185,7 +248,13 @@ def run_schedule(solver: MCCFR, deals: HoldemDeals, budget: float, batch: int, t
 
 def _save_state(path: str, solver: MCCFR, elapsed: float) -> None:
     tmp = path + ".tmp.npz"
-    np.savez(tmp, regret=solver.regret, phi=solver.phi, iterations=solver.iterations,
-             nodes_touched=solver.nodes_touched, elapsed=elapsed,
-             rng=json.dumps(solver.rng.bit_generator.state))
+    np.savez(
+        tmp,
+        regret=solver.regret,
+        phi=solver.phi,
+        iterations=solver.iterations,
+        nodes_touched=solver.nodes_touched,
+        elapsed=elapsed,
+        rng=json.dumps(solver.rng.bit_generator.state),
+    )
     os.replace(tmp, path)

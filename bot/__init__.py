@@ -1,1 +1,2 @@
-"""What a user runs: the pokerbot command, self-check and benchmarks; later the agent, dealer clients and match runner."""
+"""What a user runs: the agent, the blueprint and benchmark players, the match runner,
+the ``pokerbot`` command, self-check and benchmarks. May import every layer below."""

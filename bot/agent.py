@@ -59,9 +59,12 @@ class SolveUnavailable(Exception):
     """No solve this decision (no time left, or the worker was lost): play the best
     strategy already available."""
 
+
 #: Subgame bet sizes for the turn and river (pot fractions per raise depth, all-in always).
-SUBGAME_SIZES = {2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
-                 3: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2)}
+SUBGAME_SIZES = {
+    2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
+    3: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2),
+}
 #: Bet sizes of a subgame that starts on the river. Its first bet has more sizes than the
 #: blueprint's (0.5, 1 pot): a river solve is cheap (99 nodes, about 0.6 s for 1,000
 #: iterations here), and sizes the opponent's abstraction lacks are where Libratus's
@@ -142,11 +145,20 @@ class LibratusAgent:
     ``sizes``: bet sizes per round of a subgame that starts on the turn;
     ``river_sizes``: those of one that starts on the river."""
 
-    def __init__(self, seed: int | None = None, blueprint: str | Blueprint | None = None, safe: bool = True,
-                 solve_seconds: float = 2.0, sizes: dict[int, BetSizes] | None = None,
-                 river_sizes: BetSizes | None = None, threads: int = 1,
-                 solve_round: int = SOLVE_ROUND, pool: SolverPool | None = None,
-                 budget: TimeBudget | None = None, clock: ReplyClock | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        blueprint: str | Blueprint | None = None,
+        safe: bool = True,
+        solve_seconds: float = 2.0,
+        sizes: dict[int, BetSizes] | None = None,
+        river_sizes: BetSizes | None = None,
+        threads: int = 1,
+        solve_round: int = SOLVE_ROUND,
+        pool: SolverPool | None = None,
+        budget: TimeBudget | None = None,
+        clock: ReplyClock | None = None,
+    ) -> None:
         self.bp_player = BlueprintStrategy(seed, blueprint)
         self.bp = self.bp_player.bp
         self.safe = safe
@@ -224,14 +236,23 @@ class LibratusAgent:
         return out
 
     # ------------------------------------------------------------------ solving
-    def _solve(self, state: BettingState, reach: np.ndarray, kind: str, gadget: cfr.Gadget | None = None,
-               extra: tuple[int, ...] = ()) -> Solution:
+    def _solve(
+        self,
+        state: BettingState,
+        reach: np.ndarray,
+        kind: str,
+        gadget: cfr.Gadget | None = None,
+        extra: tuple[int, ...] = (),
+    ) -> Solution:
         deadline = self.budget.solve_deadline(self.solve_seconds)
         if deadline < MIN_SOLVE_SECONDS:
             raise SolveUnavailable("time budget")
         table = self.sizes if state.round < 3 else {3: self.river_sizes}
-        sizes = {r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
-                 for r, s in table.items() if r >= state.round}
+        sizes = {
+            r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
+            for r, s in table.items()
+            if r >= state.round
+        }
         sub = cfr.make_subgame(state, sizes, reach, extra_root_raises=extra)
         if gadget is not None:
             gadget = cfr.Gadget(gadget.kind, gadget.player, gadget.alt_values[sub.hand_index])
@@ -252,13 +273,32 @@ class LibratusAgent:
             log.error("solve_failed", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
             raise SolveUnavailable("solve failed") from None
         seconds = time.perf_counter() - t0
-        self._last_solve = {"iterations": r.iterations, "of": iters, "stopped_early": r.stopped_early,
-                            "solve_seconds": round(seconds, 4), "nodes": sub.tree.num_nodes}
-        extra = {} if r.exploitability is None else {
-            "exploitability_pct_pot": round(100 * r.exploitability / max(sub.pot, 1), 4)}
-        log.info("solve", kind=kind, hand=state.hand_id, betting=state.betting_string(), nodes=sub.tree.num_nodes,
-                 hands=int(sub.hands.shape[0]), iterations=r.iterations, of=iters, deadline=round(deadline, 3),
-                 stopped_early=r.stopped_early, seconds=round(seconds, 3), **extra)
+        self._last_solve = {
+            "iterations": r.iterations,
+            "of": iters,
+            "stopped_early": r.stopped_early,
+            "solve_seconds": round(seconds, 4),
+            "nodes": sub.tree.num_nodes,
+        }
+        extra = (
+            {}
+            if r.exploitability is None
+            else {"exploitability_pct_pot": round(100 * r.exploitability / max(sub.pot, 1), 4)}
+        )
+        log.info(
+            "solve",
+            kind=kind,
+            hand=state.hand_id,
+            betting=state.betting_string(),
+            nodes=sub.tree.num_nodes,
+            hands=int(sub.hands.shape[0]),
+            iterations=r.iterations,
+            of=iters,
+            deadline=round(deadline, 3),
+            stopped_early=r.stopped_early,
+            seconds=round(seconds, 3),
+            **extra,
+        )
         return Solution(sub, r.strategy, state.copy(), kind)
 
     def _resolve(self, state: BettingState, me: int) -> Solution:
@@ -278,8 +318,9 @@ class LibratusAgent:
         tree = old.sub.tree
         kids = range(int(tree.first_child[at]), int(tree.first_child[at]) + int(tree.num_children[at]))
         if off_tree:
-            alt = offtree_alt_values([self._canonical(old.sub, expected_per_hand(cfv_opp[c], weights), size)
-                                      for c in kids], self._gifts)
+            alt = offtree_alt_values(
+                [self._canonical(old.sub, expected_per_hand(cfv_opp[c], weights), size) for c in kids], self._gifts
+            )
             theirs = theirs_before  # the unsafe bot: the range before the unknown action
             kind = "nested"
         else:
@@ -313,8 +354,16 @@ class LibratusAgent:
             except Exception:
                 log.exception("blueprint_failed", hand=state.hand_id, betting=state.betting_string())
                 action, source = CALL, "error-fallback"
-        fields = dict(hand=state.hand_id, round=state.round, betting=state.betting_string(), board=cards_to_str(state.board_cards),
-                      source=source, action=str(action), **self._last_solve, **self._note)
+        fields = dict(
+            hand=state.hand_id,
+            round=state.round,
+            betting=state.betting_string(),
+            board=cards_to_str(state.board_cards),
+            source=source,
+            action=str(action),
+            **self._last_solve,
+            **self._note,
+        )
         reply = self.clock.hold(t0)  # the last thing before replying: nothing card-dependent after it
         self.budget.record(reply)
         log.info("decision", reply_seconds=round(reply, 4), **fields)
@@ -344,8 +393,11 @@ class LibratusAgent:
                 root = self._round_start(state)
                 # an opponent's bet already made at the root is put into the tree as it is
                 first = [a for a, who in zip(state.actions[state.round], state.actors[state.round]) if who != me][:1]
-                extra = tuple(a.size for a in first if a.type is ActionType.RAISE and state.game.is_nolimit
-                              and state.actions[state.round][0] == a)
+                extra = tuple(
+                    a.size
+                    for a in first
+                    if a.type is ActionType.RAISE and state.game.is_nolimit and state.actions[state.round][0] == a
+                )
                 self._solution = self._solve(root, self._blueprint_ranges(state, me), "unsafe", extra=extra)
                 source = "unsafe"
             else:

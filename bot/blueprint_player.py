@@ -6,8 +6,8 @@ actions in the abstraction are followed as they are; a raise the abstraction lac
 node's raise sizes by randomised pseudo-harmonic translation (Libratus, Pluribus),
 with sizes compared as fractions of the pot in their own state (the real one and
 the abstract one). All-in maps only to all-in, and other sizes only to sizes below
-all-in, so that the hand can still be followed down the tree. The chosen abstract action is played in the real state at the
-same pot fraction, clamped to the legal range; all-in stays all-in.
+all-in, so that the hand can still be followed down the tree. The chosen abstract action
+is played in the real state at the same pot fraction, clamped to the legal range; all-in stays all-in.
 
 If the abstract tree has no raise where the real hand has one (beyond the
 abstraction's raise cap), the player stops following the tree and checks or calls.
@@ -34,10 +34,10 @@ import hashlib
 import random
 from collections import deque
 
-from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
-from pokerbot.protocol.matchstate import MatchState
 from pokerbot.blueprint_store.actions import pot_fraction
 from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
+from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.translation import translate
 from pokerbot.solver.tree import DECISION
 
@@ -81,8 +81,9 @@ class BlueprintStrategy:
 
     def _type1_active(self, spot: int, ext: Blueprint) -> bool:
         h = self.opponent_sizes.get(spot)
-        return (h is not None and len(h) == self.TYPE1_HISTORY
-                and all(abs(x - ext.size) <= self.TYPE1_TOLERANCE for x in h))
+        return (
+            h is not None and len(h) == self.TYPE1_HISTORY and all(abs(x - ext.size) <= self.TYPE1_TOLERANCE for x in h)
+        )
 
     # ------------------------------------------------------------------ walking
     def _abstract_node(self, state: BettingState, me: int | None = None) -> int | None:
@@ -110,7 +111,7 @@ class BlueprintStrategy:
             self.me = None
         if me is not None:
             self.me = me
-        for a in actions[len(self._walk_actions):]:
+        for a in actions[len(self._walk_actions) :]:
             if self._walk_node is None:
                 break
             pick = self._maybe_switch(a) if self._first_opponent_raise(a) else None
@@ -127,9 +128,15 @@ class BlueprintStrategy:
 
     def _first_opponent_raise(self, a: Action) -> bool:
         real = self._walk_real
-        return (bool(self.bp.extensions) and self.me is not None and a.type is ActionType.RAISE
-                and real.round == 0 and real.game.is_nolimit and real.current_player != self.me
-                and not any(b.type is ActionType.RAISE for b in real.actions[0]))
+        return (
+            bool(self.bp.extensions)
+            and self.me is not None
+            and a.type is ActionType.RAISE
+            and real.round == 0
+            and real.game.is_nolimit
+            and real.current_player != self.me
+            and not any(b.type is ActionType.RAISE for b in real.actions[0])
+        )
 
     def _maybe_switch(self, a: Action) -> int | None:
         """At the opponent's first raise of the hand: move to an extension if its size
@@ -157,7 +164,9 @@ class BlueprintStrategy:
             sp = base.tree.spent[node]
             options: list[tuple[float, Blueprint | None, int]] = [
                 (pot_fraction(c.size, (int(sp[0]), int(sp[1])), actor), None, i)
-                for i, c in enumerate(children) if c.type is ActionType.RAISE and c.size < stack]
+                for i, c in enumerate(children)
+                if c.type is ActionType.RAISE and c.size < stack
+            ]
             exts = [(e.size, e, -1) for e in usable if e.kind == "type2"]
             if not exts or not options:
                 return None
@@ -175,8 +184,11 @@ class BlueprintStrategy:
             node = int(chosen.tree.first_child[node]) + kids.index(key)
         kids = chosen.child_actions(node)
         sp = chosen.tree.spent[node]
-        raises = [(abs(pot_fraction(c.size, (int(sp[0]), int(sp[1])), actor) - chosen.size), i)
-                  for i, c in enumerate(kids) if c.type is ActionType.RAISE and c.size < real.game.stack[actor]]
+        raises = [
+            (abs(pot_fraction(c.size, (int(sp[0]), int(sp[1])), actor) - chosen.size), i)
+            for i, c in enumerate(kids)
+            if c.type is ActionType.RAISE and c.size < real.game.stack[actor]
+        ]
         if not raises:
             return None
         self.view = chosen
@@ -219,7 +231,8 @@ class BlueprintStrategy:
         """A number in [0, 1) that depends only on the seed and what ``viewer`` knows
         (see the module doc)."""
         return self.keyed_uniform(
-            f"{state.hand_id}:{viewer}:{state.betting_string()}:{state.hole_cards[viewer]}:{state.board_cards}")
+            f"{state.hand_id}:{viewer}:{state.betting_string()}:{state.hole_cards[viewer]}:{state.board_cards}"
+        )
 
     def keyed_uniform(self, what: str) -> float:
         """A number in [0, 1) that depends only on the seed and ``what``."""
@@ -269,4 +282,3 @@ class BlueprintStrategy:
         to_call = top - state.spent[me]
         to = top + int(round(f * (state.pot + to_call)))
         return raise_to(min(max(to, bounds[0]), bounds[1]))
-

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 import sys
+import time
 
-from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, bundled_game_names, bundled_game_text, load_gamedef, format_gamedef
+from pokerbot.protocol.gamedef import (
+    DEFAULT_GAME,
+    GameDefError,
+    bundled_game_names,
+    bundled_game_text,
+    format_gamedef,
+    load_gamedef,
+)
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
@@ -17,14 +24,21 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     if args.game:
         unknown = [g for g in args.game if g not in bundled_game_names()]
         if unknown:
-            print(f"pokerbot: unknown game(s) {', '.join(unknown)}; bundled: {', '.join(bundled_game_names())}", file=sys.stderr)
+            print(
+                f"pokerbot: unknown game(s) {', '.join(unknown)}; bundled: {', '.join(bundled_game_names())}",
+                file=sys.stderr,
+            )
             return 2
         games = args.game
     return 0 if run_selfcheck(args.hands, args.seed, games) else 1
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from pokerbot.bot.bench import dealer as bench_dealer, evaluator as bench_evaluator, mccfr as bench_mccfr, solver as bench_solver, store as bench_store
+    from pokerbot.bot.bench import dealer as bench_dealer
+    from pokerbot.bot.bench import evaluator as bench_evaluator
+    from pokerbot.bot.bench import mccfr as bench_mccfr
+    from pokerbot.bot.bench import solver as bench_solver
+    from pokerbot.bot.bench import store as bench_store
     from pokerbot.protocol.logs import configure
 
     configure("warning")
@@ -36,7 +50,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         bench_solver.print_solver_report(bench_solver.bench_solver(repeats=min(args.repeats, 5)), args.json)
     elif args.what == "dealer":
         hands = args.hands if args.hands != 4_000_000 else 5000
-        bench_dealer.print_dealer_report(bench_dealer.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json)
+        bench_dealer.print_dealer_report(
+            bench_dealer.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json
+        )
     elif args.what == "mccfr":
         bench_mccfr.print_mccfr_report(bench_mccfr.bench_mccfr(), args.json)
     elif args.what == "store":
@@ -67,9 +83,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from pokerbot.protocol.logs import configure
-
     from pokerbot.bot.strategies import make_strategy
+    from pokerbot.protocol.logs import configure
 
     configure(args.log_level)
     ports = [args.port, *args.ports]
@@ -79,12 +94,20 @@ def _cmd_play(args: argparse.Namespace) -> int:
         options = {}
         if agent:
             # one pool for every seat, started below once the strategies are known to load
-            options = {"solve_seconds": args.solve_seconds, "solve_round": args.solve_round - 1,
-                       "threads": args.threads, "workers": 0, "t_response_ms": args.t_response,
-                       "t_hand_ms": args.t_hand, "t_per_hand_ms": args.t_per_hand,
-                       "reply_grid_ms": args.reply_grid_ms}
-        strategies = [make_strategy(args.strategy, None if args.seed is None else args.seed + i, args.blueprint,
-                                    **options) for i in range(len(ports))]
+            options = {
+                "solve_seconds": args.solve_seconds,
+                "solve_round": args.solve_round - 1,
+                "threads": args.threads,
+                "workers": 0,
+                "t_response_ms": args.t_response,
+                "t_hand_ms": args.t_hand,
+                "t_per_hand_ms": args.t_per_hand,
+                "reply_grid_ms": args.reply_grid_ms,
+            }
+        strategies = [
+            make_strategy(args.strategy, None if args.seed is None else args.seed + i, args.blueprint, **options)
+            for i in range(len(ports))
+        ]
     except (GameDefError, ValueError, OSError) as e:
         print(f"pokerbot play: {e}", file=sys.stderr)
         return 2
@@ -105,17 +128,17 @@ def _play_seats(host: str, ports: list[int], game, strategies: list, connect_tim
     signals; when it ends, the process ends. Exit status: the worst of the seats'."""
     import threading
 
-    from pokerbot.protocol.dealer import run_event_loop
-
     from pokerbot.bot.player import play
+    from pokerbot.protocol.dealer import run_event_loop
 
     status = [0] * len(ports)
 
     def seat(i: int) -> None:
         status[i] = run_event_loop(play(host, ports[i], game, strategies[i], connect_timeout))
 
-    threads = [threading.Thread(target=seat, args=(i,), daemon=True, name=f"seat-{i + 1}")
-               for i in range(1, len(ports))]
+    threads = [
+        threading.Thread(target=seat, args=(i,), daemon=True, name=f"seat-{i + 1}") for i in range(1, len(ports))
+    ]
     for t in threads:
         t.start()
     seat(0)
@@ -125,10 +148,9 @@ def _play_seats(host: str, ports: list[int], game, strategies: list, connect_tim
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
+    from pokerbot.bot import match
     from pokerbot.protocol.dealer import run_event_loop
     from pokerbot.protocol.logs import configure
-
-    from pokerbot.bot import match
 
     configure(args.log_level)
     try:
@@ -145,9 +167,20 @@ def _cmd_match(args: argparse.Namespace) -> int:
         if status:
             return status
     try:
-        summary = run_event_loop(match.run(game, args.game, args.hands, args.seed, (args.player_a, args.player_b),
-                                           args.duplicate, args.out, limits, args.common_random_numbers,
-                                           args.concurrent))
+        summary = run_event_loop(
+            match.run(
+                game,
+                args.game,
+                args.hands,
+                args.seed,
+                (args.player_a, args.player_b),
+                args.duplicate,
+                args.out,
+                limits,
+                args.common_random_numbers,
+                args.concurrent,
+            )
+        )
     except (RuntimeError, ValueError, OSError) as e:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 1
@@ -164,13 +197,22 @@ def _ensure_blueprint(args: argparse.Namespace) -> int:
     path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
     if not os.path.exists(path):
         if args.blueprint or os.environ.get(BLUEPRINT_ENV) or args.no_train:
-            print(f"pokerbot match: no blueprint at {path}; make one with "
-                  f"`pokerbot train-blueprint --preset default --out {path}`", file=sys.stderr)
+            print(
+                f"pokerbot match: no blueprint at {path}; make one with "
+                f"`pokerbot train-blueprint --preset default --out {path}`",
+                file=sys.stderr,
+            )
             return 2
-        print(f"pokerbot match: no blueprint at {path} yet: training the default preset first (about 50 minutes "
-              "on two cores, once; --no-train to stop instead)", flush=True)
-        status = _cmd_train_blueprint(argparse.Namespace(preset="default", out=path, threads=None, minutes=None,
-                                                         resume=os.path.isdir(path + ".ckpt"), seed=0))
+        print(
+            f"pokerbot match: no blueprint at {path} yet: training the default preset first (about 50 minutes "
+            "on two cores, once; --no-train to stop instead)",
+            flush=True,
+        )
+        status = _cmd_train_blueprint(
+            argparse.Namespace(
+                preset="default", out=path, threads=None, minutes=None, resume=os.path.isdir(path + ".ckpt"), seed=0
+            )
+        )
         if status:
             return status
     os.environ[BLUEPRINT_ENV] = os.path.abspath(path)
@@ -181,8 +223,9 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
     from pokerbot.blueprint_store.train import PRESETS, train_blueprint
 
     if args.preset not in PRESETS:
-        print(f"pokerbot train-blueprint: unknown preset {args.preset!r}; presets: {', '.join(PRESETS)}",
-              file=sys.stderr)
+        print(
+            f"pokerbot train-blueprint: unknown preset {args.preset!r}; presets: {', '.join(PRESETS)}", file=sys.stderr
+        )
         return 2
     out_dir = os.path.dirname(os.path.abspath(args.out))
     os.makedirs(out_dir, exist_ok=True)
@@ -192,9 +235,15 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
         print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
 
     try:
-        train_blueprint(args.preset, args.out, threads=args.threads,
-                        seconds=None if args.minutes is None else args.minutes * 60.0, resume=args.resume,
-                        seed=args.seed, log=log)
+        train_blueprint(
+            args.preset,
+            args.out,
+            threads=args.threads,
+            seconds=None if args.minutes is None else args.minutes * 60.0,
+            resume=args.resume,
+            seed=args.seed,
+            log=log,
+        )
     except (OSError, ValueError) as e:
         print(f"pokerbot train-blueprint: {e}", file=sys.stderr)
         return 1
@@ -203,9 +252,8 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
 
 def _cmd_warm(args: argparse.Namespace) -> int:
     """Load (on a fresh checkout or image: compile) every kernel the agent uses, then exit."""
-    from pokerbot.protocol.logs import configure
-
     from pokerbot.bot.strategies import make_strategy
+    from pokerbot.protocol.logs import configure
 
     configure("warning")
     t0 = time.time()
@@ -229,8 +277,18 @@ def _cmd_improve(args: argparse.Namespace) -> int:
         print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
 
     try:
-        improve(args.blueprint, args.logs, args.out, us=args.us, k=args.k, seconds=args.hours * 3600.0,
-                type1=not args.no_type1, threads=args.threads, seed=args.seed, log=log)
+        improve(
+            args.blueprint,
+            args.logs,
+            args.out,
+            us=args.us,
+            k=args.k,
+            seconds=args.hours * 3600.0,
+            type1=not args.no_type1,
+            threads=args.threads,
+            seed=args.seed,
+            log=log,
+        )
     except (StoreError, FileNotFoundError, ValueError) as e:
         print(f"pokerbot improve: {e}", file=sys.stderr)
         return 2
@@ -292,11 +350,19 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="benchmarks that print their figures")
     b.add_argument("what", choices=["evaluator", "dealer", "solver", "mccfr", "store"], help="what to measure")
     b.add_argument("--blueprint", default=None, metavar="PATH", help="store: the blueprint to open")
-    b.add_argument("--hands", type=_positive, default=4_000_000,
-                   help="evaluator: random 7-card hands (default 4,000,000); dealer: hands per match (default 5,000)")
+    b.add_argument(
+        "--hands",
+        type=_positive,
+        default=4_000_000,
+        help="evaluator: random 7-card hands (default 4,000,000); dealer: hands per match (default 5,000)",
+    )
     b.add_argument("--boards", type=_positive, default=20_000, help="river boards for the batch path (default 20,000)")
-    b.add_argument("--repeats", type=_positive, default=7,
-                   help="timed runs, the median is reported (default 7; the dealer bench uses at most 3)")
+    b.add_argument(
+        "--repeats",
+        type=_positive,
+        default=7,
+        help="timed runs, the median is reported (default 7; the dealer bench uses at most 3)",
+    )
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=_cmd_bench)
 
@@ -305,77 +371,156 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play a match as an ACPC player: pokerbot play <host> <port>")
     pl.add_argument("host", help="dealer host")
     pl.add_argument("port", type=_port, help="dealer port for this seat")
-    pl.add_argument("ports", type=_port, nargs="*", metavar="PORT",
-                    help="more seats to play from this process (same host), sharing its solver workers")
+    pl.add_argument(
+        "ports",
+        type=_port,
+        nargs="*",
+        metavar="PORT",
+        help="more seats to play from this process (same host), sharing its solver workers",
+    )
     pl.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
-    pl.add_argument("--strategy", default="libratus", choices=sorted(STRATEGIES),
-                    help="what to play (default libratus: blueprint, then real-time subgame solving)")
+    pl.add_argument(
+        "--strategy",
+        default="libratus",
+        choices=sorted(STRATEGIES),
+        help="what to play (default libratus: blueprint, then real-time subgame solving)",
+    )
     pl.add_argument("--seed", type=int, default=None, help="seed for the strategy's random choices")
-    pl.add_argument("--blueprint", default=None, metavar="PATH",
-                    help="blueprint store for the blueprint, libratus and unsafe strategies (default "
-                         "$POKERBOT_BLUEPRINT, else blueprints/default.bp)")
-    pl.add_argument("--solve-seconds", type=float, default=2.0,
-                    help="libratus/unsafe: deadline of one subgame solve in seconds (default 2)")
-    pl.add_argument("--solve-round", type=int, default=4, choices=[3, 4],
-                    help="libratus/unsafe: the round real-time solving starts on, 3 = turn, 4 = river (default 4)")
+    pl.add_argument(
+        "--blueprint",
+        default=None,
+        metavar="PATH",
+        help="blueprint store for the blueprint, libratus and unsafe strategies (default "
+        "$POKERBOT_BLUEPRINT, else blueprints/default.bp)",
+    )
+    pl.add_argument(
+        "--solve-seconds",
+        type=float,
+        default=2.0,
+        help="libratus/unsafe: deadline of one subgame solve in seconds (default 2)",
+    )
+    pl.add_argument(
+        "--solve-round",
+        type=int,
+        default=4,
+        choices=[3, 4],
+        help="libratus/unsafe: the round real-time solving starts on, 3 = turn, 4 = river (default 4)",
+    )
     pl.add_argument("--threads", type=_positive, default=1, help="libratus/unsafe: solver threads (default 1)")
-    pl.add_argument("--workers", type=_non_negative, default=1,
-                    help="libratus/unsafe: warm solver processes (default 1; 0 solves in the player process, "
-                         "without the protection against a crashing or overrunning solve)")
-    pl.add_argument("--t_response", type=_positive, default=600_000, metavar="MS",
-                    help="the dealer's limit per reply, which the agent's time budget respects (default 600000)")
-    pl.add_argument("--t_hand", type=_positive, default=600_000, metavar="MS",
-                    help="the dealer's limit per hand (default 600000)")
-    pl.add_argument("--t_per_hand", type=_positive, default=7_000, metavar="MS",
-                    help="the dealer's average limit per hand over the match (default 7000)")
-    pl.add_argument("--reply-grid-ms", type=float, default=5.0, metavar="MS",
-                    help="libratus/unsafe: replies are held to a multiple of this after the state arrived, so "
-                         "reply times do not depend on our cards (default 5; 0 disables)")
+    pl.add_argument(
+        "--workers",
+        type=_non_negative,
+        default=1,
+        help="libratus/unsafe: warm solver processes (default 1; 0 solves in the player process, "
+        "without the protection against a crashing or overrunning solve)",
+    )
+    pl.add_argument(
+        "--t_response",
+        type=_positive,
+        default=600_000,
+        metavar="MS",
+        help="the dealer's limit per reply, which the agent's time budget respects (default 600000)",
+    )
+    pl.add_argument(
+        "--t_hand", type=_positive, default=600_000, metavar="MS", help="the dealer's limit per hand (default 600000)"
+    )
+    pl.add_argument(
+        "--t_per_hand",
+        type=_positive,
+        default=7_000,
+        metavar="MS",
+        help="the dealer's average limit per hand over the match (default 7000)",
+    )
+    pl.add_argument(
+        "--reply-grid-ms",
+        type=float,
+        default=5.0,
+        metavar="MS",
+        help="libratus/unsafe: replies are held to a multiple of this after the state arrived, so "
+        "reply times do not depend on our cards (default 5; 0 disables)",
+    )
     pl.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to wait for the dealer (default 30)")
-    pl.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
-                    help="JSON log level (default info: the agent logs every decision and solve; debug adds "
-                         "every action of every strategy)")
+    pl.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="JSON log level (default info: the agent logs every decision and solve; debug adds "
+        "every action of every strategy)",
+    )
     pl.set_defaults(func=_cmd_play)
 
-    w = sub.add_parser("warm", help="load or compile every kernel the agent uses, then exit (image builds, "
-                                    "first runs)")
-    w.add_argument("--blueprint", default=None, metavar="PATH",
-                   help="blueprint store (default $POKERBOT_BLUEPRINT, else blueprints/default.bp)")
+    w = sub.add_parser("warm", help="load or compile every kernel the agent uses, then exit (image builds, first runs)")
+    w.add_argument(
+        "--blueprint",
+        default=None,
+        metavar="PATH",
+        help="blueprint store (default $POKERBOT_BLUEPRINT, else blueprints/default.bp)",
+    )
     w.set_defaults(func=_cmd_warm)
 
     sub.add_parser("dealer", help="run an ACPC dealer (see pokerbot dealer --help)", add_help=False)
 
     m = sub.add_parser("match", help="play two players on our dealer and report mbb/hand with confidence intervals")
-    m.add_argument("player_a", nargs="?", default="libratus",
-                   help=f"a strategy ({', '.join(sorted(STRATEGIES))}) or a command line run as '<cmd> <host> <port>' "
-                        "(default libratus)")
+    m.add_argument(
+        "player_a",
+        nargs="?",
+        default="libratus",
+        help=f"a strategy ({', '.join(sorted(STRATEGIES))}) or a command line run as '<cmd> <host> <port>' "
+        "(default libratus)",
+    )
     m.add_argument("player_b", nargs="?", default="random", help="the opponent, the same way (default random)")
     m.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
     m.add_argument("--hands", type=_positive, default=1000, help="hands per match (default 1000)")
     m.add_argument("--seed", type=int, default=1, help="card seed (default 1)")
     m.add_argument("--duplicate", action="store_true", help="replay the same cards with the seats swapped")
-    m.add_argument("--concurrent", action="store_true",
-                   help="with --duplicate: play the two seat orders at the same time (half the wall time on two "
-                        "cores when the players compute, e.g. solving agents)")
-    m.add_argument("--common-random-numbers", action="store_true",
-                   help="give both players one seed: blueprint-based players then choose alike in the same "
-                        "situation, so a duplicate pair cancels wherever both play the blueprint")
-    m.add_argument("--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)")
-    m.add_argument("--t_response", type=_positive, default=600_000, metavar="MS", help="dealer limit per reply (default 600000)")
-    m.add_argument("--t_hand", type=_positive, default=600_000, metavar="MS", help="dealer limit per hand (default 600000)")
-    m.add_argument("--t_per_hand", type=_positive, default=7_000, metavar="MS", help="dealer average limit per hand (default 7000)")
-    m.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
-                   help="JSON log level on stderr (default warning)")
-    m.add_argument("--blueprint", default=None, metavar="PATH",
-                   help="blueprint store for the players libratus, unsafe and blueprint (default "
-                        "$POKERBOT_BLUEPRINT, else blueprints/default.bp, trained first if missing)")
-    m.add_argument("--no-train", action="store_true",
-                   help="fail instead of training the default blueprint when it is missing")
+    m.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="with --duplicate: play the two seat orders at the same time (half the wall time on two "
+        "cores when the players compute, e.g. solving agents)",
+    )
+    m.add_argument(
+        "--common-random-numbers",
+        action="store_true",
+        help="give both players one seed: blueprint-based players then choose alike in the same "
+        "situation, so a duplicate pair cancels wherever both play the blueprint",
+    )
+    m.add_argument(
+        "--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)"
+    )
+    m.add_argument(
+        "--t_response", type=_positive, default=600_000, metavar="MS", help="dealer limit per reply (default 600000)"
+    )
+    m.add_argument(
+        "--t_hand", type=_positive, default=600_000, metavar="MS", help="dealer limit per hand (default 600000)"
+    )
+    m.add_argument(
+        "--t_per_hand", type=_positive, default=7_000, metavar="MS", help="dealer average limit per hand (default 7000)"
+    )
+    m.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="JSON log level on stderr (default warning)",
+    )
+    m.add_argument(
+        "--blueprint",
+        default=None,
+        metavar="PATH",
+        help="blueprint store for the players libratus, unsafe and blueprint (default "
+        "$POKERBOT_BLUEPRINT, else blueprints/default.bp, trained first if missing)",
+    )
+    m.add_argument(
+        "--no-train", action="store_true", help="fail instead of training the default blueprint when it is missing"
+    )
     m.set_defaults(func=_cmd_match)
 
     t = sub.add_parser("train-blueprint", help="train a hold'em blueprint (card abstraction, MCCFR) into a store")
-    t.add_argument("--preset", default="default", help="tiny (under two minutes, for tests and demos) or default "
-                   "(about an hour on two cores); default: default")
+    t.add_argument(
+        "--preset",
+        default="default",
+        help="tiny (under two minutes, for tests and demos) or default (about an hour on two cores); default: default",
+    )
     t.add_argument("--out", required=True, metavar="PATH", help="the store to write (written atomically)")
     t.add_argument("--threads", type=_positive, default=None, help="training threads (default: every core)")
     t.add_argument("--minutes", type=float, default=None, help="training time (default: the preset's)")
@@ -383,17 +528,22 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
     t.set_defaults(func=_cmd_train_blueprint)
 
-    im = sub.add_parser("improve", help="self-improvement: add responses to the opponents' first-round bet sizes "
-                                        "that the blueprint lacks, into a new store")
-    im.add_argument("--logs", nargs="+", required=True, metavar="PATH",
-                    help="dealer logs (*.log) or directories holding them")
+    im = sub.add_parser(
+        "improve",
+        help="self-improvement: add responses to the opponents' first-round bet sizes "
+        "that the blueprint lacks, into a new store",
+    )
+    im.add_argument(
+        "--logs", nargs="+", required=True, metavar="PATH", help="dealer logs (*.log) or directories holding them"
+    )
     im.add_argument("--blueprint", required=True, metavar="PATH", help="the store to improve (never modified)")
     im.add_argument("--out", required=True, metavar="PATH", help="the new store (written atomically)")
     im.add_argument("--us", default="libratus", help="a part of our player's name in the logs (default libratus)")
     im.add_argument("--k", type=_non_negative, default=3, help="gaps to fill (type 2), best first (default 3)")
     im.add_argument("--no-type1", action="store_true", help="do not add the most common missing size (type 1)")
-    im.add_argument("--hours", type=_positive_float, default=1.0,
-                    help="solving time shared by the additions (default 1)")
+    im.add_argument(
+        "--hours", type=_positive_float, default=1.0, help="solving time shared by the additions (default 1)"
+    )
     im.add_argument("--threads", type=_positive, default=None, help="solver threads (default: every core)")
     im.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     im.set_defaults(func=_cmd_improve)
@@ -402,8 +552,11 @@ def build_parser() -> argparse.ArgumentParser:
     bi.add_argument("action", choices=["info"], help="what to do")
     bi.add_argument("path", help="the store")
     bi.add_argument("--verify", action="store_true", help="also check every array's checksum (reads the whole file)")
-    bi.add_argument("--hands", default="AA,KK,AKs,AKo,QJs,T9s,72o,32o",
-                    help="hands whose opening strategy to print (default AA,KK,AKs,AKo,QJs,T9s,72o,32o)")
+    bi.add_argument(
+        "--hands",
+        default="AA,KK,AKs,AKo,QJs,T9s,72o,32o",
+        help="hands whose opening strategy to print (default AA,KK,AKs,AKo,QJs,T9s,72o,32o)",
+    )
     bi.set_defaults(func=_cmd_blueprint)
 
     g = sub.add_parser("games", help=f"list the bundled games, or print one (default game: {DEFAULT_GAME})")

@@ -27,8 +27,14 @@ import numpy as np
 import structlog
 
 from pokerbot.protocol.betting import BettingState
-from pokerbot.protocol.dealer import (DEFAULT_SPIN_US, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS,
-                             Dealer, DealerConfig)
+from pokerbot.protocol.dealer import (
+    DEFAULT_SPIN_US,
+    DEFAULT_T_HAND_MS,
+    DEFAULT_T_PER_HAND_MS,
+    DEFAULT_T_RESPONSE_MS,
+    Dealer,
+    DealerConfig,
+)
 from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.matchstate import MatchStateError, parse_state_line
 
@@ -52,10 +58,24 @@ class PlayerSpec:
     def command(self, host: str, port: int, game_file: str, seed: int, limits: dict | None = None) -> list[str]:
         """How to start this player; our strategies are told the dealer's time limits."""
         if self.spec in STRATEGIES:
-            told = [f"--{k}={v}" for k, v in sorted((limits or {}).items())
-                    if k in ("t_response", "t_hand", "t_per_hand")]
-            return [sys.executable, "-m", "pokerbot.bot.cli", "play", host, str(port), "--strategy", self.spec,
-                    "--game", game_file, "--seed", str(seed), *told]
+            told = [
+                f"--{k}={v}" for k, v in sorted((limits or {}).items()) if k in ("t_response", "t_hand", "t_per_hand")
+            ]
+            return [
+                sys.executable,
+                "-m",
+                "pokerbot.bot.cli",
+                "play",
+                host,
+                str(port),
+                "--strategy",
+                self.spec,
+                "--game",
+                game_file,
+                "--seed",
+                str(seed),
+                *told,
+            ]
         return shlex.split(self.spec) + [host, str(port)]
 
 
@@ -78,7 +98,6 @@ class MatchRun:
     seconds: float
     log_path: str
     started: float = 0.0  # wall clock (epoch seconds) when play began
-
 
 
 #: How long a match waits for its players to connect. A player compiles its numba
@@ -109,8 +128,9 @@ def allin_values(state: BettingState, equity: tuple[float, float]) -> list[float
     return [ev0, -ev0]
 
 
-def read_match_log(path: str, game: GameDef, adjust: bool = True,
-                   cache: dict | None = None) -> tuple[list[HandResult], str | None]:
+def read_match_log(
+    path: str, game: GameDef, adjust: bool = True, cache: dict | None = None
+) -> tuple[list[HandResult], str | None]:
     """The hands of a dealer log (checked against the rules) and its SCORE line.
     All-in hands are adjusted to their expected value over every remaining board (all
     cores, one batch); ``cache`` keeps equities between logs (a duplicate match deals
@@ -135,8 +155,11 @@ def read_match_log(path: str, game: GameDef, adjust: bool = True,
     spots = [allin_spot(h.state) if adjust else None for h in logged_hands]
     todo = sorted({s for s in spots if s is not None and s not in cache})
     if len(todo) > 500:
-        print(f"all-in adjustment: {len(todo)} spots of {path}, exact over every remaining board...",
-              file=sys.stderr, flush=True)
+        print(
+            f"all-in adjustment: {len(todo)} spots of {path}, exact over every remaining board...",
+            file=sys.stderr,
+            flush=True,
+        )
     for spot, eq in zip(todo, runout_equities(todo, game.deck(), game.total_board_cards(game.num_rounds - 1))):
         cache[spot] = eq
     hands: list[HandResult] = []
@@ -162,17 +185,40 @@ def summarize(chips: np.ndarray, big_blind: int) -> dict:
     mbb = chips / big_blind * 1000.0
     mean = float(mbb.mean()) if n else None
     if n < 2:  # no interval from fewer than two hands
-        return {"hands": n, "mbb_per_hand": mean, "ci95": None, "low": None, "high": None,
-                "total_chips": float(chips.sum())}
+        return {
+            "hands": n,
+            "mbb_per_hand": mean,
+            "ci95": None,
+            "low": None,
+            "high": None,
+            "total_chips": float(chips.sum()),
+        }
     half = float(Z95 * mbb.std(ddof=1) / math.sqrt(n))
-    return {"hands": n, "mbb_per_hand": mean, "ci95": half, "low": mean - half, "high": mean + half,
-            "total_chips": float(chips.sum())}
+    return {
+        "hands": n,
+        "mbb_per_hand": mean,
+        "ci95": half,
+        "low": mean - half,
+        "high": mean + half,
+        "total_chips": float(chips.sum()),
+    }
 
 
-async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats: list[PlayerSpec],
-                     out_dir: str, name: str, limits: dict | None = None, host: str = "127.0.0.1",
-                     equity_cache: dict | None = None, common_random_numbers: bool = False,
-                     spin_us: int = DEFAULT_SPIN_US, read_log: bool = True) -> MatchRun:
+async def play_match(
+    game: GameDef,
+    game_file: str,
+    hands: int,
+    seed: int,
+    seats: list[PlayerSpec],
+    out_dir: str,
+    name: str,
+    limits: dict | None = None,
+    host: str = "127.0.0.1",
+    equity_cache: dict | None = None,
+    common_random_numbers: bool = False,
+    spin_us: int = DEFAULT_SPIN_US,
+    read_log: bool = True,
+) -> MatchRun:
     """One match on our dealer with the players as subprocesses. Player A gets the
     seed ``seed``, B ``seed + 1``, unless ``common_random_numbers``: then both get
     ``seed`` (see ``run``). ``spin_us``: the dealer's polling for replies (0 when
@@ -181,12 +227,18 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
     blocks the event loop too."""
     limits = limits or {}
     cfg = DealerConfig(
-        match_name=os.path.join(out_dir, name), game_file=game_file, num_hands=hands, seed=seed,
-        names=(seats[0].name, seats[1].name), quiet=True,
+        match_name=os.path.join(out_dir, name),
+        game_file=game_file,
+        num_hands=hands,
+        seed=seed,
+        names=(seats[0].name, seats[1].name),
+        quiet=True,
         t_response_ms=limits.get("t_response", DEFAULT_T_RESPONSE_MS),
         t_hand_ms=limits.get("t_hand", DEFAULT_T_HAND_MS),
         t_per_hand_ms=limits.get("t_per_hand", DEFAULT_T_PER_HAND_MS),
-        start_timeout_ms=limits.get("start_timeout", START_TIMEOUT_MS), host=host, spin_us=spin_us,
+        start_timeout_ms=limits.get("start_timeout", START_TIMEOUT_MS),
+        host=host,
+        spin_us=spin_us,
     )
     with open(os.path.join(out_dir, f"{name}.dealer.out"), "w") as dealer_out:
         dealer = Dealer(cfg, game, stdout=dealer_out)
@@ -195,12 +247,20 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
         for seat, port in zip(seats, ports):
             err = open(os.path.join(out_dir, f"{name}.{seat.name}.stderr"), "w")
             try:
-                procs.append(await asyncio.create_subprocess_exec(
-                    *seat.command(host, port, game_file,
-                                  seed + (0 if seat.label == "A" or common_random_numbers else 1),
-                                  {"t_response": cfg.t_response_ms, "t_hand": cfg.t_hand_ms,
-                                   "t_per_hand": cfg.t_per_hand_ms}),
-                    stdin=asyncio.subprocess.DEVNULL, stdout=err, stderr=err))
+                procs.append(
+                    await asyncio.create_subprocess_exec(
+                        *seat.command(
+                            host,
+                            port,
+                            game_file,
+                            seed + (0 if seat.label == "A" or common_random_numbers else 1),
+                            {"t_response": cfg.t_response_ms, "t_hand": cfg.t_hand_ms, "t_per_hand": cfg.t_per_hand_ms},
+                        ),
+                        stdin=asyncio.subprocess.DEVNULL,
+                        stdout=err,
+                        stderr=err,
+                    )
+                )
             except OSError as e:
                 raise RuntimeError(f"cannot start player {seat.spec!r}: {e}") from None
             finally:
@@ -226,7 +286,7 @@ async def play_match(game: GameDef, game_file: str, hands: int, seed: int, seats
     for p in procs:
         try:
             await asyncio.wait_for(p.wait(), 15)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             p.kill()
             await p.wait()
     log_path = cfg.match_name + ".log"
@@ -258,8 +318,13 @@ def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int,
         line = ax.plot(n, np.cumsum(bb), label=label, linewidth=1.2)[0]
         if len(bb) > 1:
             mean, sd = bb.mean(), bb.std(ddof=1)
-            ax.fill_between(n, n * mean - Z95 * sd * np.sqrt(n), n * mean + Z95 * sd * np.sqrt(n),
-                            color=line.get_color(), alpha=0.12)
+            ax.fill_between(
+                n,
+                n * mean - Z95 * sd * np.sqrt(n),
+                n * mean + Z95 * sd * np.sqrt(n),
+                color=line.get_color(),
+                alpha=0.12,
+            )
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("hand")
     ax.set_ylabel("cumulative winnings of player A (big blinds)")
@@ -270,16 +335,25 @@ def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int,
     plt.close(fig)
 
 
-async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple[str, str], duplicate: bool,
-              out_dir: str, limits: dict | None = None, common_random_numbers: bool = False,
-              concurrent: bool = False) -> dict:
+async def run(
+    game: GameDef,
+    game_file: str,
+    hands: int,
+    seed: int,
+    specs: tuple[str, str],
+    duplicate: bool,
+    out_dir: str,
+    limits: dict | None = None,
+    common_random_numbers: bool = False,
+    concurrent: bool = False,
+) -> dict:
     """Play the match (and with ``duplicate`` the second one, same cards, seats
     swapped) and write the summary. ``concurrent`` plays the two seat orders of a
     duplicate match at the same time (on two cores, half the wall time when the
-    players compute, as solving agents do; the deals are the seed's either way). ``common_random_numbers`` gives both players one
-    seed: players whose random choices are keyed by seed and situation (the blueprint
-    player, the agent until it solves) then make the same choice in the same
-    situation in both matches, so a duplicate pair differs only where the two
+    players compute, as solving agents do; the deals are the seed's either way).
+    ``common_random_numbers`` gives both players one seed: players whose random choices
+    are keyed by seed and situation (the blueprint player, the agent until it solves)
+    then make the same choice in the same situation in both matches, so a duplicate pair differs only where the two
     strategies differ: the shared part of the hand cancels exactly instead of on
     average, which narrows the interval a lot (an unbiased estimate either way)."""
     os.makedirs(out_dir, exist_ok=True)
@@ -290,10 +364,25 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
     if concurrent and not duplicate:
         raise ValueError("playing concurrently needs a duplicate match")
     if concurrent:
-        both = await asyncio.gather(*(
-            play_match(game, game_file, hands, seed, seats, out_dir, name, limits, common_random_numbers=crn,
-                       spin_us=0, read_log=False)
-            for seats, name in (([a, b], "match1"), ([b, a], "match2"))), return_exceptions=True)
+        both = await asyncio.gather(
+            *(
+                play_match(
+                    game,
+                    game_file,
+                    hands,
+                    seed,
+                    seats,
+                    out_dir,
+                    name,
+                    limits,
+                    common_random_numbers=crn,
+                    spin_us=0,
+                    read_log=False,
+                )
+                for seats, name in (([a, b], "match1"), ([b, a], "match2"))
+            ),
+            return_exceptions=True,
+        )
         for r in both:  # raised only once both have finished: no match is left running
             if isinstance(r, BaseException):
                 raise r
@@ -302,24 +391,61 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
             results, score = read_match_log(r.log_path, game, cache=cache)
             runs.append(replace(r, hands=results, score_line=score))
     else:
-        runs = [await play_match(game, game_file, hands, seed, [a, b], out_dir, "match1", limits,
-                                 equity_cache=cache, common_random_numbers=crn)]
+        runs = [
+            await play_match(
+                game,
+                game_file,
+                hands,
+                seed,
+                [a, b],
+                out_dir,
+                "match1",
+                limits,
+                equity_cache=cache,
+                common_random_numbers=crn,
+            )
+        ]
         if duplicate and runs[0].status == 0:
-            runs.append(await play_match(game, game_file, hands, seed, [b, a], out_dir, "match2", limits,
-                                         equity_cache=cache, common_random_numbers=crn))
+            runs.append(
+                await play_match(
+                    game,
+                    game_file,
+                    hands,
+                    seed,
+                    [b, a],
+                    out_dir,
+                    "match2",
+                    limits,
+                    equity_cache=cache,
+                    common_random_numbers=crn,
+                )
+            )
     summary: dict = {
-        "game": game_file, "hands": hands, "seed": seed, "players": {"A": a.spec, "B": b.spec},
+        "game": game_file,
+        "hands": hands,
+        "seed": seed,
+        "players": {"A": a.spec, "B": b.spec},
         "common_random_numbers": crn,
-        "matches": [], "ok": all(r.status == 0 for r in runs),
+        "matches": [],
+        "ok": all(r.status == 0 for r in runs),
     }
     chart_series = []
     for r in runs:
-        summary["matches"].append({
-            "name": r.name, "log": r.log_path, "seats": [s.name for s in r.seats], "status": r.status,
-            "error": r.error, "score": r.score_line, "hands_played": len(r.hands),
-            "started": round(r.started, 3), "seconds": round(r.seconds, 3),
-            "A": _player_report(r, a, bb), "B": _player_report(r, b, bb),
-        })
+        summary["matches"].append(
+            {
+                "name": r.name,
+                "log": r.log_path,
+                "seats": [s.name for s in r.seats],
+                "status": r.status,
+                "error": r.error,
+                "score": r.score_line,
+                "hands_played": len(r.hands),
+                "started": round(r.started, 3),
+                "seconds": round(r.seconds, 3),
+                "A": _player_report(r, a, bb),
+                "B": _player_report(r, b, bb),
+            }
+        )
         chart_series.append((f"{r.name} raw", player_series(r.hands, a.name)))
         chart_series.append((f"{r.name} all-in adjusted", player_series(r.hands, a.name, adjusted=True)))
     if len(runs) == 2 and len(runs[0].hands) == len(runs[1].hands):
@@ -328,8 +454,12 @@ async def run(game: GameDef, game_file: str, hands: int, seed: int, specs: tuple
             both = (player_series(runs[0].hands, a.name, adj) + player_series(runs[1].hands, a.name, adj)) / 2
             paired[kind] = summarize(both, bb)
         summary["duplicate"] = {"player": "A", **paired}
-        chart_series.append(("duplicate (A, mean of both seats)",
-                             (player_series(runs[0].hands, a.name, True) + player_series(runs[1].hands, a.name, True)) / 2))
+        chart_series.append(
+            (
+                "duplicate (A, mean of both seats)",
+                (player_series(runs[0].hands, a.name, True) + player_series(runs[1].hands, a.name, True)) / 2,
+            )
+        )
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     chart = os.path.join(out_dir, "winnings.png")
@@ -347,8 +477,10 @@ def print_summary(summary: dict, out_dir: str) -> None:
         return f"{s['mbb_per_hand']:+9.1f} mbb/hand  ± {s['ci95']:.1f} (95 %)"
 
     for m in summary["matches"]:
-        print(f"{m['name']}: seats {m['seats'][0]} | {m['seats'][1]}, {m['hands_played']} hands in {m['seconds']:.1f} s"
-              + ("" if m["status"] == 0 else f"  FAILED: {m['error']}"))
+        print(
+            f"{m['name']}: seats {m['seats'][0]} | {m['seats'][1]}, {m['hands_played']} hands in {m['seconds']:.1f} s"
+            + ("" if m["status"] == 0 else f"  FAILED: {m['error']}")
+        )
         if m["score"]:
             print(f"  {m['score']}")
         for who in ("A", "B"):
@@ -357,7 +489,9 @@ def print_summary(summary: dict, out_dir: str) -> None:
     if "duplicate" in summary:
         d = summary["duplicate"]
         crn = " (common random numbers)" if summary.get("common_random_numbers") else ""
-        print(f"duplicate{crn}, player A ({summary['players']['A']}): raw {fmt(d['raw'])}   "
-              f"all-in adjusted {fmt(d['allin_adjusted'])}")
+        print(
+            f"duplicate{crn}, player A ({summary['players']['A']}): raw {fmt(d['raw'])}   "
+            f"all-in adjusted {fmt(d['allin_adjusted'])}"
+        )
     chart = os.path.join(out_dir, "winnings.png")
     print(f"summary: {os.path.join(out_dir, 'summary.json')}" + (f", chart: {chart}" if os.path.exists(chart) else ""))

@@ -88,8 +88,7 @@ def _stopped(stop: _Stop, **fields) -> int:
     return 0
 
 
-async def _play(host: str, port: int, game: GameDef, strategy: Strategy, connect_timeout: float,
-                stop: _Stop) -> int:
+async def _play(host: str, port: int, game: GameDef, strategy: Strategy, connect_timeout: float, stop: _Stop) -> int:
     try:
         conn = await ClientConnection.connect(host, port, game, connect_timeout)
     except asyncio.CancelledError:
@@ -123,13 +122,18 @@ async def _play(host: str, port: int, game: GameDef, strategy: Strategy, connect
             sent = conn.send_action(received, action)
             decisions += 1
             if debug:  # the arguments alone cost more than a call decision
-                log.debug("decision", hand=ms.hand_id, position=ms.viewer, betting=ms.state.betting_string(),
-                          action=str(sent), ms=round((time.perf_counter() - t0) * 1000, 3))
+                log.debug(
+                    "decision",
+                    hand=ms.hand_id,
+                    position=ms.viewer,
+                    betting=ms.state.betting_string(),
+                    action=str(sent),
+                    ms=round((time.perf_counter() - t0) * 1000, 3),
+                )
     except asyncio.CancelledError:
         if stop.signal is None:
             raise
-        return _stopped(stop, hands=hands, decisions=decisions, hand_in_progress=in_hand is not None,
-                        hand=in_hand)
+        return _stopped(stop, hands=hands, decisions=decisions, hand_in_progress=in_hand is not None, hand=in_hand)
     except ProtocolError as e:
         log.error("protocol_error", error=str(e), hands=hands)
         print(f"pokerbot play: {e}", file=sys.stderr, flush=True)

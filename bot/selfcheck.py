@@ -91,7 +91,9 @@ def check_game(name: str, game: GameDef, hands: int, seed: int) -> GameReport:
                     fast = evaluator.evaluate_hands(np.array([h + board for h in state.hole_cards]))
                     slow = [hand_strength(h + board) for h in state.hole_cards]
                     if fast.tolist() != slow:
-                        raise AssertionError(f"evaluator {fast.tolist()} != rules {slow} for {state.hole_cards} {board}")
+                        raise AssertionError(
+                            f"evaluator {fast.tolist()} != rules {slow} for {state.hole_cards} {board}"
+                        )
             line = format_state_line(state, pay, ["A", "B"])
             if format_state_line(parse_state_line(line, game).state, pay, ["A", "B"]) != line:
                 raise AssertionError(f"STATE line round trip changed {line!r}")

@@ -159,8 +159,10 @@ class SolverPool:
         self.replaced = 0  # workers that died or overran and were replaced
         self._t0 = time.perf_counter()
         self._workers = [_Worker(self._ctx, warm) for _ in range(workers)]
-        self._threads = [threading.Thread(target=self._serve, args=(i,), daemon=True, name=f"solver-feed-{i}")
-                         for i in range(workers)]
+        self._threads = [
+            threading.Thread(target=self._serve, args=(i,), daemon=True, name=f"solver-feed-{i}")
+            for i in range(workers)
+        ]
         for th in self._threads:
             th.start()
 
@@ -173,8 +175,12 @@ class SolverPool:
         end = time.monotonic() + timeout
         ok = all(w.wait_ready(max(0.0, end - time.monotonic())) for w in list(self._workers))
         if ok:
-            log.info("solver_pool_ready", workers=len(self._workers), pids=self.pids,
-                     seconds=round(time.perf_counter() - self._t0, 2))
+            log.info(
+                "solver_pool_ready",
+                workers=len(self._workers),
+                pids=self.pids,
+                seconds=round(time.perf_counter() - self._t0, 2),
+            )
         return ok
 
     def submit(self, job: SolveJob) -> Future:
@@ -209,7 +215,7 @@ class SolverPool:
             if w.proc.is_alive():
                 w.kill()
 
-    def __enter__(self) -> "SolverPool":
+    def __enter__(self) -> SolverPool:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -221,8 +227,7 @@ class SolverPool:
         old.kill()
         self.replaced += 1
         self._workers[i] = _Worker(self._ctx, self._warm)
-        log.warning("solver_worker_replaced", reason=why, old_pid=old.pid,
-                    new_pid=self._workers[i].pid)
+        log.warning("solver_worker_replaced", reason=why, old_pid=old.pid, new_pid=self._workers[i].pid)
 
     def _serve(self, i: int) -> None:
         """Feed worker ``i``: one job at a time, answer or replace."""
@@ -274,8 +279,9 @@ class SolverPool:
                 if eof:
                     w.proc.join(0.5)  # a killed process may not be reaped yet
                 died = not w.proc.is_alive()
-                fut.set_exception(WorkerLost(
-                    f"solver worker {w.pid} {'died' if died else 'overran its deadline'} during a solve"))
+                fut.set_exception(
+                    WorkerLost(f"solver worker {w.pid} {'died' if died else 'overran its deadline'} during a solve")
+                )
                 self._replace(i, "died" if died else "overran")
                 continue
             _, status, payload = answer

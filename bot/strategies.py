@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, raise_to
 from pokerbot.protocol.matchstate import MatchState
@@ -128,8 +129,13 @@ class ProberStrategy:
     def act(self, ms: MatchState) -> Action:
         a = self.inner.act(ms)
         s = ms.state
-        if (a.type is ActionType.RAISE and s.round == 0 and s.game.is_nolimit
-                and not any(b.type is ActionType.RAISE for b in s.actions[0]) and a.size < s.game.stack[ms.viewer]):
+        if (
+            a.type is ActionType.RAISE
+            and s.round == 0
+            and s.game.is_nolimit
+            and not any(b.type is ActionType.RAISE for b in s.actions[0])
+            and a.size < s.game.stack[ms.viewer]
+        ):
             to_call = s.max_spent - s.spent[ms.viewer]
             return _raise(ms, s.max_spent + int(round(self.size * (s.pot + to_call))))
         return a
@@ -152,12 +158,22 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 }
 STRATEGIES["blueprint"] = _blueprint
 STRATEGIES["prober"] = lambda seed=None, blueprint=None, **_o: ProberStrategy(
-    seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT)
+    seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
+)
 
 
-def _agent(seed: int | None = None, blueprint: str | None = None, safe: bool = True, workers: int = 0,
-           pool=None, t_response_ms: int | None = None, t_hand_ms: int | None = None,
-           t_per_hand_ms: int | None = None, reply_grid_ms: float | None = None, **options) -> Strategy:
+def _agent(
+    seed: int | None = None,
+    blueprint: str | None = None,
+    safe: bool = True,
+    workers: int = 0,
+    pool=None,
+    t_response_ms: int | None = None,
+    t_hand_ms: int | None = None,
+    t_per_hand_ms: int | None = None,
+    reply_grid_ms: float | None = None,
+    **options,
+) -> Strategy:
     """The agent. ``pool``: a shared ``SolverPool``; else ``workers`` > 0 starts one
     of that many warm solver processes for this agent, 0 solves in this process.
     The dealer's limits (milliseconds) set its time budget; ``reply_grid_ms`` the
@@ -166,8 +182,11 @@ def _agent(seed: int | None = None, blueprint: str | None = None, safe: bool = T
     from .solver_pool import SolverPool
     from .time_budget import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS, ReplyClock, TimeBudget
 
-    budget = TimeBudget((t_response_ms or DEFAULT_T_RESPONSE_MS) / 1000, (t_hand_ms or DEFAULT_T_HAND_MS) / 1000,
-                        (t_per_hand_ms or DEFAULT_T_PER_HAND_MS) / 1000)
+    budget = TimeBudget(
+        (t_response_ms or DEFAULT_T_RESPONSE_MS) / 1000,
+        (t_hand_ms or DEFAULT_T_HAND_MS) / 1000,
+        (t_per_hand_ms or DEFAULT_T_PER_HAND_MS) / 1000,
+    )
     clock = ReplyClock() if reply_grid_ms is None else ReplyClock(reply_grid_ms / 1000)
     path = blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
     agent = LibratusAgent(seed, path, safe=safe, budget=budget, clock=clock, **options)

@@ -62,9 +62,14 @@ class TimeBudget:
     def available(self) -> float:
         """Seconds the next decision may take under every limit, after the safety share."""
         s = self.safety
-        return max(0.0, min(s * self.t_response,
-                            s * self.t_hand - self.used_hand,
-                            s * self.t_per_hand * self.hands - self.used_match))
+        return max(
+            0.0,
+            min(
+                s * self.t_response,
+                s * self.t_hand - self.used_hand,
+                s * self.t_per_hand * self.hands - self.used_match,
+            ),
+        )
 
     def solve_deadline(self, cap: float) -> float:
         """The deadline of a solve starting now: at most ``cap`` seconds; 0 when the

@@ -69,21 +69,40 @@ and ``docs/self-improvement-experiment.md`` has a real run.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
+from experiments.subgame_experiments import (
+    MAXMARGIN,
+    Method,
+    Progress,
+    Sizes,
+    _add,
+    _align,
+    _canonical,
+    _fraction,
+    _Gap,
+    _kids,
+    _label,
+    _NestedWalk,
+    _positions,
+    _quiet,
+    _relabel,
+    _Solved,
+    _target,
+    _Walk,
+    _write_ours,
+    load_game,
+    mbb,
+    whole_game,
+)
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.cards import RANK_CHARS, rank_of
 from pokerbot.protocol.gamedef import GameDef
-
 from pokerbot.solver import cfr, gadgets
 from pokerbot.solver import ranges as rg
-from experiments.subgame_experiments import (
-    MAXMARGIN, Method, Progress, Sizes, _add, _align, _canonical, _fraction, _Gap, _kids, _label,
-    _NestedWalk, _positions, _quiet, _relabel, _Solved, _target, _Walk, _write_ours, load_game, mbb, whole_game,
-)
 from pokerbot.solver.translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability
 from pokerbot.solver.tree import CHANCE, DECISION, BetSizes, PublicTree, sizes_for_round
 
@@ -128,8 +147,11 @@ class ImprovementSetup:
             first = BetSizes(bets=(opening, self.reraises), max_raises=self.first_round_raises)
         else:
             ours = tuple(sorted(self.first_raises))
-            first = BetSizes(bets=(ours, self.reraises), max_raises=self.first_round_raises,
-                             first_by_player=tuple(opening if p == opponent else ours for p in (0, 1)))
+            first = BetSizes(
+                bets=(ours, self.reraises),
+                max_raises=self.first_round_raises,
+                first_by_player=tuple(opening if p == opponent else ours for p in (0, 1)),
+            )
         return {0: first, 1: BetSizes(bets=(self.later,), max_raises=self.later_raises)}
 
     @property
@@ -182,7 +204,7 @@ class Extension:
     def used_against(self, raiser: int, before: Sequence[Action] = ()) -> bool:
         """Whether the agent uses this extension for an opening by position ``raiser``
         after the first round's actions ``before`` (which must begin with ``start``)."""
-        return (self.opponent is None or self.opponent == raiser) and tuple(before[:len(self.start)]) == self.start
+        return (self.opponent is None or self.opponent == raiser) and tuple(before[: len(self.start)]) == self.start
 
 
 def solve_base(setup: ImprovementSetup) -> tuple[GameDef, _Solved, float]:
@@ -193,8 +215,9 @@ def solve_base(setup: ImprovementSetup) -> tuple[GameDef, _Solved, float]:
     return game, _Solved(sub, cfr.solve(sub, setup.iterations).strategy), time.perf_counter() - t0
 
 
-def type2_extension(game: GameDef, setup: ImprovementSetup, gap: tuple[float, float],
-                    opponent: int | None = None) -> Extension:
+def type2_extension(
+    game: GameDef, setup: ImprovementSetup, gap: tuple[float, float], opponent: int | None = None
+) -> Extension:
     """Type 2 for the gap (A, B): add its pseudo-harmonic midpoint x' and re-solve the
     whole game with the first raise sizes {A, x', B} (unsafe: the opponent's range for
     x' is the solve's), as ``blueprint_store.improve.train_extension`` does: for the
@@ -205,8 +228,9 @@ def type2_extension(game: GameDef, setup: ImprovementSetup, gap: tuple[float, fl
     return _extension(game, setup, "type2", mid, (a, mid, b), opponent=opponent)
 
 
-def type1_extension(game: GameDef, setup: ImprovementSetup, x: float, all_in: bool = True,
-                    opponent: int | None = None) -> Extension:
+def type1_extension(
+    game: GameDef, setup: ImprovementSetup, x: float, all_in: bool = True, opponent: int | None = None
+) -> Extension:
     """Type 1 for size x: the whole game re-solved with x as the only first raise size
     (fold, check/call, x and the all-in the tree always offers, as in
     ``blueprint_store.improve``): for the opponent in position ``opponent`` only (we
@@ -216,22 +240,35 @@ def type1_extension(game: GameDef, setup: ImprovementSetup, x: float, all_in: bo
     return _extension(game, setup, "type1", x, (x,), all_in, opponent)
 
 
-def _extension(game: GameDef, setup: ImprovementSetup, kind: str, size: float, opening: tuple[float, ...],
-               all_in: bool = True, opponent: int | None = None) -> Extension:
+def _extension(
+    game: GameDef,
+    setup: ImprovementSetup,
+    kind: str,
+    size: float,
+    opening: tuple[float, ...],
+    all_in: bool = True,
+    opponent: int | None = None,
+) -> Extension:
     t0 = time.perf_counter()
     sizes = setup.sizes(opening, opponent)
     sub = whole_game(game, sizes)
     if not all_in:
         changed = (0, 1) if opponent is None else (opponent,)
-        drop = {c for who in changed for n, st in opening_nodes(game, sub.tree, who) for c in _kids(sub.tree, n)
-                if sub.tree.actions[c].type is ActionType.RAISE and sub.tree.actions[c].size == st.raise_bounds()[1]}
+        drop = {
+            c
+            for who in changed
+            for n, st in opening_nodes(game, sub.tree, who)
+            for c in _kids(sub.tree, n)
+            if sub.tree.actions[c].type is ActionType.RAISE and sub.tree.actions[c].size == st.raise_bounds()[1]
+        }
         sub, _ = restrict(sub, drop)
     solved = _Solved(sub, cfr.solve(sub, setup.iterations).strategy)
     return Extension(kind, size, sizes, solved, time.perf_counter() - t0, opponent)
 
 
-def kept_first_move(game: GameDef, setup: ImprovementSetup, base: _Solved, kind: str, size: float,
-                    opening: tuple[float, ...]) -> Extension:
+def kept_first_move(
+    game: GameDef, setup: ImprovementSetup, base: _Solved, kind: str, size: float, opening: tuple[float, ...]
+) -> Extension:
     """Diagnostic: an extension for the opponent in the position that acts second, with
     our first move kept as the blueprint's: only the subtree below our check is
     re-solved (the opponent's openings ``opening`` plus all-in, ours later as the
@@ -297,8 +334,15 @@ class _ExtensionWalk(_Walk):
     each, and our behaviour there is their reach-weighted mix (exact, no sampling).
     With no extensions this is ``subgame_experiments._TranslationWalk``."""
 
-    def __init__(self, game: GameDef, large: cfr.Subgame, base_sizes: Sizes, base: _Solved,
-                 extensions: Sequence[Extension], us: int) -> None:
+    def __init__(
+        self,
+        game: GameDef,
+        large: cfr.Subgame,
+        base_sizes: Sizes,
+        base: _Solved,
+        extensions: Sequence[Extension],
+        us: int,
+    ) -> None:
         super().__init__(game, large, base_sizes, base, us)
         self.hands = rg.hole_hands(game)[large.hand_index]
         self.extensions = list(extensions)
@@ -347,8 +391,11 @@ class _ExtensionWalk(_Walk):
                 if T.kind[k] == DECISION and T.player[k] == actor:
                     for j in _kids(T, k):
                         b = T.actions[j]
-                        a = b if b.type is not ActionType.RAISE else _relabel(
-                            st, _label(sk, b, _player_fractions(sizes, sk)))
+                        a = (
+                            b
+                            if b.type is not ActionType.RAISE
+                            else _relabel(st, _label(sk, b, _player_fractions(sizes, sk)))
+                        )
                         c = children.get(a, children[CALL])
                         sj = sk.copy()
                         sj.apply(b)
@@ -412,8 +459,10 @@ class _ExtensionWalk(_Walk):
         T = self.blueprint.sub.tree
         top = sk.raise_bounds()[1]
         options: list[tuple[float, int, int]] = [  # (pot fraction, solution, node)
-            (_fraction(sk, T.actions[j].size), 0, j) for j in _kids(T, k)
-            if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top]
+            (_fraction(sk, T.actions[j].size), 0, j)
+            for j in _kids(T, k)
+            if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top
+        ]
         exts = [(e.size, i, -1) for i, e in usable if e.kind == "type2"]
         if not exts or not options:
             return None
@@ -434,12 +483,15 @@ class _ExtensionWalk(_Walk):
         sk = BettingState(self.game)
         for b in e.start:
             sk.apply(b)
-        for b in st.actions[0][len(e.start):]:
+        for b in st.actions[0][len(e.start) :]:
             k = next(j for j in _kids(T, k) if T.actions[j] == b)
             sk.apply(b)
         top = sk.raise_bounds()[1]
-        raises = [(abs(_fraction(sk, T.actions[j].size) - e.size), j) for j in _kids(T, k)
-                  if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top]
+        raises = [
+            (abs(_fraction(sk, T.actions[j].size) - e.size), j)
+            for j in _kids(T, k)
+            if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top
+        ]
         return min(raises)[1]
 
     def _map_theirs(self, s: int, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, float]]:
@@ -504,14 +556,24 @@ def restrict(sub: cfr.Subgame, drop: set[int]) -> tuple[cfr.Subgame, np.ndarray]
         count.extend([0] * len(kids))
         stack.extend(reversed(placed))
     idx = np.array(old, dtype=np.int64)
-    tree = PublicTree(kind=t.kind[idx], player=t.player[idx], first_child=np.array(first, dtype=np.int32),
-                      num_children=np.array(count, dtype=np.int32), spent=t.spent[idx], dealt=t.dealt[idx],
-                      board_of=t.board_of[idx], boards=t.boards, actions=[t.actions[i] for i in old], board=t.board)
+    tree = PublicTree(
+        kind=t.kind[idx],
+        player=t.player[idx],
+        first_child=np.array(first, dtype=np.int32),
+        num_children=np.array(count, dtype=np.int32),
+        spent=t.spent[idx],
+        dealt=t.dealt[idx],
+        board_of=t.board_of[idx],
+        boards=t.boards,
+        actions=[t.actions[i] for i in old],
+        board=t.board,
+    )
     return replace(sub, tree=tree, slot=cfr._reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
 
 
-def x_only_game(game: GameDef, large: cfr.Subgame, x: float, opponent: int,
-                keep_x: bool = True) -> tuple[cfr.Subgame, np.ndarray]:
+def x_only_game(
+    game: GameDef, large: cfr.Subgame, x: float, opponent: int, keep_x: bool = True
+) -> tuple[cfr.Subgame, np.ndarray]:
     """The evaluation game in which ``opponent``'s first raise of the first round can
     only be x (its other sizes and all-in removed there; with ``keep_x=False`` x too:
     it never raises first) and the other player never opens with x; with the node map
@@ -557,8 +619,15 @@ class Measure:
         return None if self.full is None else (self.full[0] + self.full[1]) / 2
 
 
-def measure(game: GameDef, large: cfr.Subgame, x: float, seats: list[np.ndarray], name: str,
-            seconds: float = 0.0, note: str = "") -> Measure:
+def measure(
+    game: GameDef,
+    large: cfr.Subgame,
+    x: float,
+    seats: list[np.ndarray],
+    name: str,
+    seconds: float = 0.0,
+    note: str = "",
+) -> Measure:
     """The measures of our strategy ``seats[us]`` (over the evaluation game ``large``)."""
     vs_x, full = [], []
     for us in (0, 1):
@@ -569,8 +638,16 @@ def measure(game: GameDef, large: cfr.Subgame, x: float, seats: list[np.ndarray]
     return Measure(name, (vs_x[0], vs_x[1]), (full[0], full[1]), seconds, note)
 
 
-def with_extensions(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float,
-                    extensions: Sequence[Extension], name: str, note: str = "") -> Measure:
+def with_extensions(
+    game: GameDef,
+    large: cfr.Subgame,
+    setup: ImprovementSetup,
+    base: _Solved,
+    x: float,
+    extensions: Sequence[Extension],
+    name: str,
+    note: str = "",
+) -> Measure:
     """Our strategy with ``extensions`` (none: plain translation), measured."""
     t0 = time.perf_counter()
     seats = [_ExtensionWalk(game, large, setup.base, base, extensions, us).run() for us in (0, 1)]
@@ -589,8 +666,7 @@ def floor(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Sol
         strat = _ExtensionWalk(game, large, setup.base, base, (), us).run()
         rsub, idx = x_only_game(game, large, x, opp, keep_x=False)
         vs_x.append(mbb(best_response_value(rsub, strat[idx], opp), game))
-    return Measure(FLOOR, (vs_x[0], vs_x[1]), None, time.perf_counter() - t0,
-                   "no answer to x can do better")
+    return Measure(FLOOR, (vs_x[0], vs_x[1]), None, time.perf_counter() - t0, "no answer to x can do better")
 
 
 def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
@@ -598,11 +674,22 @@ def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _So
     opening, the base blueprint elsewhere."""
     t0 = time.perf_counter()
     gap = _Gap(large)
-    walks = [_NestedWalk(game, large, setup.base, base, us, method=setup.nested_method,
-                         iterations=setup.nested_iterations, gap=gap) for us in (0, 1)]
+    walks = [
+        _NestedWalk(
+            game, large, setup.base, base, us, method=setup.nested_method, iterations=setup.nested_iterations, gap=gap
+        )
+        for us in (0, 1)
+    ]
     seats = [w.run() for w in walks]
-    return measure(game, large, x, seats, f"Nested {setup.nested_method.name} (reference)",
-                   time.perf_counter() - t0, f"{sum(w.solves for w in walks)} subgame solves")
+    return measure(
+        game,
+        large,
+        x,
+        seats,
+        f"Nested {setup.nested_method.name} (reference)",
+        time.perf_counter() - t0,
+        f"{sum(w.solves for w in walks)} subgame solves",
+    )
 
 
 def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
@@ -630,8 +717,9 @@ def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base
             kx = next(c for c in _kids(t, n) if t.actions[c] == bet)
             w = bp.weights(us, n)
             v = bp.values(opp, True)
-            alt = gadgets.offtree_alt_values([gadgets.expected_per_hand(v[c], w) for c in _kids(t, n)
-                                              if t.actions[c].type is not ActionType.RAISE])
+            alt = gadgets.offtree_alt_values(
+                [gadgets.expected_per_hand(v[c], w) for c in _kids(t, n) if t.actions[c].type is not ActionType.RAISE]
+            )
             after = st.copy()
             after.apply(bet)
             sub = cfr.make_subgame(after, setup.evaluation(x), reach=_canonical(large, bp.reaches()[:, kx], size))
@@ -641,8 +729,15 @@ def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base
             _write_ours(strat, sub.tree, _align(t, kx, sub.tree), pos, solved.strategy, us)
             solves += 1
         seats.append(strat)
-    return measure(game, large, x, seats, BEST, time.perf_counter() - t0,
-                   f"{solves} Resolve solves, {setup.reference_iterations} CFR+ iterations")
+    return measure(
+        game,
+        large,
+        x,
+        seats,
+        BEST,
+        time.perf_counter() - t0,
+        f"{solves} Resolve solves, {setup.reference_iterations} CFR+ iterations",
+    )
 
 
 # --------------------------------------------------------------------------- experiment
@@ -675,8 +770,9 @@ BEST = "Best answer to x, blueprint elsewhere (reference)"
 FLOOR = "Floor: the opponent never raises first"
 
 
-def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (0.75,),
-        progress: Progress = _quiet) -> tuple[list[Result], dict]:
+def run(
+    setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (0.75,), progress: Progress = _quiet
+) -> tuple[list[Result], dict]:
     """The experiment for each opponent size in ``sizes``: before, after type 2 and
     after type 1 as the agent does them now (one extension per opponent position, the
     opponent's openings changed, ours the base's), the same with both players'
@@ -688,18 +784,22 @@ def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (
     t0 = time.perf_counter()
     game, base, secs = solve_base(setup)
     own = mbb(cfr.exploitability(base.sub, base.strategy), game)
-    progress(f"blueprint: {base.sub.tree.num_nodes} nodes, {setup.iterations} CFR+ iterations, {secs:.1f} s, "
-             f"{own:.3f} mbb/h in its own abstraction")
+    progress(
+        f"blueprint: {base.sub.tree.num_nodes} nodes, {setup.iterations} CFR+ iterations, {secs:.1f} s, "
+        f"{own:.3f} mbb/h in its own abstraction"
+    )
     facts: dict = {"base_nodes": base.sub.tree.num_nodes, "base_mbb": own, "base_seconds": secs, "ranges": {}}
     type2: dict[tuple[tuple[float, float], int | None], Extension] = {}
     kept2: dict[tuple[float, float], Extension] = {}
 
     def report(e: Extension) -> None:
         who = "both players" if e.opponent is None else f"the opponent in position {e.opponent}"
-        who += f", re-solved below our check" if e.start else ""
-        progress(f"type {e.kind[-1]} for {e.size:.3f} pot, {who}: its first raises "
-                 f"{', '.join(f'{f:.3f}' for f in e.opening_sizes)}, {e.solved.sub.tree.num_nodes} nodes, "
-                 f"{e.seconds:.1f} s")
+        who += ", re-solved below our check" if e.start else ""
+        progress(
+            f"type {e.kind[-1]} for {e.size:.3f} pot, {who}: its first raises "
+            f"{', '.join(f'{f:.3f}' for f in e.opening_sizes)}, {e.solved.sub.tree.num_nodes} nodes, "
+            f"{e.seconds:.1f} s"
+        )
 
     def type2_for(gap: tuple[float, float], opponent: int | None) -> Extension:
         if (gap, opponent) not in type2:
@@ -720,27 +820,54 @@ def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (
             raise ValueError(f"{x} pot is the same bet in chips as a base size here: not off-tree")
         res = Result(x, gap, pseudo_harmonic_midpoint(*gap))
         large = whole_game(game, setup.evaluation(x))
-        progress(f"x = {x:.3f} pot (gap {gap[0]:g}-{gap[1]:g}, midpoint {res.midpoint:.3f}): "
-                 f"evaluation game {large.tree.num_nodes} nodes")
+        progress(
+            f"x = {x:.3f} pot (gap {gap[0]:g}-{gap[1]:g}, midpoint {res.midpoint:.3f}): "
+            f"evaluation game {large.tree.num_nodes} nodes"
+        )
 
         def add(m: Measure) -> None:
             res.rows.append(m)
             full = "" if m.full_mean is None else f", full {m.full_mean:.2f}"
-            progress(f"x = {x:.3f}: {m.method}: vs x {m.vs_x_mean:.2f} mbb/h (seats {m.vs_x[0]:.2f}, "
-                     f"{m.vs_x[1]:.2f}){full} ({m.seconds:.1f} s)")
+            progress(
+                f"x = {x:.3f}: {m.method}: vs x {m.vs_x_mean:.2f} mbb/h (seats {m.vs_x[0]:.2f}, "
+                f"{m.vs_x[1]:.2f}){full} ({m.seconds:.1f} s)"
+            )
 
         add(with_extensions(game, large, setup, base, x, (), BEFORE))
         mid = pseudo_harmonic_midpoint(*gap)
         p = dict(translation_weights(x, [gap[0], mid, gap[1]])).get(1, 0.0)
         maps = f"x maps to x' with probability {p:.3f}"
         e2s = per_position(lambda o: type2_for(gap, o))
-        add(with_extensions(game, large, setup, base, x, e2s,
-                            f"{TYPE2} x' = {mid:.3f} added to the opponent's openings", f"{maps}; ours the base's"))
+        add(
+            with_extensions(
+                game,
+                large,
+                setup,
+                base,
+                x,
+                e2s,
+                f"{TYPE2} x' = {mid:.3f} added to the opponent's openings",
+                f"{maps}; ours the base's",
+            )
+        )
         e1s = per_position(lambda o: type1_for(x, o))
-        add(with_extensions(game, large, setup, base, x, e1s, f"{TYPE1} x the opponent's only opening",
-                            "ours the base's"))
-        add(with_extensions(game, large, setup, base, x, (type2_for(gap, None),), f"{TYPE2_BOTH}: x' = {mid:.3f}",
-                            f"before the fix; {maps}"))
+        add(
+            with_extensions(
+                game, large, setup, base, x, e1s, f"{TYPE1} x the opponent's only opening", "ours the base's"
+            )
+        )
+        add(
+            with_extensions(
+                game,
+                large,
+                setup,
+                base,
+                x,
+                (type2_for(gap, None),),
+                f"{TYPE2_BOTH}: x' = {mid:.3f}",
+                f"before the fix; {maps}",
+            )
+        )
         e1b = type1_for(x, None)
         add(with_extensions(game, large, setup, base, x, (e1b,), f"{TYPE1_BOTH}: x only", "before the fix"))
         facts["ranges"][x] = ranges = {
@@ -748,35 +875,86 @@ def run(setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (
             "type 2 (opponent in position 1)": first_round_ranges(game, e2s[1].solved, mid),
             "type 1 (opponent in position 1)": first_round_ranges(game, e1s[1].solved, x),
             f"type 2, {BOTH}": first_round_ranges(game, type2_for(gap, None).solved, mid),
-            f"type 1, {BOTH}": first_round_ranges(game, e1b.solved, x)}
+            f"type 1, {BOTH}": first_round_ranges(game, e1b.solved, x),
+        }
         if setup.diagnostics:
             e1n = per_position(lambda o: type1_for(x, o, False))
-            add(with_extensions(game, large, setup, base, x, e1n, TYPE1_NO_ALL_IN,
-                                "diagnostic: the issue's wording, for the opponent only"))
+            add(
+                with_extensions(
+                    game,
+                    large,
+                    setup,
+                    base,
+                    x,
+                    e1n,
+                    TYPE1_NO_ALL_IN,
+                    "diagnostic: the issue's wording, for the opponent only",
+                )
+            )
             e1nb = type1_for(x, None, False)
-            add(with_extensions(game, large, setup, base, x, (e1nb,), TYPE1_NO_ALL_IN_BOTH,
-                                "diagnostic: the issue's wording, before the fix"))
+            add(
+                with_extensions(
+                    game,
+                    large,
+                    setup,
+                    base,
+                    x,
+                    (e1nb,),
+                    TYPE1_NO_ALL_IN_BOTH,
+                    "diagnostic: the issue's wording, before the fix",
+                )
+            )
             ranges["type 1 without the opponent's all-in (opponent in position 1)"] = first_round_ranges(
-                game, e1n[1].solved, x)
+                game, e1n[1].solved, x
+            )
             ranges[f"type 1 without all-in, {BOTH}"] = first_round_ranges(game, e1nb.solved, x)
             if gap not in kept2:
                 kept2[gap] = kept_first_move(game, setup, base, "type2", mid, (gap[0], mid, gap[1]))
                 report(kept2[gap])
             e1k = kept_first_move(game, setup, base, "type1", x, (x,))
             report(e1k)
-            add(with_extensions(game, large, setup, base, x, (e2s[0], kept2[gap]), f"{TYPE2_KEPT}: x' = {mid:.3f}",
-                                "diagnostic: re-solved below our check, our range the blueprint's"))
-            add(with_extensions(game, large, setup, base, x, (e1s[0], e1k), f"{TYPE1_KEPT}: x",
-                                "diagnostic: re-solved below our check, our range the blueprint's"))
+            add(
+                with_extensions(
+                    game,
+                    large,
+                    setup,
+                    base,
+                    x,
+                    (e2s[0], kept2[gap]),
+                    f"{TYPE2_KEPT}: x' = {mid:.3f}",
+                    "diagnostic: re-solved below our check, our range the blueprint's",
+                )
+            )
+            add(
+                with_extensions(
+                    game,
+                    large,
+                    setup,
+                    base,
+                    x,
+                    (e1s[0], e1k),
+                    f"{TYPE1_KEPT}: x",
+                    "diagnostic: re-solved below our check, our range the blueprint's",
+                )
+            )
             ranges[f"type 2, {KEPT}"] = first_round_ranges(game, kept2[gap].solved, mid, kept2[gap].start)
             ranges[f"type 1, {KEPT}"] = first_round_ranges(game, e1k.solved, x, e1k.start)
         others = [g for g in setup.gaps() if g != gap]
         if others:
             ecs = per_position(lambda o: type2_for(others[-1], o))
             ec = ecs[0]
-            add(with_extensions(game, large, setup, base, x, ecs,
-                                f"{CONTROL} ({ec.opening_sizes[0]:g}-{ec.opening_sizes[-1]:g}, x' = {ec.size:.3f})",
-                                "the opponent never bets there"))
+            add(
+                with_extensions(
+                    game,
+                    large,
+                    setup,
+                    base,
+                    x,
+                    ecs,
+                    f"{CONTROL} ({ec.opening_sizes[0]:g}-{ec.opening_sizes[-1]:g}, x' = {ec.size:.3f})",
+                    "the opponent never bets there",
+                )
+            )
         if setup.nested_iterations:
             add(nested(game, large, setup, base, x))
         if setup.reference_iterations:
@@ -809,13 +987,20 @@ def first_round_ranges(game: GameDef, solved: _Solved, size: float, start: tuple
     check = 0 if start == (CALL,) else next(c for c in _kids(t, 0) if t.actions[c] == CALL)
     st.apply(CALL)
     top = st.raise_bounds()[1]
-    raises = [(abs(_fraction(st, t.actions[c].size) - size), c) for c in _kids(t, check)
-              if t.actions[c].type is ActionType.RAISE and t.actions[c].size < top]
+    raises = [
+        (abs(_fraction(st, t.actions[c].size) - size), c)
+        for c in _kids(t, check)
+        if t.actions[c].type is ActionType.RAISE and t.actions[c].size < top
+    ]
     all_in = [c for c in _kids(t, check) if t.actions[c].type is ActionType.RAISE and t.actions[c].size == top]
     d, k = min(raises)
-    return {"ranks": "".join(RANK_CHARS[r] for r in ranks), "check": by_rank(check) if check else None,
-            "open": by_rank(k),
-            "open_size": _fraction(st, t.actions[k].size), "all-in": by_rank(all_in[0]) if all_in else None}
+    return {
+        "ranks": "".join(RANK_CHARS[r] for r in ranks),
+        "check": by_rank(check) if check else None,
+        "open": by_rank(k),
+        "open_size": _fraction(st, t.actions[k].size),
+        "all-in": by_rank(all_in[0]) if all_in else None,
+    }
 
 
 def markdown(results: list[Result]) -> str:
@@ -823,15 +1008,20 @@ def markdown(results: list[Result]) -> str:
     mean), what opening x gains the opponent (the mean over the floor: zero when no
     opening with x pays), and the exploitability in the whole evaluation game (mean),
     mbb/h."""
-    lines = ["| x (pot) | Our strategy | vs x, we act first | vs x, we act second | **vs x, mean** "
-             "| gain from opening x | full BR, mean | note |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| x (pot) | Our strategy | vs x, we act first | vs x, we act second | **vs x, mean** "
+        "| gain from opening x | full BR, mean | note |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
     for r in results:
         low = next((m for m in r.rows if m.method == FLOOR), None)
         for m in r.rows:
             full = "—" if m.full_mean is None else f"{m.full_mean:.2f}"
             over = "—" if low is None else f"{m.vs_x_mean - low.vs_x_mean:.2f}"
-            lines.append(f"| {r.x:.3f} | {m.method} | {m.vs_x[0]:.2f} | {m.vs_x[1]:.2f} | **{m.vs_x_mean:.2f}** "
-                         f"| {over} | {full} | {m.note} |")
+            lines.append(
+                f"| {r.x:.3f} | {m.method} | {m.vs_x[0]:.2f} | {m.vs_x[1]:.2f} | **{m.vs_x_mean:.2f}** "
+                f"| {over} | {full} | {m.note} |"
+            )
     return "\n".join(lines)
 
 
@@ -840,14 +1030,18 @@ def ranges_markdown(ranges: dict[float, dict[str, dict]]) -> str:
     table: per opponent size and solve, the first player's check probability by rank and
     the second player's, after that check, opening (with the size nearest x, or x') and
     all-in probabilities by rank."""
-    lines = ["| x (pot) | solve | first player checks | then second player opens (size) | then all-in |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| x (pot) | solve | first player checks | then second player opens (size) | then all-in |",
+        "|---|---|---|---|---|",
+    ]
 
     def triple(v: tuple[float, ...] | None, ranks: str) -> str:
         return "—" if v is None else " / ".join(f"{r} {p:.2f}" for r, p in zip(ranks, v))
 
     for x, solves in ranges.items():
         for name, r in solves.items():
-            lines.append(f"| {x:.3f} | {name} | {triple(r['check'], r['ranks'])} | {triple(r['open'], r['ranks'])} "
-                         f"({r['open_size']:.3f}) | {triple(r['all-in'], r['ranks'])} |")
+            lines.append(
+                f"| {x:.3f} | {name} | {triple(r['check'], r['ranks'])} | {triple(r['open'], r['ranks'])} "
+                f"({r['open_size']:.3f}) | {triple(r['all-in'], r['ranks'])} |"
+            )
     return "\n".join(lines)

@@ -27,8 +27,8 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from experiments import improvement_experiment as ie  # noqa: E402
-from pokerbot.solver.translation import pseudo_harmonic_midpoint  # noqa: E402
+from experiments import improvement_experiment as ie
+from pokerbot.solver.translation import pseudo_harmonic_midpoint
 
 
 def _machine() -> str:
@@ -49,26 +49,40 @@ def parse_sizes(text: str, setup: ie.ImprovementSetup) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--sizes", default="0.75,mid,0.6",
-                   help="the opponent's opening sizes x (pot fractions; 'mid' = the first gap's midpoint)")
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--sizes",
+        default="0.75,mid,0.6",
+        help="the opponent's opening sizes x (pot fractions; 'mid' = the first gap's midpoint)",
+    )
     p.add_argument("--iterations", type=int, default=2000, help="CFR+ iterations of the blueprint and each re-solve")
     p.add_argument("--nested-iterations", type=int, default=1000, help="nested reference solves (0: no row)")
-    p.add_argument("--reference-iterations", type=int, default=10_000,
-                   help="best-answer reference solves (0: no row)")
-    p.add_argument("--no-diagnostics", action="store_true",
-                   help="leave out type 1 without all-in and the types with our first move kept")
+    p.add_argument("--reference-iterations", type=int, default=10_000, help="best-answer reference solves (0: no row)")
+    p.add_argument(
+        "--no-diagnostics",
+        action="store_true",
+        help="leave out type 1 without all-in and the types with our first move kept",
+    )
     p.add_argument("--quick", action="store_true", help="a smoke run: fewer raises and iterations, one size")
     p.add_argument("--output", help="also write the markdown table to this file")
     args = p.parse_args(argv)
-    setup = ie.ImprovementSetup(iterations=args.iterations, nested_iterations=args.nested_iterations,
-                                reference_iterations=args.reference_iterations, diagnostics=not args.no_diagnostics)
+    setup = ie.ImprovementSetup(
+        iterations=args.iterations,
+        nested_iterations=args.nested_iterations,
+        reference_iterations=args.reference_iterations,
+        diagnostics=not args.no_diagnostics,
+    )
     sizes = parse_sizes(args.sizes, setup)
     if args.quick:
-        setup = replace(setup, later_raises=2, iterations=min(setup.iterations, 300),
-                        nested_iterations=min(setup.nested_iterations, 300),
-                        reference_iterations=min(setup.reference_iterations, 1000))
+        setup = replace(
+            setup,
+            later_raises=2,
+            iterations=min(setup.iterations, 300),
+            nested_iterations=min(setup.nested_iterations, 300),
+            reference_iterations=min(setup.reference_iterations, 1000),
+        )
         sizes = sizes[:1]
     try:
         for x in sizes:
@@ -76,31 +90,36 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"{setup.game}: base first raises {', '.join(f'{f:g}' for f in setup.first_raises)} pot plus all-in; "
-          f"opponent sizes {', '.join(f'{x:.3f}' for x in sizes)}; {setup.iterations} CFR+ iterations; "
-          f"{_machine()}", flush=True)
+    print(
+        f"{setup.game}: base first raises {', '.join(f'{f:g}' for f in setup.first_raises)} pot plus all-in; "
+        f"opponent sizes {', '.join(f'{x:.3f}' for x in sizes)}; {setup.iterations} CFR+ iterations; "
+        f"{_machine()}",
+        flush=True,
+    )
     t0 = time.perf_counter()
     results, facts = ie.run(setup, sizes, progress=lambda m: print(m, flush=True))
     seconds = time.perf_counter() - t0
-    text = "\n".join([
-        f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
-        f"Machine: {_machine()}",
-        f"Wall time: {seconds:.0f} s",
-        f"Blueprint: {facts['base_nodes']} nodes, {setup.iterations} CFR+ iterations, "
-        f"{facts['base_mbb']:.3f} mbb/h in its own abstraction",
-        "",
-        "Exploitability against the opponent's opening size x (mbb/h: what a best-responding "
-        "opponent that must open x wins; lower is better) and in the whole evaluation game:",
-        "",
-        ie.markdown(results),
-        "",
-        "The first round's opening in each solve (probabilities by the private card's rank; the second "
-        "player's after the first player's check; the per-position extensions are the ones for the "
-        "opponent acting second, i.e. where we act first):",
-        "",
-        ie.ranges_markdown(facts["ranges"]),
-        "",
-    ])
+    text = "\n".join(
+        [
+            f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
+            f"Machine: {_machine()}",
+            f"Wall time: {seconds:.0f} s",
+            f"Blueprint: {facts['base_nodes']} nodes, {setup.iterations} CFR+ iterations, "
+            f"{facts['base_mbb']:.3f} mbb/h in its own abstraction",
+            "",
+            "Exploitability against the opponent's opening size x (mbb/h: what a best-responding "
+            "opponent that must open x wins; lower is better) and in the whole evaluation game:",
+            "",
+            ie.markdown(results),
+            "",
+            "The first round's opening in each solve (probabilities by the private card's rank; the second "
+            "player's after the first player's check; the per-position extensions are the ones for the "
+            "opponent acting second, i.e. where we act first):",
+            "",
+            ie.ranges_markdown(facts["ranges"]),
+            "",
+        ]
+    )
     print("\n" + text)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from experiments import subgame_experiments as se  # noqa: E402
+from experiments import subgame_experiments as se
 
 
 def _run(table: int, name: str, setup) -> tuple[int, str, list[se.Row]]:
@@ -72,13 +72,21 @@ def setups(args: argparse.Namespace) -> list[tuple[int, str, object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", default="leduc.nolimit.2p",
-                   help="a bundled game or a game file whose later rounds deal one board card")
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--game",
+        default="leduc.nolimit.2p",
+        help="a bundled game or a game file whose later rounds deal one board card",
+    )
     p.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations of every subgame solve")
-    p.add_argument("--blueprint-iterations", type=int, default=None,
-                   help="CFR+ iterations of the card-abstracted (Table 1) and small-abstraction (Table 2) blueprints")
+    p.add_argument(
+        "--blueprint-iterations",
+        type=int,
+        default=None,
+        help="CFR+ iterations of the card-abstracted (Table 1) and small-abstraction (Table 2) blueprints",
+    )
     p.add_argument("--tables", default="1,2", help="which tables: 1, 2 or 1,2")
     p.add_argument("--workers", type=int, default=2, help="processes running setups side by side")
     p.add_argument("--quick", action="store_true", help="a smoke run: one Table 1 setup, smaller trees")
@@ -92,8 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     runs = setups(args)
     t0 = time.perf_counter()
-    print(f"{len(runs)} setups on {args.game}, {args.iterations} CFR+ iterations per subgame, "
-          f"{args.workers} workers; {_machine()}", flush=True)
+    print(
+        f"{len(runs)} setups on {args.game}, {args.iterations} CFR+ iterations per subgame, "
+        f"{args.workers} workers; {_machine()}",
+        flush=True,
+    )
     if args.workers > 1:
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             results = list(pool.map(_run, *zip(*runs)))
@@ -102,16 +113,28 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     t1 = {name: rows for table, name, rows in results if table == 1}
     t2 = {name: rows for table, name, rows in results if table == 2}
-    parts = [f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
-             f"Machine: {_machine()}", f"Wall time: {seconds:.0f} s", ""]
+    parts = [
+        f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
+        f"Machine: {_machine()}",
+        f"Wall time: {seconds:.0f} s",
+        "",
+    ]
     if t1:
-        parts += ["## Table 1: subgame solving against a poor blueprint (exploitability, mbb/h)", "",
-                  se.markdown_comparison(t1, se.PAPER_TABLE1, se.PAPER_TABLE1_COLUMNS), ""]
+        parts += [
+            "## Table 1: subgame solving against a poor blueprint (exploitability, mbb/h)",
+            "",
+            se.markdown_comparison(t1, se.PAPER_TABLE1, se.PAPER_TABLE1_COLUMNS),
+            "",
+        ]
         for name, rows in t1.items():
             parts += [f"### Table 1, {name}", "", se.markdown_table(rows), ""]
     if t2:
-        parts += ["## Table 2: nested solving for an off-tree bet (exploitability, mbb/h)", "",
-                  se.markdown_comparison(t2, se.PAPER_TABLE2, se.PAPER_TABLE2_COLUMNS), ""]
+        parts += [
+            "## Table 2: nested solving for an off-tree bet (exploitability, mbb/h)",
+            "",
+            se.markdown_comparison(t2, se.PAPER_TABLE2, se.PAPER_TABLE2_COLUMNS),
+            "",
+        ]
         for name, rows in t2.items():
             parts += [f"### Table 2, {name}", "", se.markdown_table(rows), ""]
     text = "\n".join(parts)

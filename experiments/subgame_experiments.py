@@ -31,14 +31,13 @@ Only ``protocol`` and ``solver`` are used: this is library code, the script
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import GameDef, load_gamedef
-
 from pokerbot.solver import cfr, gadgets
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.translation import pseudo_harmonic_probability
@@ -103,8 +102,9 @@ def markdown_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def markdown_comparison(ours: dict[str, list[Row]], paper: dict[str, tuple[float, ...]],
-                        paper_columns: tuple[str, ...]) -> str:
+def markdown_comparison(
+    ours: dict[str, list[Row]], paper: dict[str, tuple[float, ...]], paper_columns: tuple[str, ...]
+) -> str:
     """Methods down, our columns (one per setup) then the paper's across (mbb/h)."""
     names: list[str] = []
     for rows in ours.values():
@@ -158,8 +158,12 @@ class Method:
     @property
     def safe_in_theory(self) -> bool:
         """Never raises exploitability above the blueprint's (up to the solve's gap)."""
-        return (self.gadget is not None and self.alternative == "best_response"
-                and self.gifts in ("none", "lower_bound") and self.alt_shift == 0.0)
+        return (
+            self.gadget is not None
+            and self.alternative == "best_response"
+            and self.gifts in ("none", "lower_bound")
+            and self.alt_shift == 0.0
+        )
 
 
 UNSAFE = Method("Unsafe")
@@ -168,15 +172,29 @@ MAXMARGIN = Method("Maxmargin", "maxmargin")
 REACH_MAXMARGIN = Method("Reach-Maxmargin", "maxmargin", gifts="lower_bound")
 REACH_MAXMARGIN_NO_SPLIT = Method("Reach-Maxmargin (no split)", "maxmargin", gifts="lower_bound_no_split")
 ESTIMATED_MAXMARGIN = Method("Estimated-Maxmargin", "maxmargin", alternative="blueprint")
-REACH_ESTIMATED_MAXMARGIN = Method("Reach-Estimated-Maxmargin (our agent)", "maxmargin", alternative="blueprint",
-                                   gifts="estimated")
+REACH_ESTIMATED_MAXMARGIN = Method(
+    "Reach-Estimated-Maxmargin (our agent)", "maxmargin", alternative="blueprint", gifts="estimated"
+)
 UNSAFE_EXPENSIVE = Method("Unsafe (Expensive)", expensive=True)
 REACH_MAXMARGIN_EXPENSIVE = Method("Reach-Maxmargin (Expensive)", "maxmargin", gifts="lower_bound", expensive=True)
 
-TABLE1_METHODS = (UNSAFE, RESOLVE, MAXMARGIN, REACH_MAXMARGIN, REACH_MAXMARGIN_NO_SPLIT, ESTIMATED_MAXMARGIN,
-                  REACH_ESTIMATED_MAXMARGIN)
-TABLE2_METHODS = (RESOLVE, MAXMARGIN, REACH_MAXMARGIN, UNSAFE_EXPENSIVE, REACH_MAXMARGIN_EXPENSIVE,
-                  REACH_ESTIMATED_MAXMARGIN)
+TABLE1_METHODS = (
+    UNSAFE,
+    RESOLVE,
+    MAXMARGIN,
+    REACH_MAXMARGIN,
+    REACH_MAXMARGIN_NO_SPLIT,
+    ESTIMATED_MAXMARGIN,
+    REACH_ESTIMATED_MAXMARGIN,
+)
+TABLE2_METHODS = (
+    RESOLVE,
+    MAXMARGIN,
+    REACH_MAXMARGIN,
+    UNSAFE_EXPENSIVE,
+    REACH_MAXMARGIN_EXPENSIVE,
+    REACH_ESTIMATED_MAXMARGIN,
+)
 METHODS = {m.name: m for m in TABLE1_METHODS + TABLE2_METHODS}
 
 
@@ -249,8 +267,10 @@ def whole_game(game: GameDef, sizes: Sizes) -> cfr.Subgame:
     try:
         return cfr.make_subgame(BettingState(game), sizes)
     except ValueError as e:
-        raise ValueError(f"the whole game does not fit in one public tree ({e}); these experiments need "
-                         "a game whose later rounds deal one board card, e.g. leduc.nolimit.2p") from e
+        raise ValueError(
+            f"the whole game does not fit in one public tree ({e}); these experiments need "
+            "a game whose later rounds deal one board card, e.g. leduc.nolimit.2p"
+        ) from e
 
 
 def _kids(tree, n: int) -> range:
@@ -388,8 +408,9 @@ def abstracted_cfr(game: GameDef, full: cfr.Subgame, iterations: int, buckets: i
     rows_of = []
     groups: dict[tuple[int, ...], list[int]] = {}
     for i in (0, 1):
-        rows = np.array([c for n in np.nonzero((t.kind == DECISION) & (t.player == i))[0] for c in _kids(t, int(n))],
-                        dtype=np.int64)
+        rows = np.array(
+            [c for n in np.nonzero((t.kind == DECISION) & (t.player == i))[0] for c in _kids(t, int(n))], dtype=np.int64
+        )
         rows_of.append((rows, parent[rows]))
     for n in np.nonzero(t.kind == DECISION)[0]:
         if len(board[n]) == game.total_board_cards(last):
@@ -475,8 +496,9 @@ def _path_gifts(bp: _Solved, us: int, path: list[int], kind: str) -> np.ndarray:
         w = bp.weights(us, n)
         if kind == "estimated":
             v = bp.values(opp, False)
-            gifts = gadgets.update_gifts(gifts, gadgets.expected_per_hand(v[n], w),
-                                         gadgets.expected_per_hand(v[nxt], w))
+            gifts = gadgets.update_gifts(
+                gifts, gadgets.expected_per_hand(v[n], w), gadgets.expected_per_hand(v[nxt], w)
+            )
         else:
             v = bp.values(opp, True)
             taken = gadgets.expected_per_hand(v[nxt], w)
@@ -488,9 +510,9 @@ def _path_gifts(bp: _Solved, us: int, path: list[int], kind: str) -> np.ndarray:
     return gifts
 
 
-
-def resolve_second_round(game: GameDef, bp: _Solved, sizes: Sizes, y: int, us: int, method: Method,
-                         iterations: int) -> tuple[cfr.Subgame, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+def resolve_second_round(
+    game: GameDef, bp: _Solved, sizes: Sizes, y: int, us: int, method: Method, iterations: int
+) -> tuple[cfr.Subgame, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Re-solve the subgame at whole-game node ``y`` for player ``us`` with ``method``
     against the blueprint ``bp``. Returns (the subgame, the whole-game node of each of
     its nodes, the whole-game hand position of each of its hands, its solved
@@ -530,8 +552,7 @@ def _positions(sub: cfr.Subgame, size: int) -> np.ndarray:
     return out
 
 
-def _write_ours(combined: np.ndarray, tree, nodes: np.ndarray, pos: np.ndarray, strategy: np.ndarray,
-                us: int) -> None:
+def _write_ours(combined: np.ndarray, tree, nodes: np.ndarray, pos: np.ndarray, strategy: np.ndarray, us: int) -> None:
     """Copy ``us``'s part of a subgame strategy into a whole-game strategy."""
     for k in np.nonzero((tree.kind == DECISION) & (tree.player == us))[0]:
         for c in _kids(tree, int(k)):
@@ -553,8 +574,7 @@ def blueprint_note(setup: Table1Setup) -> str:
     return f"{setup.blueprint_buckets} equity buckets in the last round, {setup.blueprint_iterations} CFR+ iterations"
 
 
-def table1_method(game: GameDef, bp: _Solved, setup: Table1Setup, method: Method,
-                  progress: Progress = _quiet) -> Row:
+def table1_method(game: GameDef, bp: _Solved, setup: Table1Setup, method: Method, progress: Progress = _quiet) -> Row:
     """Re-solve every second-round subgame for both seats with ``method``, keep the
     blueprint elsewhere, and measure the combined strategy's exploitability."""
     t0 = time.perf_counter()
@@ -573,18 +593,31 @@ def table1_method(game: GameDef, bp: _Solved, setup: Table1Setup, method: Method
             solves += 1
         progress(f"table 1, {method.name}: seat {us} done ({len(roots)} subgames)")
     expl = cfr.exploitability(bp.sub, combined)
-    return Row(method.name, mbb(expl, game), solves, mbb(gap.chips(), game) if method.has_gap else None,
-               time.perf_counter() - t0)
+    return Row(
+        method.name,
+        mbb(expl, game),
+        solves,
+        mbb(gap.chips(), game) if method.has_gap else None,
+        time.perf_counter() - t0,
+    )
 
 
 def run_table1(setup: Table1Setup = Table1Setup(), progress: Progress = _quiet) -> list[Row]:
     """Experiment 1: the blueprint's row, then one row per method."""
     t0 = time.perf_counter()
     game, bp = blueprint_for_table1(setup)
-    rows = [Row("Blueprint", mbb(cfr.exploitability(bp.sub, bp.strategy), game), seconds=time.perf_counter() - t0,
-                note=blueprint_note(setup))]
-    progress(f"table 1: {bp.sub.tree.num_nodes} nodes, {len(second_round_roots(bp.sub.tree))} second-round "
-             f"subgames, blueprint {rows[0].mbb:.2f} mbb/h")
+    rows = [
+        Row(
+            "Blueprint",
+            mbb(cfr.exploitability(bp.sub, bp.strategy), game),
+            seconds=time.perf_counter() - t0,
+            note=blueprint_note(setup),
+        )
+    ]
+    progress(
+        f"table 1: {bp.sub.tree.num_nodes} nodes, {len(second_round_roots(bp.sub.tree))} second-round "
+        f"subgames, blueprint {rows[0].mbb:.2f} mbb/h"
+    )
     for m in setup.methods:
         rows.append(table1_method(game, bp, setup, m, progress))
         progress(f"table 1, {m.name}: {rows[-1].mbb:.2f} mbb/h ({rows[-1].seconds:.1f} s)")
@@ -661,8 +694,9 @@ class _TranslationWalk(_Walk):
     in the real tree is the mixture over the mappings weighted by our reach under
     each (computed exactly, no sampling)."""
 
-    def __init__(self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: _Solved, us: int,
-                 randomized: bool = True) -> None:
+    def __init__(
+        self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: _Solved, us: int, randomized: bool = True
+    ) -> None:
         super().__init__(game, large, small, blueprint, us)
         self.randomized = randomized
         self.hands = rg.hole_hands(game)[large.hand_index]
@@ -707,7 +741,11 @@ class _TranslationWalk(_Walk):
                 if T.kind[k] == DECISION and T.player[k] == actor:
                     for j in _kids(T, k):
                         b = T.actions[j]
-                        a = b if b.type is not ActionType.RAISE else _relabel(st, _label(sk, b, _fractions(self.small, sk)))
+                        a = (
+                            b
+                            if b.type is not ActionType.RAISE
+                            else _relabel(st, _label(sk, b, _fractions(self.small, sk)))
+                        )
                         c = children.get(a, children[CALL])
                         sj = sk.copy()
                         sj.apply(b)
@@ -739,8 +777,9 @@ class _TranslationWalk(_Walk):
         kids = {T.actions[j]: j for j in _kids(T, k)}
         if a.type is not ActionType.RAISE:
             return [(kids.get(a, kids[CALL]), 1.0)]
-        raises = sorted((_fraction(sk, T.actions[j].size), j) for j in kids.values()
-                        if T.actions[j].type is ActionType.RAISE)
+        raises = sorted(
+            (_fraction(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE
+        )
         if not raises:
             return [(kids[CALL], 1.0)]
         label = _label(st, a, _fractions(self.small, st))
@@ -776,8 +815,18 @@ class _NestedWalk(_Walk):
     solution as the blueprint. Alternatives: the opponent's best value among the
     actions our abstraction had at that node (plus gifts for Reach)."""
 
-    def __init__(self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: _Solved, us: int,
-                 method: Method, iterations: int, gap: _Gap, progress: Progress = _quiet) -> None:
+    def __init__(
+        self,
+        game: GameDef,
+        large: cfr.Subgame,
+        small: Sizes,
+        blueprint: _Solved,
+        us: int,
+        method: Method,
+        iterations: int,
+        gap: _Gap,
+        progress: Progress = _quiet,
+    ) -> None:
         super().__init__(game, large, small, blueprint, us)
         self.method = method
         self.gap = gap
@@ -836,8 +885,9 @@ class _NestedWalk(_Walk):
         w = sol.weights(self.us, k)
         if self.method.gifts == "estimated":
             v = sol.values(opp, False)
-            g = gadgets.update_gifts(np.zeros(w.size), gadgets.expected_per_hand(v[k], w),
-                                     gadgets.expected_per_hand(v[j], w))
+            g = gadgets.update_gifts(
+                np.zeros(w.size), gadgets.expected_per_hand(v[k], w), gadgets.expected_per_hand(v[j], w)
+            )
         else:
             v = sol.values(opp, True)
             taken = gadgets.expected_per_hand(v[j], w)
@@ -900,25 +950,42 @@ def _profile(large: cfr.Subgame, seats: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def table2_translation(game: GameDef, large: cfr.Subgame, bp: _Solved, setup: Table2Setup,
-                       randomized: bool = True) -> Row:
+def table2_translation(
+    game: GameDef, large: cfr.Subgame, bp: _Solved, setup: Table2Setup, randomized: bool = True
+) -> Row:
     t0 = time.perf_counter()
     seats = [_TranslationWalk(game, large, setup.small, bp, us, randomized=randomized).run() for us in (0, 1)]
     name = "Randomized pseudo-harmonic translation" if randomized else "Deterministic pseudo-harmonic translation"
-    return Row(name, mbb(cfr.exploitability(large, _profile(large, seats)), game),
-               seconds=time.perf_counter() - t0)
+    return Row(name, mbb(cfr.exploitability(large, _profile(large, seats)), game), seconds=time.perf_counter() - t0)
 
 
-def table2_method(game: GameDef, large: cfr.Subgame, bp: _Solved, setup: Table2Setup, method: Method,
-                  progress: Progress = _quiet) -> Row:
+def table2_method(
+    game: GameDef, large: cfr.Subgame, bp: _Solved, setup: Table2Setup, method: Method, progress: Progress = _quiet
+) -> Row:
     t0 = time.perf_counter()
     gap = _Gap(large)
-    walks = [_NestedWalk(game, large, setup.small, bp, us, method=method, iterations=setup.subgame_iterations,
-                         gap=gap, progress=progress) for us in (0, 1)]
+    walks = [
+        _NestedWalk(
+            game,
+            large,
+            setup.small,
+            bp,
+            us,
+            method=method,
+            iterations=setup.subgame_iterations,
+            gap=gap,
+            progress=progress,
+        )
+        for us in (0, 1)
+    ]
     seats = [w.run() for w in walks]
-    return Row(method.name, mbb(cfr.exploitability(large, _profile(large, seats)), game),
-               solves=sum(w.solves for w in walks),
-               gap_mbb=mbb(gap.chips(), game) if method.has_gap else None, seconds=time.perf_counter() - t0)
+    return Row(
+        method.name,
+        mbb(cfr.exploitability(large, _profile(large, seats)), game),
+        solves=sum(w.solves for w in walks),
+        gap_mbb=mbb(gap.chips(), game) if method.has_gap else None,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def run_table2(setup: Table2Setup = Table2Setup(), progress: Progress = _quiet) -> list[Row]:
@@ -926,10 +993,18 @@ def run_table2(setup: Table2Setup = Table2Setup(), progress: Progress = _quiet) 
     floor), then translation, then each nested-solving method."""
     t0 = time.perf_counter()
     game, large, bp = blueprint_for_table2(setup)
-    rows = [Row("Blueprint, opponent without the off-tree size", mbb(cfr.exploitability(bp.sub, bp.strategy), game),
-                seconds=time.perf_counter() - t0, note=f"{setup.blueprint_iterations} CFR+ iterations")]
-    progress(f"table 2: large tree {large.tree.num_nodes} nodes, ours {bp.sub.tree.num_nodes}; "
-             f"blueprint {rows[0].mbb:.2f} mbb/h in its own abstraction")
+    rows = [
+        Row(
+            "Blueprint, opponent without the off-tree size",
+            mbb(cfr.exploitability(bp.sub, bp.strategy), game),
+            seconds=time.perf_counter() - t0,
+            note=f"{setup.blueprint_iterations} CFR+ iterations",
+        )
+    ]
+    progress(
+        f"table 2: large tree {large.tree.num_nodes} nodes, ours {bp.sub.tree.num_nodes}; "
+        f"blueprint {rows[0].mbb:.2f} mbb/h in its own abstraction"
+    )
     if setup.translation:
         for randomized in (True, False):
             rows.append(table2_translation(game, large, bp, setup, randomized))

@@ -17,8 +17,8 @@ of every hand (Doyle's game).
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from .cards import CardError, card_to_str, check_distinct
 from .gamedef import MAX_NUM_ACTIONS, BettingType, GameDef
@@ -122,9 +122,7 @@ class BettingState:
         board_cards: Sequence[int] = (),
     ) -> None:
         if game.num_players != 2:
-            raise ValueError(
-                f"the betting state machine supports two players, the game has {game.num_players}"
-            )
+            raise ValueError(f"the betting state machine supports two players, the game has {game.num_players}")
         self.game = game
         self.hand_id = hand_id
         self.spent = list(game.blind)
@@ -151,7 +149,7 @@ class BettingState:
             self.deal_board_cards(board_cards)
 
     # ------------------------------------------------------------------ copying
-    def copy(self) -> "BettingState":
+    def copy(self) -> BettingState:
         other = BettingState.__new__(BettingState)
         other.game = self.game
         other.hand_id = self.hand_id
@@ -176,9 +174,7 @@ class BettingState:
     def num_acting_players(self) -> int:
         """Players who have neither folded nor gone all-in."""
         stack = self.game.stack
-        return (not self.folded[0] and self.spent[0] < stack[0]) + (
-            not self.folded[1] and self.spent[1] < stack[1]
-        )
+        return (not self.folded[0] and self.spent[0] < stack[0]) + (not self.folded[1] and self.spent[1] < stack[1])
 
     def _next_player(self, after: int) -> int:
         n = after
@@ -237,6 +233,7 @@ class BettingState:
     def verify_fold(self) -> None:
         self._verify_open()
         p = self.current_player
+        assert p is not None  # the hand is open
         if self.spent[p] == self.max_spent:
             raise IllegalActionError(
                 f"fold is illegal: checking is free (player {p} has matched the bet of {self.max_spent})"
@@ -277,6 +274,7 @@ class BettingState:
             return "the opponent is all-in, nobody is left to call a raise"
         if self.game.betting is BettingType.NOLIMIT:
             p = self.current_player
+            assert p is not None  # the hand is open
             if self.min_raise_to > self.game.stack[p] and self.max_spent >= self.game.stack[p]:
                 return f"the bet of {self.max_spent} already covers player {p}'s stack of {self.game.stack[p]}"
         return None
@@ -292,6 +290,7 @@ class BettingState:
         if self._raise_refusal() is not None:
             return None
         p = self.current_player
+        assert p is not None  # a raise is possible, so the hand is open
         stack = self.game.stack[p]
         if self.game.betting is BettingType.NOLIMIT:
             lo = self.min_raise_to
@@ -306,7 +305,9 @@ class BettingState:
         why = self._raise_refusal()
         if why is not None:
             raise IllegalActionError(f"raise is illegal: {why}")
-        lo, hi = self.raise_bounds()
+        bounds = self.raise_bounds()
+        assert bounds is not None  # no refusal: a raise is possible
+        lo, hi = bounds
         if self.game.betting is BettingType.NOLIMIT:
             if to is None:
                 raise IllegalActionError("a no-limit raise needs a raise-to total")
@@ -314,9 +315,7 @@ class BettingState:
                 raise IllegalActionError(f"raise-to total must be an integer, got {to!r}")
             if to < lo:
                 if lo == hi:
-                    raise IllegalActionError(
-                        f"raise to {to} is illegal: the only legal raise is all-in to {hi}"
-                    )
+                    raise IllegalActionError(f"raise to {to} is illegal: the only legal raise is all-in to {hi}")
                 raise IllegalActionError(
                     f"raise to {to} is below the minimum raise-to {lo} "
                     f"(current bet {self.max_spent}, the raise must add at least {lo - self.max_spent})"
@@ -335,6 +334,7 @@ class BettingState:
     def raise_to(self, to: int | None = None) -> None:
         self.verify_raise(to)
         if self.game.betting is BettingType.NOLIMIT:
+            assert to is not None  # verify_raise refuses a no-limit raise without a total
             self._do(Action(ActionType.RAISE, int(to)))
         else:
             self._do(LIMIT_RAISE)
@@ -393,6 +393,7 @@ class BettingState:
     def _do(self, action: Action) -> None:
         game = self.game
         p = self._to_act
+        assert p is not None  # only verified actions get here: the hand is open
         r = self.round
         self._betting += str(action)
         self.actions[r].append(action)
@@ -444,9 +445,7 @@ class BettingState:
         if self.hole_cards[player]:
             raise CardError(f"player {player} already has hole cards")
         if len(cards) != self.game.num_hole_cards:
-            raise CardError(
-                f"player {player} needs {self.game.num_hole_cards} hole cards, got {len(cards)}"
-            )
+            raise CardError(f"player {player} needs {self.game.num_hole_cards} hole cards, got {len(cards)}")
         self._check_new_cards(cards, f"hole cards of player {player}")
         self.hole_cards[player] = list(cards)
 
@@ -526,9 +525,7 @@ def apply_betting(state: BettingState, betting: str, start: int = 0) -> BettingS
         ch = betting[i]
         if ch == "/":
             if seg_round + 1 > state.round:
-                raise IllegalActionError(
-                    f"'/' after {betting[:i]!r}: round {seg_round + 1} has not ended"
-                )
+                raise IllegalActionError(f"'/' after {betting[:i]!r}: round {seg_round + 1} has not ended")
             seg_round += 1
             i += 1
             continue

@@ -6,7 +6,7 @@ Small-deck games use the same indices (a Leduc-like deck is Qh Qs Kh Ks Ah As).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"

@@ -12,8 +12,8 @@ and the correction is logged. The match ends when the dealer closes the socket.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator
 
 import structlog
 
@@ -59,7 +59,7 @@ class ClientConnection:
         self.corrections = 0
 
     @classmethod
-    async def connect(cls, host: str, port: int, game: GameDef, timeout: float = 30.0) -> "ClientConnection":
+    async def connect(cls, host: str, port: int, game: GameDef, timeout: float = 30.0) -> ClientConnection:
         async with asyncio.timeout(timeout):
             conn = await open_line_connection(host, port)
         conn.write(VERSION_LINE.encode())
@@ -82,7 +82,13 @@ class ClientConnection:
             try:
                 # The hand's state object advances in place: a strategy that keeps
                 # states across messages must copy them.
-                ms = parse_next_matchstate(text, self.game, prev and prev.text, prev and prev.state, in_place=True)
+                ms = parse_next_matchstate(
+                    text,
+                    self.game,
+                    prev.text if prev is not None else None,
+                    prev.state if prev is not None else None,
+                    in_place=True,
+                )
             except MatchStateError as e:
                 raise ProtocolError(f"cannot parse the dealer's state {text!r}: {e}") from None
             prev = Received(text, ms)
@@ -97,8 +103,7 @@ class ClientConnection:
         sent = legal_action(state, action)
         if sent != action:
             self.corrections += 1
-            log.warning("action_corrected", hand=state.hand_id, state=received.text,
-                        wanted=str(action), sent=str(sent))
+            log.warning("action_corrected", hand=state.hand_id, state=received.text, wanted=str(action), sent=str(sent))
         try:
             self.conn.write((format_reply(received.text, sent) + "\r\n").encode())
         except ConnectionError:

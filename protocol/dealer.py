@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -132,7 +131,9 @@ class MatchResult:
 class Dealer:
     def __init__(self, config: DealerConfig, game: GameDef, stdout: TextIO | None = None) -> None:
         if game.num_players != 2:
-            raise GameDefError(f"the dealer runs two-player games, this one has {game.num_players}", None, config.game_file)
+            raise GameDefError(
+                f"the dealer runs two-player games, this one has {game.num_players}", None, config.game_file
+            )
         self.cfg = config
         self.game = game
         self.stdout = stdout or sys.stdout
@@ -202,7 +203,7 @@ class Dealer:
             raise MatchError(f"ERROR: invalid version string {line.rstrip()}")
         major, minor = int(parts[0]), int(parts[1])
         if major != VERSION[0] or minor > VERSION[1]:
-            self._error_line("ERROR: this server is currently using version %d.%d.%d" % VERSION)
+            self._error_line(f"ERROR: this server is currently using version {VERSION[0]}.{VERSION[1]}.{VERSION[2]}")
 
     def abort_reason(self, reason: str) -> None:
         """Say why the task running ``run`` is about to be cancelled (it then ends the
@@ -263,8 +264,15 @@ class Dealer:
             )
             self._log.flush()
         seats: list[_Seat] = []
-        log.info("match_start", match=cfg.match_name, game=cfg.game_file, hands=cfg.num_hands,
-                 seed=cfg.seed, names=list(cfg.names), ports=self.ports)
+        log.info(
+            "match_start",
+            match=cfg.match_name,
+            game=cfg.game_file,
+            hands=cfg.num_hands,
+            seed=cfg.seed,
+            names=list(cfg.names),
+            ports=self.ports,
+        )
         try:
             seats = await self._accept()
             for seat in seats:
@@ -303,8 +311,13 @@ class Dealer:
             self._err_write(score + "\n")
             if self._log is not None:
                 self._log.write(score + "\n")
-            log.info("match_end", match=cfg.match_name, hands=self.result.completed_hands, totals=self.result.totals,
-                     play_seconds=round(self.result.play_seconds, 6))
+            log.info(
+                "match_end",
+                match=cfg.match_name,
+                hands=self.result.completed_hands,
+                totals=self.result.totals,
+                play_seconds=round(self.result.play_seconds, 6),
+            )
         for f in (self._log, self._err):
             if f is not None:
                 f.close()
@@ -338,6 +351,7 @@ class Dealer:
                 s.used_hand = 0.0
             while not state.finished:
                 acting = state.current_player
+                assert acting is not None  # the hand is not finished
                 seat = seats[seat_of[acting]]
                 other = seats[seat_of[1 - acting]]
                 # The player to act hears first: it can start thinking sooner.
@@ -347,12 +361,20 @@ class Dealer:
                 self._flush(seat)
                 sent_at = time.monotonic()
                 self._flush(other)
-                action = await self._get_action(seat, acting_text, state, acting, sent_at,
-                                                t_response, t_hand, t_match, hand)
+                action = await self._get_action(
+                    seat, acting_text, state, acting, sent_at, t_response, t_hand, t_match, hand
+                )
                 state.apply(action)
                 if debug:
-                    log.debug("action", match=cfg.match_name, hand=hand, seat=seat.index + 1, position=acting,
-                              action=str(action), ms=round((time.monotonic() - sent_at) * 1000, 3))
+                    log.debug(
+                        "action",
+                        match=cfg.match_name,
+                        hand=hand,
+                        seat=seat.index + 1,
+                        position=acting,
+                        action=str(action),
+                        ms=round((time.monotonic() - sent_at) * 1000, 3),
+                    )
             values = state.payoffs()
             for p in range(2):
                 self.result.totals[seat_of[p]] += values[p]
@@ -365,7 +387,9 @@ class Dealer:
             self.result.completed_hands += 1
             if not cfg.quiet and hand % 100 == 0:  # the reference's progress lines
                 for seat in seats:
-                    self._err_write(f"Seconds cumulatively spent in match for seat {seat.index}: {int(seat.used_match)}\n")
+                    self._err_write(
+                        f"Seconds cumulatively spent in match for seat {seat.index}: {int(seat.used_match)}\n"
+                    )
             if debug:
                 log.debug("hand_end", match=cfg.match_name, hand=hand, betting=state.betting_string(), values=values)
             # A player that stops reading must not grow our buffers without bound.
@@ -373,8 +397,18 @@ class Dealer:
                 if seat.conn.buffered_output() > 1 << 20:
                     raise MatchError(f"ERROR: could not send state to seat {seat.index + 1}")
 
-    async def _get_action(self, seat: _Seat, sent_text: str, state: BettingState, position: int,
-                          sent_at: float, t_response: float, t_hand: float, t_match: float, hand: int):
+    async def _get_action(
+        self,
+        seat: _Seat,
+        sent_text: str,
+        state: BettingState,
+        position: int,
+        sent_at: float,
+        t_response: float,
+        t_hand: float,
+        t_match: float,
+        hand: int,
+    ):
         while True:
             elapsed = time.monotonic() - sent_at
             budget = min(t_hand - seat.used_hand, t_match - seat.used_match)
@@ -391,7 +425,9 @@ class Dealer:
                     f"{now - sent_at:.1f} seconds spent waiting; timeout {t_response:.1f}"
                 )
             if not self.cfg.quiet:
-                self._err_write(f"FROM {seat.index + 1} at {self._stamp()} {line if line.endswith(chr(10)) else line + chr(10)}")
+                self._err_write(
+                    f"FROM {seat.index + 1} at {self._stamp()} {line if line.endswith(chr(10)) else line + chr(10)}"
+                )
             reply = read_reply(line, sent_text, state, position)
             if reply.kind is ReplyKind.COMMENT:
                 continue
@@ -428,17 +464,41 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-l", dest="write_log", action="store_false", help="no .log file")
     g.add_argument("-L", dest="write_log", action="store_true", help="write the .log file (default)")
     p.set_defaults(write_log=True)
-    p.add_argument("--t_response", type=int, default=DEFAULT_T_RESPONSE_MS, metavar="MS", help="limit per reply (default 600000)")
-    p.add_argument("--t_hand", type=int, default=DEFAULT_T_HAND_MS, metavar="MS", help="limit per hand (default 600000)")
-    p.add_argument("--t_per_hand", type=int, default=DEFAULT_T_PER_HAND_MS, metavar="MS",
-                   help="average limit per hand over the match (default 7000)")
-    p.add_argument("--start_timeout", type=int, default=None, metavar="MS", help="how long to wait for players to connect (default: no limit)")
+    p.add_argument(
+        "--t_response", type=int, default=DEFAULT_T_RESPONSE_MS, metavar="MS", help="limit per reply (default 600000)"
+    )
+    p.add_argument(
+        "--t_hand", type=int, default=DEFAULT_T_HAND_MS, metavar="MS", help="limit per hand (default 600000)"
+    )
+    p.add_argument(
+        "--t_per_hand",
+        type=int,
+        default=DEFAULT_T_PER_HAND_MS,
+        metavar="MS",
+        help="average limit per hand over the match (default 7000)",
+    )
+    p.add_argument(
+        "--start_timeout",
+        type=int,
+        default=None,
+        metavar="MS",
+        help="how long to wait for players to connect (default: no limit)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--spin-us", type=int, default=DEFAULT_SPIN_US, metavar="US",
-                   help="poll a seat's socket this long for its reply before sleeping (default "
-                        f"{DEFAULT_SPIN_US}; 0: never; ours, not the reference dealer's)")
-    p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
-                   help="structured (JSON) log level on stderr (default warning)")
+    p.add_argument(
+        "--spin-us",
+        type=int,
+        default=DEFAULT_SPIN_US,
+        metavar="US",
+        help="poll a seat's socket this long for its reply before sleeping (default "
+        f"{DEFAULT_SPIN_US}; 0: never; ours, not the reference dealer's)",
+    )
+    p.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="structured (JSON) log level on stderr (default warning)",
+    )
     return p
 
 

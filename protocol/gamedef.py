@@ -14,9 +14,9 @@ from __future__ import annotations
 import enum
 import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Sequence
 
 MAX_ROUNDS = 4
 MAX_PLAYERS = 10
@@ -98,16 +98,14 @@ class GameDef:
         return card in _deck_set(self.num_suits, self.num_ranks)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _deck(num_suits: int, num_ranks: int) -> tuple[int, ...]:
     return tuple(
-        r * 4 + s
-        for s in range(MAX_SUITS - num_suits, MAX_SUITS)
-        for r in range(MAX_RANKS - num_ranks, MAX_RANKS)
+        r * 4 + s for s in range(MAX_SUITS - num_suits, MAX_SUITS) for r in range(MAX_RANKS - num_ranks, MAX_RANKS)
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _deck_set(num_suits: int, num_ranks: int) -> frozenset[int]:
     return frozenset(_deck(num_suits, num_ranks))
 
@@ -199,18 +197,14 @@ def parse_gamedef(text: str, source: str = "<gamedef>") -> GameDef:
             if rest.strip():
                 raise GameDefError(f"'{key_text}' takes no value", line_no, source)
             if betting is not None:
-                raise GameDefError(
-                    f"betting type given twice (first on line {betting_line})", line_no, source
-                )
+                raise GameDefError(f"betting type given twice (first on line {betting_line})", line_no, source)
             betting = BettingType(key)
             betting_line = line_no
             continue
         if key in _INT_LIST_KEYS or key in _INT_KEYS:
             field = _INT_LIST_KEYS.get(key) or _INT_KEYS[key]
             if field in seen:
-                raise GameDefError(
-                    f"'{key_text}' given twice (first on line {seen[field][1]})", line_no, source
-                )
+                raise GameDefError(f"'{key_text}' given twice (first on line {seen[field][1]})", line_no, source)
             values = _parse_ints(rest, key_text, line_no, source)
             if key in _INT_KEYS:
                 if len(values) != 1:
@@ -268,7 +262,9 @@ def _validate(seen: dict, betting: BettingType | None, source: str) -> GameDef:
     blind = per("blind", num_players, "player")
     for p in range(num_players):
         if stack[p] <= 0 or stack[p] > UNLIMITED_STACK:
-            raise GameDefError(f"stack of player {p + 1} must be 1..{UNLIMITED_STACK}, got {stack[p]}", line("stack"), source)
+            raise GameDefError(
+                f"stack of player {p + 1} must be 1..{UNLIMITED_STACK}, got {stack[p]}", line("stack"), source
+            )
         if blind[p] < 0:
             raise GameDefError(f"blind of player {p + 1} is negative ({blind[p]})", line("blind"), source)
         if blind[p] > stack[p]:
@@ -281,7 +277,9 @@ def _validate(seen: dict, betting: BettingType | None, source: str) -> GameDef:
         raise_size = per("raise_size", num_rounds, "round")
         for r, size in enumerate(raise_size):
             if size <= 0:
-                raise GameDefError(f"raiseSize of round {r + 1} must be positive, got {size}", line("raise_size"), source)
+                raise GameDefError(
+                    f"raiseSize of round {r + 1} must be positive, got {size}", line("raise_size"), source
+                )
     else:
         raise_size = per("raise_size", num_rounds, "round", [0] * num_rounds)
     first = per("first_player", num_rounds, "round", [1] * num_rounds)
@@ -300,7 +298,9 @@ def _validate(seen: dict, betting: BettingType | None, source: str) -> GameDef:
         if b < 0:
             raise GameDefError(f"numBoardCards of round {r + 1} is negative ({b})", line("num_board_cards"), source)
     if sum(board) > MAX_BOARD_CARDS:
-        raise GameDefError(f"at most {MAX_BOARD_CARDS} board cards in all, got {sum(board)}", line("num_board_cards"), source)
+        raise GameDefError(
+            f"at most {MAX_BOARD_CARDS} board cards in all, got {sum(board)}", line("num_board_cards"), source
+        )
     if num_hole * num_players + sum(board) > num_suits * num_ranks:
         raise GameDefError(
             f"too many hole and board cards ({num_hole * num_players + sum(board)}) "
@@ -327,7 +327,7 @@ def _validate(seen: dict, betting: BettingType | None, source: str) -> GameDef:
 def format_gamedef(game: GameDef) -> str:
     """The game as file text, in the layout the reference dealer prints."""
 
-    def ints(values: Sequence[int]) -> str:
+    def ints(values: Iterable[int]) -> str:
         return " ".join(str(v) for v in values)
 
     lines = ["GAMEDEF", game.betting.value]
@@ -373,9 +373,7 @@ def bundled_game_names() -> list[str]:
 
 def bundled_game_text(name: str) -> str:
     if name not in bundled_game_names():
-        raise GameDefError(
-            f"no bundled game {name!r}; bundled: {', '.join(bundled_game_names())}", None, name
-        )
+        raise GameDefError(f"no bundled game {name!r}; bundled: {', '.join(bundled_game_names())}", None, name)
     return resources.files("pokerbot.protocol.games").joinpath(name + ".game").read_text(encoding="utf-8")
 
 

@@ -17,7 +17,7 @@ significant first. Larger is better; equal strengths split the pot.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 CATEGORY_NAMES = (
@@ -60,7 +60,7 @@ def _straight_top(rank_mask: int) -> int:
 
 
 def _top_ranks(rank_mask: int, n: int) -> list[int]:
-    out = []
+    out: list[int] = []
     for r in range(12, -1, -1):
         if len(out) == n:
             break

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import TextIO
+from typing import TextIO, cast
 
 import structlog
 
@@ -43,8 +43,11 @@ def stream_from_env() -> str:
     deployment's environment must not stop the bot."""
     value = os.environ.get(STREAM_ENV, "").strip().lower() or "stderr"
     if value not in STREAMS:
-        print(f"pokerbot: {STREAM_ENV}={os.environ[STREAM_ENV]!r} is not one of {', '.join(STREAMS)}; "
-              "logging to stderr", file=sys.stderr, flush=True)
+        print(
+            f"pokerbot: {STREAM_ENV}={os.environ[STREAM_ENV]!r} is not one of {', '.join(STREAMS)}; logging to stderr",
+            file=sys.stderr,
+            flush=True,
+        )
         return "stderr"
     return value
 
@@ -63,7 +66,8 @@ def configure(level: str = "info", stream: TextIO | None = None) -> None:
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or _Current(stream_from_env())),
+        # _Current has the two methods structlog's PrintLogger calls, write and flush
+        logger_factory=structlog.PrintLoggerFactory(file=stream or cast(TextIO, _Current(stream_from_env()))),
         cache_logger_on_first_use=True,
     )
 

@@ -11,6 +11,7 @@ a parsed state gives back the same text (round trip).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .betting import (
@@ -80,14 +81,10 @@ def _parse_cards_field(field: str, state: BettingState, visible: set[int] | None
             if not text:
                 continue
             if visible is not None and p not in visible:
-                raise MatchStateError(
-                    f"hole cards of position {p} are shown, but only a showdown reveals them"
-                )
+                raise MatchStateError(f"hole cards of position {p} are shown, but only a showdown reveals them")
             cards = parse_cards(text)
             if len(cards) != game.num_hole_cards:
-                raise MatchStateError(
-                    f"position {p} has {len(cards)} hole cards, the game deals {game.num_hole_cards}"
-                )
+                raise MatchStateError(f"position {p} has {len(cards)} hole cards, the game deals {game.num_hole_cards}")
             state.deal_hole_cards(p, cards)
         if len(board_parts) != state.round:
             raise MatchStateError(
@@ -130,9 +127,7 @@ def parse_matchstate(line: str, game: GameDef) -> MatchState:
     if fields[0] != MATCHSTATE_PREFIX:
         raise MatchStateError(f"line does not start with 'MATCHSTATE:': {line[:60]!r}")
     if len(fields) != 5:
-        raise MatchStateError(
-            f"MATCHSTATE has 5 ':'-separated fields, got {len(fields)}: {line[:80]!r}"
-        )
+        raise MatchStateError(f"MATCHSTATE has 5 ':'-separated fields, got {len(fields)}: {line[:80]!r}")
     viewer = _parse_uint(fields[1], "position")
     if viewer >= game.num_players:
         raise MatchStateError(f"position {viewer} does not exist in a {game.num_players}-player game")
@@ -143,8 +138,9 @@ def parse_matchstate(line: str, game: GameDef) -> MatchState:
     return MatchState(viewer, state)
 
 
-def parse_next_matchstate(line: str, game: GameDef, prev_line: str | None,
-                          prev: MatchState | None, in_place: bool = False) -> MatchState:
+def parse_next_matchstate(
+    line: str, game: GameDef, prev_line: str | None, prev: MatchState | None, in_place: bool = False
+) -> MatchState:
     """``parse_matchstate``, reusing the previous state of the same hand when this line
     extends it (same viewer and hand, more betting, more board), as the dealer's lines
     within a hand do: then only the new actions and cards are applied. With
@@ -209,9 +205,7 @@ def _board_text(state: BettingState, last_round: int) -> str:
 
 
 def _format_cards(state: BettingState, shown: list[bool]) -> str:
-    holes = "|".join(
-        cards_to_str(state.hole_cards[p]) if shown[p] else "" for p in range(state.game.num_players)
-    )
+    holes = "|".join(cards_to_str(state.hole_cards[p]) if shown[p] else "" for p in range(state.game.num_players))
     return holes + _board_text(state, state.round)
 
 
@@ -291,7 +285,7 @@ def format_value(v: float) -> str:
     return text[:-1] if text.endswith(".") else text
 
 
-def format_state_line(state: BettingState, values: list[float], names: list[str]) -> str:
+def format_state_line(state: BettingState, values: Sequence[float], names: list[str]) -> str:
     """The log line of a finished hand: betting, all hole cards, board, the value won
     by each position and the name of the player in each position."""
     cards = _format_cards(state, [True] * state.game.num_players)

@@ -3,15 +3,16 @@
 A reply is the state the player was sent, ``:``, and an action. The reference dealer
 is forgiving about the action and strict about the state:
 
-| reply | outcome |
-|---|---|
-| starts with ``#`` or ``;`` | ignored (a comment) |
-| state that does not parse | ``WARNING: bad state format in response``; keep waiting |
-| parses, but not the state asked | ``WARNING: ignoring un-requested response``; keep waiting |
-| no ``:`` after the state, ``r`` without a number (no-limit) | ``WARNING: bad action format in response, changed to call`` |
-| unknown action, fold when checking is free, raise when none is possible | ``WARNING: invalid action, changed to call`` |
-| raise below the minimum / above the stack | ``WARNING: raise of X increased to MIN`` / ``decreased to MAX`` |
-| ``b``, ``k``, upper-case letters | accepted as raise / call, silently |
+- starts with ``#`` or ``;``: ignored (a comment);
+- a state that does not parse: ``WARNING: bad state format in response``; keep waiting;
+- parses, but not the state asked: ``WARNING: ignoring un-requested response``; keep waiting;
+- no ``:`` after the state, ``r`` without a number (no-limit):
+  ``WARNING: bad action format in response, changed to call``;
+- an unknown action, a fold when checking is free, a raise when none is possible:
+  ``WARNING: invalid action, changed to call``;
+- a raise below the minimum / above the stack: ``WARNING: raise of X increased to MIN`` /
+  ``decreased to MAX``;
+- ``b``, ``k``, upper-case letters: accepted as raise / call, silently.
 
 The warnings are the reference's words; every one of them fails a competition check,
 which is why our own client never causes one.

@@ -56,16 +56,23 @@ def summarise(paths: list[str]) -> dict:
     by_kind: dict[str, dict] = {}
     for kind in sorted({s["kind"] for s in solves}):
         ks = [s for s in solves if s["kind"] == kind]
-        by_kind[kind] = {"solves": len(ks), "median_seconds": statistics.median(s["seconds"] for s in ks),
-                         "max_seconds": max(s["seconds"] for s in ks),
-                         "median_iterations": statistics.median(s["iterations"] for s in ks),
-                         "stopped_early": sum(bool(s["stopped_early"]) for s in ks),
-                         "median_nodes": statistics.median(s["nodes"] for s in ks)}
+        by_kind[kind] = {
+            "solves": len(ks),
+            "median_seconds": statistics.median(s["seconds"] for s in ks),
+            "max_seconds": max(s["seconds"] for s in ks),
+            "median_iterations": statistics.median(s["iterations"] for s in ks),
+            "stopped_early": sum(bool(s["stopped_early"]) for s in ks),
+            "median_nodes": statistics.median(s["nodes"] for s in ks),
+        }
     return {
-        "decisions": len(decisions), "hands_with_a_decision": len(hands),
+        "decisions": len(decisions),
+        "hands_with_a_decision": len(hands),
         "sources": dict(Counter(e["source"] for e in decisions).most_common()),
         "extensions": dict(Counter(e["extension"] for e in decisions if "extension" in e).most_common()),
-        "solves": by_kind, "solves_lost": lost, "workers_replaced": replaced, "unreadable_lines": bad,
+        "solves": by_kind,
+        "solves_lost": lost,
+        "workers_replaced": replaced,
+        "unreadable_lines": bad,
         "reply_seconds_total": sum(reply),
         "reply_seconds_per_hand_with_a_decision": sum(reply) / len(hands) if hands else 0.0,
         "reply_seconds_max": max(reply) if reply else 0.0,
@@ -91,13 +98,17 @@ def main(argv: list[str] | None = None) -> int:
     if s["extensions"]:
         print("from extensions: " + ", ".join(f"{k} {v:,}" for k, v in s["extensions"].items()))
     for kind, k in s["solves"].items():
-        print(f"{kind} solves: {k['solves']:,}, median {k['median_seconds']:.3f} s (max {k['max_seconds']:.3f}), "
-              f"median {k['median_iterations']:.0f} iterations, {k['stopped_early']} stopped at the deadline, "
-              f"median {k['median_nodes']:.0f} nodes")
+        print(
+            f"{kind} solves: {k['solves']:,}, median {k['median_seconds']:.3f} s (max {k['max_seconds']:.3f}), "
+            f"median {k['median_iterations']:.0f} iterations, {k['stopped_early']} stopped at the deadline, "
+            f"median {k['median_nodes']:.0f} nodes"
+        )
     print(f"solves lost: {s['solves_lost']}, workers replaced: {s['workers_replaced']}")
-    print(f"reply time: {s['reply_seconds_total']:.1f} s in all, {s['reply_seconds_per_hand_with_a_decision']:.3f} s "
-          f"per hand with a decision, median {s['reply_seconds_median'] * 1000:.1f} ms, "
-          f"max {s['reply_seconds_max']:.3f} s")
+    print(
+        f"reply time: {s['reply_seconds_total']:.1f} s in all, {s['reply_seconds_per_hand_with_a_decision']:.3f} s "
+        f"per hand with a decision, median {s['reply_seconds_median'] * 1000:.1f} ms, "
+        f"max {s['reply_seconds_max']:.3f} s"
+    )
     return 0
 
 

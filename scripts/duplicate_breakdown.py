@@ -26,7 +26,6 @@ from collections import Counter
 
 import numpy as np
 
-
 from pokerbot.bot.match import Z95, player_series, read_match_log
 from pokerbot.protocol.gamedef import GameDefError, load_gamedef
 from scripts.agent_log_summary import read_events
@@ -61,9 +60,15 @@ def breakdown(net: np.ndarray, labels: list[str], big_blind: int) -> list[dict]:
     for name in [k for k, _ in Counter(labels).most_common()] + ["all pairs"]:
         mask = np.ones(n, bool) if name == "all pairs" else tags == name
         part = np.where(mask, net, 0.0) * scale  # zero outside the group: contributions add up
-        rows.append({"group": name, "pairs": int(mask.sum()), "cancel": int((net[mask] == 0).sum()),
-                     "mbb_per_hand": float(part.mean()) if n else 0.0,
-                     "ci95": float(Z95 * part.std(ddof=1) / math.sqrt(n)) if n > 1 else None})
+        rows.append(
+            {
+                "group": name,
+                "pairs": int(mask.sum()),
+                "cancel": int((net[mask] == 0).sum()),
+                "mbb_per_hand": float(part.mean()) if n else 0.0,
+                "ci95": float(Z95 * part.std(ddof=1) / math.sqrt(n)) if n > 1 else None,
+            }
+        )
     return rows
 
 
@@ -80,7 +85,7 @@ def _pairs(directory: str, player: str | None, game: str | None) -> tuple[str, n
         found = sorted(glob.glob(os.path.join(directory, "match1.A-*.stderr")))
         if not found:
             raise FileNotFoundError(f"no match1.A-*.stderr in {directory}: name the agent with --player")
-        player = os.path.basename(found[0])[len("match1."):-len(".stderr")]
+        player = os.path.basename(found[0])[len("match1.") : -len(".stderr")]
     cache: dict = {}
     hands1, _ = read_match_log(os.path.join(directory, "match1.log"), gdef, cache=cache)
     hands2, _ = read_match_log(os.path.join(directory, "match2.log"), gdef, cache=cache)
@@ -101,14 +106,21 @@ def analyse(directories: list[str], player: str | None = None, game: str | None 
         raise ValueError("pooled matches must have the same agent name and big blind")
     net = np.concatenate([p[1] for p in parts])
     labels = [lab for p in parts for lab in p[2]]
-    return {"player": parts[0][0], "matches": len(parts), "pairs": len(net),
-            "groups": breakdown(net, labels, parts[0][3])}
+    return {
+        "player": parts[0][0],
+        "matches": len(parts),
+        "pairs": len(net),
+        "groups": breakdown(net, labels, parts[0][3]),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("directories", nargs="+",
-                   help="a duplicate match's directory (match1.log, match2.log, agent logs); several are pooled")
+    p.add_argument(
+        "directories",
+        nargs="+",
+        help="a duplicate match's directory (match1.log, match2.log, agent logs); several are pooled",
+    )
     p.add_argument("--player", help="the agent's seat name, e.g. A-libratus (default: player A)")
     p.add_argument("--game", help="game name or file (default: summary.json's, else holdem.nolimit.2p)")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -25,8 +25,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-
-from agent_log_summary import summarise  # noqa: E402  (a sibling script)
+from agent_log_summary import summarise
 
 OPPONENTS = ("allin", "raise-pot", "random", "call", "blueprint", "unsafe")
 
@@ -35,8 +34,21 @@ def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
     out = os.path.join(args.out, f"vs-{opponent}")
     if os.path.exists(os.path.join(out, "summary.json")):
         return opponent, 0
-    cmd = [sys.executable, "-m", "pokerbot.bot.cli", "match", "libratus", opponent, "--hands", str(args.hands),
-           "--seed", str(args.seed), "--duplicate", "--out", out]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pokerbot.bot.cli",
+        "match",
+        "libratus",
+        opponent,
+        "--hands",
+        str(args.hands),
+        "--seed",
+        str(args.seed),
+        "--duplicate",
+        "--out",
+        out,
+    ]
     if args.common_random_numbers:
         cmd.append("--common-random-numbers")
     if args.concurrent:
@@ -48,8 +60,10 @@ def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
     print(f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: {2 * args.hands:,} hands ...", flush=True)
     with open(os.path.join(out, "match.txt"), "w") as f:
         status = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    print(f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: done in {time.time() - t0:.0f} s "
-          f"(status {status})", flush=True)
+    print(
+        f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: done in {time.time() - t0:.0f} s (status {status})",
+        flush=True,
+    )
     return opponent, status
 
 
@@ -65,13 +79,19 @@ def row(opponent: str, out: str) -> str:
         return f"| {opponent} | incomplete ({'; '.join(m.get('error') or '' for m in s['matches'])}) | | | |"
     hands = sum(m["hands_played"] for m in s["matches"])
     wall = sum(m["seconds"] for m in s["matches"]) / max(hands, 1)
-    logs = [os.path.join(os.path.dirname(m["log"]), f"{m['name']}.{seat}.stderr")
-            for m in s["matches"] for seat in m["seats"] if seat.startswith("A-")]
+    logs = [
+        os.path.join(os.path.dirname(m["log"]), f"{m['name']}.{seat}.stderr")
+        for m in s["matches"]
+        for seat in m["seats"]
+        if seat.startswith("A-")
+    ]
     agent = summarise([p for p in logs if os.path.exists(p)])
     # the agent logs its decisions at info level (play's default); older logs may lack them
     reply = f"{agent['reply_seconds_total'] / max(hands, 1):.3f} s" if agent["decisions"] else "n/a"
-    return (f"| {opponent} | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
-            f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {hands:,} | {wall:.3f} s / {reply} |")
+    return (
+        f"| {opponent} | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
+        f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {hands:,} | {wall:.3f} s / {reply} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,12 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parallel", type=int, default=2)
     p.add_argument("--out", default="eval")
     p.add_argument("--blueprint", default=None)
-    p.add_argument("--concurrent", action="store_true",
-                   help="play each duplicate match's two seat orders at the same time (two cores per match: "
-                        "use with --parallel 1)")
-    p.add_argument("--common-random-numbers", action="store_true",
-                   help="one seed for both players (see pokerbot match): against blueprint, prober and unsafe the "
-                        "duplicate pairs then cancel up to the agent's first solve")
+    p.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="play each duplicate match's two seat orders at the same time (two cores per match: "
+        "use with --parallel 1)",
+    )
+    p.add_argument(
+        "--common-random-numbers",
+        action="store_true",
+        help="one seed for both players (see pokerbot match): against blueprint, prober and unsafe the "
+        "duplicate pairs then cancel up to the agent's first solve",
+    )
     args = p.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     with ThreadPoolExecutor(max(1, args.parallel)) as ex:

@@ -7,6 +7,7 @@ w * (a - b) = s_B - s_A for partial sums s_A (multisets of the lower ranks with 
 7 - a cards) and s_B (at most 7 - b cards); the difference sets come from an FFT
 cross-correlation of the sums' indicator arrays. Takes about a minute.
 """
+
 import numpy as np
 
 MAX_CARDS = 7

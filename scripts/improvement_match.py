@@ -31,7 +31,6 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-
 import numpy as np
 
 from pokerbot.bot.match import player_series, read_match_log, summarize
@@ -54,10 +53,26 @@ def run(cmd: list[str], log_path: str, what: str) -> None:
     say(f"{what}: done in {time.time() - t0:.0f} s")
 
 
-def match_cmd(a: str, hands: int, seed: int, out: str, blueprint: str, duplicate: bool = True,
-              concurrent: bool = False) -> list[str]:
-    cmd = [sys.executable, "-m", "pokerbot.bot.cli", "match", a, "prober", "--hands", str(hands), "--seed", str(seed),
-           "--out", out, "--blueprint", blueprint, "--no-train"]
+def match_cmd(
+    a: str, hands: int, seed: int, out: str, blueprint: str, duplicate: bool = True, concurrent: bool = False
+) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "pokerbot.bot.cli",
+        "match",
+        a,
+        "prober",
+        "--hands",
+        str(hands),
+        "--seed",
+        str(seed),
+        "--out",
+        out,
+        "--blueprint",
+        blueprint,
+        "--no-train",
+    ]
     return cmd + (["--duplicate"] if duplicate else []) + (["--concurrent"] if concurrent else [])
 
 
@@ -139,8 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=None, help="improvement solver threads (default: every core)")
     p.add_argument("--out", default="eval-improve")
     p.add_argument("--blueprint", default=os.path.join("blueprints", "default.bp"))
-    p.add_argument("--concurrent", action="store_true",
-                   help="play each duplicate match's two seat orders at the same time (see pokerbot match)")
+    p.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="play each duplicate match's two seat orders at the same time (see pokerbot match)",
+    )
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     blueprint = os.path.abspath(args.blueprint)
@@ -151,26 +169,47 @@ def main(argv: list[str] | None = None) -> int:
 
     def improve_chain() -> None:
         if not os.path.exists(os.path.join(probe, "summary.json")):
-            run(match_cmd("libratus", args.probe_hands, args.seed + 1000, probe, blueprint, duplicate=False),
-                os.path.join(args.out, "probe.txt"), "match the improver learns from")
+            run(
+                match_cmd("libratus", args.probe_hands, args.seed + 1000, probe, blueprint, duplicate=False),
+                os.path.join(args.out, "probe.txt"),
+                "match the improver learns from",
+            )
         if not os.path.exists(improved):
-            cmd = [sys.executable, "-m", "pokerbot.bot.cli", "improve", "--logs", probe, "--blueprint", blueprint,
-                   "--out", improved, "--hours", str(args.hours)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "pokerbot.bot.cli",
+                "improve",
+                "--logs",
+                probe,
+                "--blueprint",
+                blueprint,
+                "--out",
+                improved,
+                "--hours",
+                str(args.hours),
+            ]
             if args.threads:
                 cmd += ["--threads", str(args.threads)]
             run(cmd, os.path.join(args.out, "improve.txt"), "improvement run")
         if not os.path.exists(os.path.join(after, "summary.json")):
-            agent = (f"{shlex.quote(sys.executable)} -m pokerbot.bot.cli play --strategy libratus "
-                     f"--blueprint {shlex.quote(os.path.abspath(improved))} --seed {args.seed}")
-            run(match_cmd(agent, args.hands, args.seed, after, blueprint, concurrent=args.concurrent),
+            agent = (
+                f"{shlex.quote(sys.executable)} -m pokerbot.bot.cli play --strategy libratus "
+                f"--blueprint {shlex.quote(os.path.abspath(improved))} --seed {args.seed}"
+            )
+            run(
+                match_cmd(agent, args.hands, args.seed, after, blueprint, concurrent=args.concurrent),
                 os.path.join(args.out, "after.txt"),
-                "after: improved agent vs prober")
+                "after: improved agent vs prober",
+            )
 
     def before_match() -> None:
         if not os.path.exists(os.path.join(before, "summary.json")):
-            run(match_cmd("libratus", args.hands, args.seed, before, blueprint, concurrent=args.concurrent),
+            run(
+                match_cmd("libratus", args.hands, args.seed, before, blueprint, concurrent=args.concurrent),
                 os.path.join(args.out, "before.txt"),
-                "before: agent vs prober")
+                "before: agent vs prober",
+            )
 
     with ThreadPoolExecutor(2) as ex:
         for f in [ex.submit(improve_chain), ex.submit(before_match)]:
@@ -183,13 +222,17 @@ def main(argv: list[str] | None = None) -> int:
     for label, out in (("before (base blueprint)", before), ("after (improved store)", after)):
         rows[label] = {adj: agent_series(out, adj) for adj in (False, True)}
         raw, adj = (summarize(rows[label][k], bb) for k in (False, True))
-        print(f"| {label} | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
-              f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {2 * raw['hands']:,} |")
+        print(
+            f"| {label} | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
+            f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {2 * raw['hands']:,} |"
+        )
     b, a = rows["before (base blueprint)"], rows["after (improved store)"]
     if len(a[True]) == len(b[True]):
         raw, adj = (summarize(a[k] - b[k], bb) for k in (False, True))
-        print(f"| change, paired by deal | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
-              f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {2 * raw['hands']:,} |")
+        print(
+            f"| change, paired by deal | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
+            f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {2 * raw['hands']:,} |"
+        )
         print_change_by_kind(before, after, bb)
     return 0
 

@@ -1,1 +1,2 @@
-"""Numeric kernels (numba): the hand evaluator; later public trees, CFR+, subgame gadgets, best response. May import protocol only."""
+"""Numeric kernels (numba): the hand evaluator, public trees, vector CFR+, subgame gadgets,
+best response, MCCFR. May import protocol only."""

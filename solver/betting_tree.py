@@ -49,8 +49,7 @@ class BettingTree:
         return self.num_slots * (regret_bytes + strategy_bytes)
 
 
-def build_betting_tree(game: GameDef, sizes: BetSizes | dict[int, BetSizes],
-                       buckets: tuple[int, ...]) -> BettingTree:
+def build_betting_tree(game: GameDef, sizes: BetSizes | dict[int, BetSizes], buckets: tuple[int, ...]) -> BettingTree:
     """The betting tree of ``game`` from the first action, with ``sizes`` (one
     abstraction for every round, or one per 0-based round) and ``buckets`` card
     classes per round (for the slot layout)."""
@@ -72,8 +71,10 @@ def build_betting_tree(game: GameDef, sizes: BetSizes | dict[int, BetSizes],
             kind.append(FOLD_TERMINAL if folded else SHOWDOWN)
             player.append((0 if st.folded[0] else 1) if folded else -1)
         else:
+            actor = st.current_player
+            assert actor is not None  # not finished: someone is to act
             kind.append(DECISION)
-            player.append(st.current_player)
+            player.append(actor)
         rnd.append(st.round)
         first.append(-1)
         count.append(0)
@@ -107,8 +108,15 @@ def build_betting_tree(game: GameDef, sizes: BetSizes | dict[int, BetSizes],
         offset[n] = at
         at += buckets[round_a[n]] * int(count_a[n])
     return BettingTree(
-        kind=kind_a, player=np.array(player, dtype=np.int8), round=round_a,
-        first_child=np.array(first, dtype=np.int32), num_children=count_a,
-        spent=np.array(spent, dtype=np.int64), slot_offset=offset, num_slots=at, buckets=tuple(buckets),
-        actions=labels, betting=betting,
+        kind=kind_a,
+        player=np.array(player, dtype=np.int8),
+        round=round_a,
+        first_child=np.array(first, dtype=np.int32),
+        num_children=count_a,
+        spent=np.array(spent, dtype=np.int64),
+        slot_offset=offset,
+        num_slots=at,
+        buckets=tuple(buckets),
+        actions=labels,
+        betting=betting,
     )

@@ -80,8 +80,7 @@ NO_FOLD, FOLD_SAME_REACH, FOLD_OTHER_REACH = 0, 1, 2
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
-              fold_mode, y, fold_value, ys, fold_out):
+def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out, fold_mode, y, fold_value, ys, fold_out):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
     the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; ``ladder``
     their tie groups, then their first and their second card-table slots, ``rows``
@@ -112,9 +111,9 @@ def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
     n = order.shape[0]
     W = LADDER_WIDTH
     zero = qs.dtype.type(0.0)
-    table = qs[qs.shape[0] - (rows * W + n + 2 * W):]
-    at_end = table[rows * W:]  # per group: the running reach total at its end, then K
-    F = table[rows * W + n:]
+    table = qs[qs.shape[0] - (rows * W + n + 2 * W) :]
+    at_end = table[rows * W :]  # per group: the running reach total at its end, then K
+    F = table[rows * W + n :]
     R = F[W:]
     if identity:
         x_ = q
@@ -134,8 +133,8 @@ def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
     if n == 0:
         return
     gid = ladder[:n]  # three contiguous runs (a 2-D slice's strides cost about 15 %)
-    s1 = ladder[n:2 * n]
-    s2 = ladder[2 * n:]
+    s1 = ladder[n : 2 * n]
+    s2 = ladder[2 * n :]
     for j in range(rows * W):
         table[j] = zero
     total = 0.0
@@ -202,7 +201,7 @@ def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out,
             out[order[t]] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
 
 
-def showdown_scratch(sub: "Subgame") -> int:
+def showdown_scratch(sub: Subgame) -> int:
     """Extra entries of the ``qs`` scratch row that ``_showdown`` keeps its card
     table in (see ``_Work``)."""
     rows = int(sub.board_rows.max()) if len(sub.board_rows) else 0
@@ -211,16 +210,49 @@ def showdown_scratch(sub: "Subgame") -> int:
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _showdown_node(n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
-                   board_identity, qs, tmp, in_order):
+def _showdown_node(
+    n,
+    q,
+    out,
+    spent,
+    board_of,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    qs,
+    tmp,
+    in_order,
+):
     """out = the values of showdown node n against the opponent's reach ``q`` (its
     stake, on its board's hand order; ``in_order``: rows are already in that order,
     see _walk_block)."""
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
-    _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b],
-              board_identity[b] or in_order, min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp)
+    _showdown(
+        q,
+        dup,
+        orders[s0:e0],
+        c1s[s0:e0],
+        c2s[s0:e0],
+        ladder[3 * s0 : 3 * e0],
+        board_rows[b],
+        board_identity[b] or in_order,
+        min(spent[n, 0], spent[n, 1]),
+        qs,
+        out,
+        NO_FOLD,
+        tmp,
+        0.0,
+        tmp,
+        tmp,
+    )
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -247,10 +279,43 @@ def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-              at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
-              reach, cfv, tmp, qs):
+def _traverse(
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
     CFR+ regret and average updates (and the next strategy at i's nodes);
@@ -263,16 +328,93 @@ def _traverse(i, kind, player, first_child, num_children, spent, dealt, board_of
         reach[1, 0, h] = reach1[h]
     none = np.zeros(n_nodes, dtype=np.bool_)
     _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
-    _backward(0, n_nodes, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, none, False)
+    _backward(
+        0,
+        n_nodes,
+        0,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+        none,
+        False,
+    )
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_children, spent, dealt, board_of,
-                chance_weight, slot, local_slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len,
-                board_rows, board_identity, payoff, at_parent, sigma, regret, avg, weight, update, best_response,
-                reach, cfv, block_reach, block_cfv, tmp, qs, in_block, board):
+def _walk_block(
+    lo,
+    hi,
+    parent,
+    chance,
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    local_slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    block_reach,
+    block_cfv,
+    tmp,
+    qs,
+    in_block,
+    board,
+):
     """One block: the chance child ``parent`` of chance node ``chance`` and the
     subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
     small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
@@ -293,8 +435,25 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
         # straight from the chance node's reach: the board's order leaves out the
         # hands holding the dealt card, and their values come out 0
-        _showdown_node(parent, reach[1 - i, slot[1 - i, chance]], cfv[parent], spent, board_of, dup, orders, c1s,
-                       c2s, ladder, board_start, board_len, board_rows, board_identity, qs, tmp, False)
+        _showdown_node(
+            parent,
+            reach[1 - i, slot[1 - i, chance]],
+            cfv[parent],
+            spent,
+            board_of,
+            dup,
+            orders,
+            c1s,
+            c2s,
+            ladder,
+            board_start,
+            board_len,
+            board_rows,
+            board_identity,
+            qs,
+            tmp,
+            False,
+        )
         return
     in_order = board >= 0
     if in_order:
@@ -319,18 +478,113 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
     else:  # a chance node right below a chance node (both players all in); never in order
         for c in range(f, f + num_children[parent]):
             _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
-    _forward(lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, sigma, block_reach,
-             in_block, -1)
-    _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-              local_slot, hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
-              payoff, at_parent, sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs,
-              in_block, in_order)
+    _forward(
+        lo,
+        hi,
+        base,
+        kind,
+        player,
+        first_child,
+        num_children,
+        dealt,
+        local_slot,
+        hc1,
+        hc2,
+        sigma,
+        block_reach,
+        in_block,
+        -1,
+    )
+    _backward(
+        lo,
+        hi,
+        base,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        local_slot,
+        hc1,
+        hc2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        block_reach,
+        block_cfv,
+        tmp,
+        qs,
+        in_block,
+        in_order,
+    )
     if kind[parent] == DECISION:
-        _terminal_children(parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, hc1,
-                           hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
-                           at_parent, block_reach, block_cfv, tmp, qs, in_order)
-        _decision_values(parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
-                         best_response, block_reach, block_cfv, tmp, Hb)
+        _terminal_children(
+            parent,
+            base,
+            i,
+            kind,
+            player,
+            first_child,
+            num_children,
+            spent,
+            board_of,
+            local_slot,
+            hc1,
+            hc2,
+            dup,
+            orders,
+            c1s,
+            c2s,
+            ladder,
+            board_start,
+            board_len,
+            board_rows,
+            board_identity,
+            at_parent,
+            block_reach,
+            block_cfv,
+            tmp,
+            qs,
+            in_order,
+        )
+        _decision_values(
+            parent,
+            0,
+            0,
+            base,
+            i,
+            player,
+            first_child,
+            num_children,
+            sigma,
+            regret,
+            avg,
+            weight,
+            update,
+            best_response,
+            block_reach,
+            block_cfv,
+            tmp,
+            Hb,
+        )
     else:
         _chance_values(parent, 0, base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
     if in_order:
@@ -344,11 +598,53 @@ def _walk_block(lo, hi, parent, chance, i, kind, player, first_child, num_childr
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                       c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
-                       payoff, at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                       reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
-                       block_board, block_reach, block_cfv, skip):
+def _traverse_by_block(
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    top_end,
+    blocks,
+    block_parent,
+    block_chance,
+    in_block,
+    local_slot,
+    block_board,
+    block_reach,
+    block_cfv,
+    skip,
+):
     """``_traverse`` block by block: the nodes above the blocks forward, each block
     forward then backward (``_walk_block``, in ``block_reach[0]`` and
     ``block_cfv[0]``), then the top backward. The same values as ``_traverse`` (blocks
@@ -359,25 +655,142 @@ def _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt,
         reach[1, 0, h] = reach1[h]
     if blocks.shape[0] == 0:
         top_end = kind.shape[0]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block,
-             skip)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
     for b in range(blocks.shape[0]):
-        _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
-                    num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders, c1s,
-                    c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret,
-                    avg, weight, update, best_response, reach, cfv, block_reach[0], block_cfv[0], tmp, qs, in_block,
-                    block_board[b])
-    _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
+        _walk_block(
+            blocks[b, 0],
+            blocks[b, 1],
+            block_parent[b],
+            block_chance[b],
+            i,
+            kind,
+            player,
+            first_child,
+            num_children,
+            spent,
+            dealt,
+            board_of,
+            chance_weight,
+            slot,
+            local_slot,
+            c1,
+            c2,
+            dup,
+            orders,
+            c1s,
+            c2s,
+            ladder,
+            board_start,
+            board_len,
+            board_rows,
+            board_identity,
+            payoff,
+            at_parent,
+            sigma,
+            regret,
+            avg,
+            weight,
+            update,
+            best_response,
+            reach,
+            cfv,
+            block_reach[0],
+            block_cfv[0],
+            tmp,
+            qs,
+            in_block,
+            block_board[b],
+        )
+    _backward(
+        0,
+        top_end,
+        0,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+        in_block,
+        False,
+    )
 
 
 @nb.njit(cache=True, parallel=True)
-def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-                     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-                     at_parent, reach0, reach1, sigma, regret, avg, weight, update, best_response,
-                     reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block, local_slot,
-                     block_board, block_reach, block_cfv, skip):
+def _traverse_blocks(
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    top_end,
+    blocks,
+    block_parent,
+    block_chance,
+    in_block,
+    local_slot,
+    block_board,
+    block_reach,
+    block_cfv,
+    skip,
+):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
     are alike in size, so strided shares balance; contiguous halves did not), in its
@@ -386,26 +799,100 @@ def _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, b
     for h in range(H):
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block,
-             skip)
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
     T = block_reach.shape[0]
     for t in nb.prange(T):
         t_tmp = np.empty_like(tmp)
         t_qs = np.empty_like(qs)
         for b in range(t, blocks.shape[0], T):
-            _walk_block(blocks[b, 0], blocks[b, 1], block_parent[b], block_chance[b], i, kind, player, first_child,
-                        num_children, spent, dealt, board_of, chance_weight, slot, local_slot, c1, c2, dup, orders,
-                        c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma,
-                        regret, avg, weight, update, best_response, reach, cfv, block_reach[t], block_cfv[t], t_tmp,
-                        t_qs, in_block, block_board[b])
-    _backward(0, top_end, 0, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, False)
+            _walk_block(
+                blocks[b, 0],
+                blocks[b, 1],
+                block_parent[b],
+                block_chance[b],
+                i,
+                kind,
+                player,
+                first_child,
+                num_children,
+                spent,
+                dealt,
+                board_of,
+                chance_weight,
+                slot,
+                local_slot,
+                c1,
+                c2,
+                dup,
+                orders,
+                c1s,
+                c2s,
+                ladder,
+                board_start,
+                board_len,
+                board_rows,
+                board_identity,
+                payoff,
+                at_parent,
+                sigma,
+                regret,
+                avg,
+                weight,
+                update,
+                best_response,
+                reach,
+                cfv,
+                block_reach[t],
+                block_cfv[t],
+                t_tmp,
+                t_qs,
+                in_block,
+                block_board[b],
+            )
+    _backward(
+        0,
+        top_end,
+        0,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+        in_block,
+        False,
+    )
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block,
-             skip):
+def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip):
     """Reaches below the nodes lo..hi-1 (parents come before children); node n's
     row of ``reach`` is n - base. Nodes marked ``in_block`` (chance children whose
     block walk computes them) are left out, and so are their rows. So are the
@@ -417,8 +904,9 @@ def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot,
         k = kind[n]
         if k == DECISION:
             if player[n] != skip:
-                _decision_reach(n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach,
-                                c1.shape[0])
+                _decision_reach(
+                    n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach, c1.shape[0]
+                )
         elif k == CHANCE:
             for c in range(first_child[n], first_child[n] + num_children[n]):
                 if not in_block[c]:
@@ -449,9 +937,35 @@ def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders,
-                       c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent, reach, cfv,
-                       tmp, qs, in_order):
+def _terminal_children(
+    n,
+    base,
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    board_of,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    at_parent,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    in_order,
+):
     """Values of the showdown and fold children of decision node n (those marked
     ``at_parent``) in one sweep: the fold's compatible totals come out of the
     showdown's (the same opponent reach when i acts at n, else alongside). Node m's rows
@@ -484,13 +998,44 @@ def _terminal_children(n, base, i, kind, player, first_child, num_children, spen
         e0 = s0 + board_len[b]
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b],
-                      board_identity[b] or in_order, stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp)
+            _showdown(
+                q,
+                dup,
+                orders[s0:e0],
+                c1s[s0:e0],
+                c2s[s0:e0],
+                ladder[3 * s0 : 3 * e0],
+                board_rows[b],
+                board_identity[b] or in_order,
+                stake,
+                qs,
+                cfv[sd - base],
+                NO_FOLD,
+                q,
+                0.0,
+                tmp,
+                tmp,
+            )
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
-            _showdown(q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0:3 * e0], board_rows[b],
-                      board_identity[b] or in_order, stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base],
-                      fold_value, tmp, cfv[fd - base])
+            _showdown(
+                q,
+                dup,
+                orders[s0:e0],
+                c1s[s0:e0],
+                c2s[s0:e0],
+                ladder[3 * s0 : 3 * e0],
+                board_rows[b],
+                board_identity[b] or in_order,
+                stake,
+                qs,
+                cfv[sd - base],
+                mode,
+                reach[o, slot[o, fd] - base],
+                fold_value,
+                tmp,
+                cfv[fd - base],
+            )
     elif fd >= 0:
         _compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
         for h in range(H):
@@ -517,9 +1062,46 @@ def _zero_row(a, r, n):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot,
-              c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff,
-              at_parent, sigma, regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order):
+def _backward(
+    lo,
+    hi,
+    base,
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    in_block,
+    in_order,
+):
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
     showdowns' board order if ``in_order``: see _walk_block). Nodes marked
@@ -548,16 +1130,77 @@ def _backward(lo, hi, base, i, kind, player, first_child, num_children, spent, d
         elif k == SHOWDOWN:
             if at_parent[n]:
                 continue
-            _showdown_node(n, reach[o, slot[o, n] - base], cfv[n - base], spent, board_of, dup, orders, c1s, c2s,
-                           ladder, board_start, board_len, board_rows, board_identity, qs, tmp, in_order)
+            _showdown_node(
+                n,
+                reach[o, slot[o, n] - base],
+                cfv[n - base],
+                spent,
+                board_of,
+                dup,
+                orders,
+                c1s,
+                c2s,
+                ladder,
+                board_start,
+                board_len,
+                board_rows,
+                board_identity,
+                qs,
+                tmp,
+                in_order,
+            )
         elif k == CHANCE:
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
-            _terminal_children(n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2,
-                               dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity,
-                               at_parent, reach, cfv, tmp, qs, in_order)
-            _decision_values(n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma,
-                             regret, avg, weight, update, best_response, reach, cfv, tmp, H)
+            _terminal_children(
+                n,
+                base,
+                i,
+                kind,
+                player,
+                first_child,
+                num_children,
+                spent,
+                board_of,
+                slot,
+                c1,
+                c2,
+                dup,
+                orders,
+                c1s,
+                c2s,
+                ladder,
+                board_start,
+                board_len,
+                board_rows,
+                board_identity,
+                at_parent,
+                reach,
+                cfv,
+                tmp,
+                qs,
+                in_order,
+            )
+            _decision_values(
+                n,
+                n - base,
+                slot[i, n] - base,
+                base,
+                i,
+                player,
+                first_child,
+                num_children,
+                sigma,
+                regret,
+                avg,
+                weight,
+                update,
+                best_response,
+                reach,
+                cfv,
+                tmp,
+                H,
+            )
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -578,8 +1221,26 @@ def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _decision_values(n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update,
-                     best_response, reach, cfv, tmp, H):
+def _decision_values(
+    n,
+    row,
+    me,
+    base,
+    i,
+    player,
+    first_child,
+    num_children,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    H,
+):
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
     c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
     for the first H hands."""
@@ -682,11 +1343,58 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 
 
 @nb.njit(cache=True)
-def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
-             orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, reach0,
-             reach1, regret, avg, sigma, start_iteration, iterations, deadline_ns, reach, cfv, tmp,
-             qs, gadget, g_player, g_alt, g_norm, g_regret, g_reach, top_end, blocks, block_parent, block_chance,
-             in_block, local_slot, block_board, block_reach, block_cfv, parallel):
+def _run_cfr(
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    regret,
+    avg,
+    sigma,
+    start_iteration,
+    iterations,
+    deadline_ns,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    gadget,
+    g_player,
+    g_alt,
+    g_norm,
+    g_regret,
+    g_reach,
+    top_end,
+    blocks,
+    block_parent,
+    block_chance,
+    in_block,
+    local_slot,
+    block_board,
+    block_reach,
+    block_cfv,
+    parallel,
+):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
     player ``g_player`` enters the subgame through it: their root reach is the
@@ -712,17 +1420,101 @@ def _run_cfr(kind, player, first_child, num_children, spent, dealt, board_of, ch
                 else:
                     r1 = g_reach
             if parallel:
-                _traverse_blocks(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-                                 slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
-                                 board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
-                                 False, reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance, in_block,
-                                 local_slot, block_board, block_reach, block_cfv, skip)
+                _traverse_blocks(
+                    i,
+                    kind,
+                    player,
+                    first_child,
+                    num_children,
+                    spent,
+                    dealt,
+                    board_of,
+                    chance_weight,
+                    slot,
+                    c1,
+                    c2,
+                    dup,
+                    orders,
+                    c1s,
+                    c2s,
+                    ladder,
+                    board_start,
+                    board_len,
+                    board_rows,
+                    board_identity,
+                    payoff,
+                    at_parent,
+                    r0,
+                    r1,
+                    sigma,
+                    regret,
+                    avg,
+                    float(t + 1),
+                    True,
+                    False,
+                    reach,
+                    cfv,
+                    tmp,
+                    qs,
+                    top_end,
+                    blocks,
+                    block_parent,
+                    block_chance,
+                    in_block,
+                    local_slot,
+                    block_board,
+                    block_reach,
+                    block_cfv,
+                    skip,
+                )
             else:
-                _traverse_by_block(i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight,
-                                   slot, c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
-                                   board_identity, payoff, at_parent, r0, r1, sigma, regret, avg, float(t + 1), True,
-                                   False, reach, cfv, tmp, qs, top_end, blocks, block_parent, block_chance,
-                                   in_block, local_slot, block_board, block_reach, block_cfv, skip)
+                _traverse_by_block(
+                    i,
+                    kind,
+                    player,
+                    first_child,
+                    num_children,
+                    spent,
+                    dealt,
+                    board_of,
+                    chance_weight,
+                    slot,
+                    c1,
+                    c2,
+                    dup,
+                    orders,
+                    c1s,
+                    c2s,
+                    ladder,
+                    board_start,
+                    board_len,
+                    board_rows,
+                    board_identity,
+                    payoff,
+                    at_parent,
+                    r0,
+                    r1,
+                    sigma,
+                    regret,
+                    avg,
+                    float(t + 1),
+                    True,
+                    False,
+                    reach,
+                    cfv,
+                    tmp,
+                    qs,
+                    top_end,
+                    blocks,
+                    block_parent,
+                    block_chance,
+                    in_block,
+                    local_slot,
+                    block_board,
+                    block_reach,
+                    block_cfv,
+                    skip,
+                )
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
         done += 1
@@ -791,10 +1583,30 @@ class Subgame:
 
     def kernel_args(self) -> tuple:
         t = self.tree
-        return (t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of,
-                self.chance_weight, self.slot, self.c1, self.c2, self.dup, self.orders, self.c1s, self.c2s,
-                self.ladder, self.board_start, self.board_len, self.board_rows, self.board_identity, self.payoff,
-                self.at_parent)
+        return (
+            t.kind,
+            t.player,
+            t.first_child,
+            t.num_children,
+            t.spent,
+            t.dealt,
+            t.board_of,
+            self.chance_weight,
+            self.slot,
+            self.c1,
+            self.c2,
+            self.dup,
+            self.orders,
+            self.c1s,
+            self.c2s,
+            self.ladder,
+            self.board_start,
+            self.board_len,
+            self.board_rows,
+            self.board_identity,
+            self.payoff,
+            self.at_parent,
+        )
 
 
 def _terminals_at_parent(tree: PublicTree) -> np.ndarray:
@@ -843,7 +1655,7 @@ def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.nd
     return parents, chances, in_block, local
 
 
-def _block_boards(sub: "Subgame") -> np.ndarray:
+def _block_boards(sub: Subgame) -> np.ndarray:
     """Per block: the board of its showdowns where its rows can be kept in that
     board's strength order (see _walk_block): a decision node below the chance node,
     no chance node in the block, every showdown on one board, whose live hands are
@@ -867,7 +1679,7 @@ def _block_boards(sub: "Subgame") -> np.ndarray:
     return out
 
 
-def _ordered_blocks(sub: "Subgame"):
+def _ordered_blocks(sub: Subgame):
     """(lo, hi, order) per block kept in a board's strength order: its nodes and that
     board's live hands, weakest first."""
     for b in np.nonzero(sub.block_board >= 0)[0]:
@@ -876,7 +1688,7 @@ def _ordered_blocks(sub: "Subgame"):
         yield lo, hi, sub.orders[s0 : s0 + sub.board_len[sub.block_board[b]]]
 
 
-def to_hand_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
+def to_hand_order(sub: Subgame, rows: np.ndarray) -> np.ndarray:
     """A solve's per-node arrays (regret, strategy, average) with the rows of blocks
     kept in a board's strength order (``Subgame.block_board``) put back in hand
     order; hands not live on the block's board get 0. ``rows`` itself when no block
@@ -890,7 +1702,7 @@ def to_hand_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def to_block_order(sub: "Subgame", rows: np.ndarray) -> np.ndarray:
+def to_block_order(sub: Subgame, rows: np.ndarray) -> np.ndarray:
     """The inverse of ``to_hand_order`` on the live hands (the columns past them 0)."""
     out = np.array(rows, copy=True)
     for lo, hi, order in _ordered_blocks(sub):
@@ -915,8 +1727,12 @@ def _reach_slots(tree: PublicTree) -> np.ndarray:
     return slot
 
 
-def make_subgame(state: BettingState, sizes: BetSizes | dict[int, BetSizes], reach: np.ndarray | None = None,
-                 extra_root_raises: tuple[int, ...] = ()) -> Subgame:
+def make_subgame(
+    state: BettingState,
+    sizes: BetSizes | dict[int, BetSizes],
+    reach: np.ndarray | None = None,
+    extra_root_raises: tuple[int, ...] = (),
+) -> Subgame:
     """Set up the subgame from ``state`` (its board known, no hole cards needed).
     ``reach``: (2, all hands) ranges over the game's canonical hands; default uniform.
     ``extra_root_raises``: raise-to totals added at the root (an off-tree bet)."""
@@ -950,10 +1766,21 @@ def make_subgame(state: BettingState, sizes: BetSizes | dict[int, BetSizes], rea
     c2 = hands[:, 1].astype(CARD_DTYPE) if two else np.full(len(hands), NO_CARD, dtype=CARD_DTYPE)
     order = np.concatenate(orders).astype(INDEX_DTYPE) if orders else np.zeros(0, INDEX_DTYPE)
     return Subgame(
-        tree, hands, live, np.ascontiguousarray(full[:, live]), c1, c2, 1.0 if two else 0.0,
-        _reach_slots(tree), weight, order, c1[order], c2[order],
+        tree,
+        hands,
+        live,
+        np.ascontiguousarray(full[:, live]),
+        c1,
+        c2,
+        1.0 if two else 0.0,
+        _reach_slots(tree),
+        weight,
+        order,
+        c1[order],
+        c2[order],
         np.concatenate(ends).astype(np.int64) if ends else np.zeros(0, np.int64),
-        np.array(starts, dtype=np.int64), np.array(lens, dtype=np.int64),
+        np.array(starts, dtype=np.int64),
+        np.array(lens, dtype=np.int64),
         np.array([len(o) == len(hands) and bool((o == np.arange(len(o))).all()) for o in orders], dtype=np.bool_),
     )
 
@@ -971,10 +1798,25 @@ def explicit_subgame(root, reach: np.ndarray) -> Subgame:
         raise ValueError(f"reach must be (2, {H}), got {reach.shape}")
     none = np.full(H, NO_CARD, dtype=CARD_DTYPE)
     empty = np.zeros(0, dtype=np.int64)
-    return Subgame(tree, np.zeros((H, 0), dtype=np.int64), np.arange(H), reach, none, none.copy(), 0.0,
-                   _reach_slots(tree), np.zeros(tree.num_nodes), np.zeros(0, INDEX_DTYPE), none[:0], none[:0], empty,
-                   empty, empty,
-                   np.zeros(0, dtype=np.bool_), payoff)
+    return Subgame(
+        tree,
+        np.zeros((H, 0), dtype=np.int64),
+        np.arange(H),
+        reach,
+        none,
+        none.copy(),
+        0.0,
+        _reach_slots(tree),
+        np.zeros(tree.num_nodes),
+        np.zeros(0, INDEX_DTYPE),
+        none[:0],
+        none[:0],
+        empty,
+        empty,
+        empty,
+        np.zeros(0, dtype=np.bool_),
+        payoff,
+    )
 
 
 class _Work:
@@ -1035,8 +1877,9 @@ def opponent_weights(sub: Subgame, player: int) -> np.ndarray:
     return out
 
 
-def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: Gadget | None = None,
-          threads: int = 1) -> SolveResult:
+def solve(
+    sub: Subgame, iterations: int, deadline: float | None = None, gadget: Gadget | None = None, threads: int = 1
+) -> SolveResult:
     """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
     makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
     stands (unsafe). ``threads`` > 1 walks the subtrees below chance nodes in parallel
@@ -1060,8 +1903,14 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
         alt = np.asarray(gadget.alt_values, dtype=np.float64)
         if alt.shape != (H,):
             raise ValueError(f"alt_values needs one value per subgame hand ({H}), got shape {alt.shape}")
-        g = (gadget.code(), gadget.player, alt, opponent_weights(sub, gadget.player), np.zeros((2, H)),
-             np.zeros(H, dtype=SOLVE_DTYPE))
+        g = (
+            gadget.code(),
+            gadget.player,
+            alt,
+            opponent_weights(sub, gadget.player),
+            np.zeros((2, H)),
+            np.zeros(H, dtype=SOLVE_DTYPE),
+        )
     parallel = threads > 1 and len(t.blocks) > 1
     if parallel:
         nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
@@ -1069,11 +1918,30 @@ def solve(sub: Subgame, iterations: int, deadline: float | None = None, gadget: 
     copies = min(threads, nb.config.NUMBA_NUM_THREADS) if parallel else 1  # one per share of the blocks
     block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
     block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
-    done = _run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations,
-                    deadline_ns, *w.args(), *g, max(t.top_end, 0), t.blocks, sub.block_parent, sub.block_chance,
-                    sub.in_block, sub.local_slot, sub.block_board, block_reach, block_cfv, parallel)
-    return SolveResult(average_strategy(t, to_hand_order(sub, avg)), done, done < iterations,
-                       time.perf_counter() - t0)
+    done = _run_cfr(
+        *sub.kernel_args(),
+        reach[0],
+        reach[1],
+        regret,
+        avg,
+        sigma,
+        0,
+        iterations,
+        deadline_ns,
+        *w.args(),
+        *g,
+        max(t.top_end, 0),
+        t.blocks,
+        sub.block_parent,
+        sub.block_chance,
+        sub.in_block,
+        sub.local_slot,
+        sub.block_board,
+        block_reach,
+        block_cfv,
+        parallel,
+    )
+    return SolveResult(average_strategy(t, to_hand_order(sub, avg)), done, done < iterations, time.perf_counter() - t0)
 
 
 def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
@@ -1110,26 +1978,46 @@ def _normalise(kind, first_child, num_children, avg, out):
                 out[c, h] = np.float64(avg[c, h]) / total[h] if total[h] > 0 else 1.0 / m
 
 
-def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int,
-                          best_response: bool = False) -> np.ndarray:
+def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int, best_response: bool = False) -> np.ndarray:
     """Counterfactual values at the root, per live hand of ``player``, when both play
     ``strategy`` (or ``player`` best-responds to the other's part of it)."""
-    t = sub.tree
     w = _Work(sub)
-    _traverse(player, *sub.kernel_args(), sub.reach[0], sub.reach[1], np.ascontiguousarray(strategy),
-              np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, *w.args())
+    _traverse(
+        player,
+        *sub.kernel_args(),
+        sub.reach[0],
+        sub.reach[1],
+        np.ascontiguousarray(strategy),
+        np.zeros((1, 1)),
+        np.zeros((1, 1)),
+        0.0,
+        False,
+        best_response,
+        *w.args(),
+    )
     return w.cfv[0].copy()
 
 
-def node_values(sub: Subgame, strategy: np.ndarray, player: int, best_response: bool = False,
-                root_reach: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def node_values(
+    sub: Subgame, strategy: np.ndarray, player: int, best_response: bool = False, root_reach: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
     reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's."""
-    t = sub.tree
     w = _Work(sub)
     r = sub.reach if root_reach is None else root_reach
-    _traverse(player, *sub.kernel_args(), r[0], r[1], np.ascontiguousarray(strategy),
-              np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, *w.args())
+    _traverse(
+        player,
+        *sub.kernel_args(),
+        r[0],
+        r[1],
+        np.ascontiguousarray(strategy),
+        np.zeros((1, 1)),
+        np.zeros((1, 1)),
+        0.0,
+        False,
+        best_response,
+        *w.args(),
+    )
     reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
     return w.cfv, reaches
 

@@ -18,8 +18,7 @@ _CHUNK = 4096
 
 
 @nb.njit(cache=True)
-def _runout_counts(rem_keys, rem_masks, k, key0, mask0, key1, mask1, row_offsets, rank_values,
-                   flush_values):
+def _runout_counts(rem_keys, rem_masks, k, key0, mask0, key1, mask1, row_offsets, rank_values, flush_values):
     """Wins of hand 0, ties and total over all k-card completions drawn from the
     remaining cards (keys and masks per card)."""
     m = rem_keys.shape[0]
@@ -77,13 +76,37 @@ def _runout_counts(rem_keys, rem_masks, k, key0, mask0, key1, mask1, row_offsets
 
 
 @nb.njit(cache=True, parallel=True)
-def _runout_counts_batch(rem_keys, rem_masks, rem_len, k, key0, mask0, key1, mask1, row_offsets, rank_values,
-                         flush_values, wins, ties, totals):
+def _runout_counts_batch(
+    rem_keys,
+    rem_masks,
+    rem_len,
+    k,
+    key0,
+    mask0,
+    key1,
+    mask1,
+    row_offsets,
+    rank_values,
+    flush_values,
+    wins,
+    ties,
+    totals,
+):
     """Many spots at once, spread over the cores (each spot's own enumeration)."""
     for s in nb.prange(rem_len.shape[0]):
         n = rem_len[s]
-        w, t, tot = _runout_counts(rem_keys[s, :n], rem_masks[s, :n], k[s], key0[s], mask0[s], key1[s], mask1[s],
-                                   row_offsets, rank_values, flush_values)
+        w, t, tot = _runout_counts(
+            rem_keys[s, :n],
+            rem_masks[s, :n],
+            k[s],
+            key0[s],
+            mask0[s],
+            key1[s],
+            mask1[s],
+            row_offsets,
+            rank_values,
+            flush_values,
+        )
         wins[s] = w
         ties[s] = t
         totals[s] = tot
@@ -109,8 +132,9 @@ def runout_equity(hole0, hole1, board, deck, board_size: int) -> tuple[float, fl
     """(P(hand 0 wins), P(tie)) over every completion of ``board`` to ``board_size``
     cards from ``deck`` (the game's cards), all boards equally likely."""
     rem_keys, rem_masks, k, k0, m0, k1, m1 = _prepare(hole0, hole1, board, deck, board_size)
-    wins, ties, total = _runout_counts(rem_keys, rem_masks, k, k0, m0, k1, m1, ev.ROW_OFFSETS,
-                                       ev.RANK_VALUES, ev.FLUSH_VALUES)
+    wins, ties, total = _runout_counts(
+        rem_keys, rem_masks, k, k0, m0, k1, m1, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES
+    )
     assert total == comb(len(rem_keys), k)
     return wins / total, ties / total
 
@@ -135,14 +159,16 @@ def runout_equities(spots, deck, board_size: int) -> list[tuple[float, float]]:
     wins = np.zeros(n, dtype=np.int64)
     ties = np.zeros(n, dtype=np.int64)
     totals = np.zeros(n, dtype=np.int64)
-    _runout_counts_batch(rem_keys, rem_masks, rem_len, *cols, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES,
-                         wins, ties, totals)
+    _runout_counts_batch(
+        rem_keys, rem_masks, rem_len, *cols, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES, wins, ties, totals
+    )
     return [(w / t, x / t) for w, x, t in zip(wins.tolist(), ties.tolist(), totals.tolist())]
 
 
 @nb.njit(cache=True)
-def equities_on_board(board_key, board_mask, keys, masks, c1, c2, row_offsets, rank_values, flush_values,
-                      strengths, out):
+def equities_on_board(
+    board_key, board_mask, keys, masks, c1, c2, row_offsets, rank_values, flush_values, strengths, out
+):
     """Showdown equity (wins + ties / 2, per compatible opponent hand, all equally
     likely) of every two-card hand (``keys``/``masks``/cards ``c1``, ``c2``) on one
     complete board; -1 for a hand that shares a card with the board. One sort and one

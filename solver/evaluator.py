@@ -57,8 +57,9 @@ def _rank_multisets(max_cards: int = MAX_CARDS) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _place_rows(keys: np.ndarray, order: np.ndarray, row_start: np.ndarray, row_end: np.ndarray,
-                num_rows: int, table_size: int) -> np.ndarray:
+def _place_rows(
+    keys: np.ndarray, order: np.ndarray, row_start: np.ndarray, row_end: np.ndarray, num_rows: int, table_size: int
+) -> np.ndarray:
     """First-fit displacement of each row's occupied columns into one table. ``keys``
     is sorted by row; ``order`` lists rows fullest first. Returns the row offsets."""
     offsets = np.zeros(num_rows, dtype=np.int64)
@@ -140,9 +141,7 @@ def _cache_path() -> str:
 
     import pokerbot.protocol.hand_rank as hr
 
-    digest = hashlib.sha256(
-        (inspect.getsource(hr) + repr(RANK_WEIGHTS) + str(ROW_SHIFT)).encode()
-    ).hexdigest()[:16]
+    digest = hashlib.sha256((inspect.getsource(hr) + repr(RANK_WEIGHTS) + str(ROW_SHIFT)).encode()).hexdigest()[:16]
     return os.path.join(base, f"evaluator-{digest}.npz")
 
 
@@ -152,7 +151,10 @@ def load_tables() -> dict[str, np.ndarray]:
     try:
         with np.load(path) as z:
             tables = {k: z[k] for k in z.files}
-        if set(tables) == {"row_offsets", "rank_values", "flush_values", "card_keys", "card_bits"} and tables["card_keys"].dtype == np.int64:
+        if (
+            set(tables) == {"row_offsets", "rank_values", "flush_values", "card_keys", "card_bits"}
+            and tables["card_keys"].dtype == np.int64
+        ):
             return tables
     except (OSError, ValueError, KeyError):
         pass
@@ -208,14 +210,12 @@ def _evaluate_rows(cards, card_keys, card_bits, row_offsets, rank_values, flush_
         end = min(start + chunk, cards.shape[0])
         m = end - start
         bad += _card_keys(cards[start:end], card_keys, card_bits, keys[:m], masks[:m])
-        strengths_from_keys(0, 0, keys[:m], masks[:m], row_offsets, rank_values,
-                            flush_values, out[start:end])
+        strengths_from_keys(0, 0, keys[:m], masks[:m], row_offsets, rank_values, flush_values, out[start:end])
     return bad
 
 
 @nb.njit(cache=True)
-def strengths_from_keys(base_key, base_mask, keys, masks, row_offsets, rank_values,
-                        flush_values, out):
+def strengths_from_keys(base_key, base_mask, keys, masks, row_offsets, rank_values, flush_values, out):
     """Strength of every hand i made of the cards behind (``keys[i]``, ``masks[i]``)
     plus those behind (``base_key``, ``base_mask``), e.g. a board; -1 where the two
     share a card. The one place where a strength is looked up: callers in numba pass
@@ -294,8 +294,7 @@ def board_key(board) -> tuple[int, int]:
     return int(keys[0]), int(masks[0])
 
 
-def strengths_on_board(board, keys: np.ndarray, masks: np.ndarray,
-                       out: np.ndarray | None = None) -> np.ndarray:
+def strengths_on_board(board, keys: np.ndarray, masks: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Strengths of every hand (given by ``hand_keys``) on one ``board``; -1 for a
     hand that shares a card with the board. This is the solver's batch path; numba
     code calls ``strengths_from_keys`` directly."""

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numba as nb
 import numpy as np
@@ -85,8 +85,32 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
 @nb.njit(cache=True)
-def _traverse(i, bk, outcome, kind, player, rnd, first, count, spent, offset, last_round,
-              regret, phi, prune, C, K, floor, units, keep, keep_p, frames, fprob, scratch, stats):
+def _traverse(
+    i,
+    bk,
+    outcome,
+    kind,
+    player,
+    rnd,
+    first,
+    count,
+    spent,
+    offset,
+    last_round,
+    regret,
+    phi,
+    prune,
+    C,
+    K,
+    floor,
+    units,
+    keep,
+    keep_p,
+    frames,
+    fprob,
+    scratch,
+    stats,
+):
     """Value of the root to player i (chips) for one deal (``bk``: buckets [player,
     round]; ``outcome``: +1 player 0 wins the showdown, -1 loses, 0 ties). Walks the
     tree depth-first with an explicit stack (numba cannot cache recursive functions):
@@ -204,8 +228,29 @@ def _traverse(i, bk, outcome, kind, player, rnd, first, count, spent, offset, la
 
 
 @nb.njit(cache=True)
-def _run(buckets, outcomes, seed, kind, player, rnd, first, count, spent, offset, last_round,
-         regret, phi, prune, C, K, floor, units, keep, keep_p, stats):
+def _run(
+    buckets,
+    outcomes,
+    seed,
+    kind,
+    player,
+    rnd,
+    first,
+    count,
+    spent,
+    offset,
+    last_round,
+    regret,
+    phi,
+    prune,
+    C,
+    K,
+    floor,
+    units,
+    keep,
+    keep_p,
+    stats,
+):
     """One iteration per pair of deals (player 0 traverses with deal 2t, player 1
     with 2t+1). Returns the mean of player 0's sampled root values."""
     np.random.seed(seed)
@@ -215,16 +260,61 @@ def _run(buckets, outcomes, seed, kind, player, rnd, first, count, spent, offset
     total = 0.0
     for d in range(buckets.shape[0]):
         i = d & 1
-        v = _traverse(i, buckets[d], outcomes[d], kind, player, rnd, first, count, spent, offset, last_round,
-                      regret, phi, prune, C, K, floor, units, keep, keep_p, frames, fprob, scratch, stats)
+        v = _traverse(
+            i,
+            buckets[d],
+            outcomes[d],
+            kind,
+            player,
+            rnd,
+            first,
+            count,
+            spent,
+            offset,
+            last_round,
+            regret,
+            phi,
+            prune,
+            C,
+            K,
+            floor,
+            units,
+            keep,
+            keep_p,
+            frames,
+            fprob,
+            scratch,
+            stats,
+        )
         if i == 0:
             total += v
     return total / max(1, (buckets.shape[0] + 1) // 2)
 
 
 @nb.njit(cache=True, parallel=True)
-def _run_parallel(buckets, outcomes, seeds, kind, player, rnd, first, count, spent, offset, last_round,
-                  regret, phi, prune, C, K, floor, units, keep, keep_p, stats):
+def _run_parallel(
+    buckets,
+    outcomes,
+    seeds,
+    kind,
+    player,
+    rnd,
+    first,
+    count,
+    spent,
+    offset,
+    last_round,
+    regret,
+    phi,
+    prune,
+    C,
+    K,
+    floor,
+    units,
+    keep,
+    keep_p,
+    stats,
+):
     """``_run`` split into len(seeds) contiguous shares of the deals, walked on numba's
     threads over the shared regrets (lock-free, as hogwild MCCFR: an update racing
     with another is occasionally lost, which sampling noise dwarfs)."""
@@ -240,8 +330,32 @@ def _run_parallel(buckets, outcomes, seeds, kind, player, rnd, first, count, spe
         lo = (B * t // T) & ~1
         hi = B if t == T - 1 else (B * (t + 1) // T) & ~1
         for d in range(lo, hi):
-            _traverse(d & 1, buckets[d], outcomes[d], kind, player, rnd, first, count, spent, offset, last_round,
-                      regret, phi, prune, C, K, floor, units, keep, keep_p, frames, fprob, scratch, own)
+            _traverse(
+                d & 1,
+                buckets[d],
+                outcomes[d],
+                kind,
+                player,
+                rnd,
+                first,
+                count,
+                spent,
+                offset,
+                last_round,
+                regret,
+                phi,
+                prune,
+                C,
+                K,
+                floor,
+                units,
+                keep,
+                keep_p,
+                frames,
+                fprob,
+                scratch,
+                own,
+            )
         per[t, 0] = own[0]
         per[t, 1] = own[1]
     for t in range(T):
@@ -329,8 +443,9 @@ class MCCFR:
     """Training state over one betting tree: int32 regrets and float32 average-strategy
     weights, one per (decision node, bucket, action) slot."""
 
-    def __init__(self, tree: BettingTree, big_blind: int, settings: MCCFRSettings = MCCFRSettings(),
-                 seed: int = 0) -> None:
+    def __init__(
+        self, tree: BettingTree, big_blind: int, settings: MCCFRSettings = MCCFRSettings(), seed: int = 0
+    ) -> None:
         settings.verify()
         if tree.num_decisions == 0:
             raise ValueError("the tree has no decisions")
@@ -373,8 +488,14 @@ class MCCFR:
         self.kept_action = int(action)
         self.kept_reach = reach.copy()
 
-    def train(self, deals: Deals, iterations: int, batch: int = 10_000, threads: int = 1,
-              progress: Callable[[int, TrainingReport], None] | None = None) -> TrainingReport:
+    def train(
+        self,
+        deals: Deals,
+        iterations: int,
+        batch: int = 10_000,
+        threads: int = 1,
+        progress: Callable[[int, TrainingReport], None] | None = None,
+    ) -> TrainingReport:
         """Run ``iterations`` more iterations (two traversals each), in batches of
         ``batch`` iterations; ``progress`` is called after each batch. ``threads`` > 1
         walks each batch on that many threads sharing the regrets (then the result
@@ -398,9 +519,26 @@ class MCCFR:
             buckets, outcomes = deals.sample(2 * n, self.rng)
             prune = bool(s.prune_after) and self.iterations >= s.prune_after
             seed = int(self.rng.integers(0, 2**31 - 1))
-            args = (t.kind, t.player, t.round, t.first_child, t.num_children, t.spent, t.slot_offset, last_round,
-                    self.regret, self.phi, prune, float(s.prune_threshold), float(s.prune_k),
-                    float(s.regret_floor), float(self.units), self.kept_action, self.kept_reach, stats)
+            args = (
+                t.kind,
+                t.player,
+                t.round,
+                t.first_child,
+                t.num_children,
+                t.spent,
+                t.slot_offset,
+                last_round,
+                self.regret,
+                self.phi,
+                prune,
+                float(s.prune_threshold),
+                float(s.prune_k),
+                float(s.regret_floor),
+                float(self.units),
+                self.kept_action,
+                self.kept_reach,
+                stats,
+            )
             if threads > 1:
                 nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
                 seeds = self.rng.integers(0, 2**31 - 1, threads)
@@ -409,13 +547,15 @@ class MCCFR:
                 _run(buckets, outcomes, seed, *args)
             self.iterations += n
             done += n
-            if (s.discount_interval and self.iterations <= s.discount_until
-                    and self.iterations % s.discount_interval == 0):
+            if (
+                s.discount_interval
+                and self.iterations <= s.discount_until
+                and self.iterations % s.discount_interval == 0
+            ):
                 k = self.iterations / s.discount_interval
                 _discount(self.regret, self.phi, k / (k + 1.0))
             if progress is not None:
-                progress(self.iterations, TrainingReport(done, time.perf_counter() - t0, int(stats[0]),
-                                                         int(stats[1])))
+                progress(self.iterations, TrainingReport(done, time.perf_counter() - t0, int(stats[0]), int(stats[1])))
         self.nodes_touched += int(stats[0])
         self.actions_pruned += int(stats[1])
         return TrainingReport(done, time.perf_counter() - t0, int(stats[0]), int(stats[1]))
@@ -445,12 +585,19 @@ def normalised(tree: BettingTree, weights: np.ndarray) -> np.ndarray:
         block = w[tree.slot_offset[n] : tree.slot_offset[n] + b * m].reshape(b, m)
         s = block.sum(axis=1, keepdims=True)
         out[tree.slot_offset[n] : tree.slot_offset[n] + b * m] = np.where(
-            s > 0, block / np.where(s > 0, s, 1), 1.0 / m).ravel()
+            s > 0, block / np.where(s > 0, s, 1), 1.0 / m
+        ).ravel()
     return out
 
 
-def to_public_strategy(btree: BettingTree, probs: np.ndarray, ptree: PublicTree, hands: np.ndarray,
-                       bucket_of: Callable[[int, tuple, tuple], int], root: int = 0) -> np.ndarray:
+def to_public_strategy(
+    btree: BettingTree,
+    probs: np.ndarray,
+    ptree: PublicTree,
+    hands: np.ndarray,
+    bucket_of: Callable[[int, tuple, tuple], int],
+    root: int = 0,
+) -> np.ndarray:
     """A betting-tree strategy (per slot) as a public-tree strategy (nodes, hands): the
     probability of the action into each node for each hand of its actor, for the
     solver's exact best response. Both trees must come from the same abstraction;
@@ -477,5 +624,3 @@ def to_public_strategy(btree: BettingTree, probs: np.ndarray, ptree: PublicTree,
             for a in range(m):
                 stack.append((f + a, int(btree.first_child[bn]) + a, board))
     return out
-
-

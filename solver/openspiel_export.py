@@ -10,27 +10,38 @@ to ours is the caller's ``action_map`` (``leduc_poker``: 0 fold, 1 call, 2 raise
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
-from pokerbot.protocol.betting import ActionType
+from pokerbot.protocol.betting import Action, ActionType
 
 from .cfr import Subgame
-from .tree import CHANCE, DECISION
+from .tree import CHANCE, DECISION, PublicTree
+
+
+def _action_into(t: PublicTree, c: int) -> Action:
+    a = t.actions[c]
+    assert a is not None  # only the root has no action into it
+    return a
 
 
 def _child_for(sub: Subgame, node: int, want: ActionType) -> int:
     t = sub.tree
     f, m = t.first_child[node], t.num_children[node]
     for c in range(f, f + m):
-        if t.actions[c].type is want:
+        if _action_into(t, c).type is want:
             return c
     raise KeyError(f"no {want.name} action at node {node}")
 
 
-def export_policy(sub: Subgame, strategy: np.ndarray, os_game, card_map: Callable[[int], int],
-                  action_map: Callable[[list[ActionType], int], ActionType]) -> dict[str, list[tuple[int, float]]]:
+def export_policy(
+    sub: Subgame,
+    strategy: np.ndarray,
+    os_game,
+    card_map: Callable[[int], int],
+    action_map: Callable[[list[ActionType], int], ActionType],
+) -> dict[str, list[tuple[int, float]]]:
     """Walk OpenSpiel's game tree alongside ours and read our strategy at every
     decision: {information state string: [(OpenSpiel action, probability), ...]}.
 
@@ -70,7 +81,7 @@ def export_policy(sub: Subgame, strategy: np.ndarray, os_game, card_map: Callabl
         key = os_state.information_state_string(p)
         probs = []
         children = []
-        ours = [t.actions[c].type for c in range(t.first_child[node], t.first_child[node] + t.num_children[node])]
+        ours = [_action_into(t, c).type for c in range(t.first_child[node], t.first_child[node] + t.num_children[node])]
         for action in os_state.legal_actions():
             c = _child_for(sub, node, action_map(ours, action))
             probs.append((action, float(strategy[c, h])))

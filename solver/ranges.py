@@ -123,8 +123,9 @@ def ladder(c1s: np.ndarray, c2s: np.ndarray, group_end: np.ndarray) -> tuple[np.
     in, returned beside). ``NO_CARD`` always maps to slot (0, NO_CARD)."""
     n = len(c1s)
     out = np.zeros((3, n), dtype=np.uint16)
-    rows = _ladder(np.asarray(c1s, dtype=np.int64), np.asarray(c2s, dtype=np.int64), group_end, out, LADDER_WIDTH,
-                   NO_CARD)
+    rows = _ladder(
+        np.asarray(c1s, dtype=np.int64), np.asarray(c2s, dtype=np.int64), group_end, out, LADDER_WIDTH, NO_CARD
+    )
     return out, int(rows)
 
 

@@ -14,7 +14,7 @@ end. The deterministic variant picks the likelier neighbour.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def pseudo_harmonic_probability(a: float, b: float, x: float) -> float:

@@ -138,6 +138,7 @@ def abstract_actions(state: BettingState, sizes: BetSizes) -> list[Action]:
         return out
     lo, hi = bounds
     p = state.current_player
+    assert p is not None  # a raise is possible, so the hand is open
     to_call = state.max_spent - state.spent[p]
     base = state.pot + to_call  # the pot after calling (the pot itself for a bet)
     targets = set()
@@ -168,8 +169,9 @@ def _merged(targets: list[int], offset: int, pot: int, merge: float) -> list[int
     return kept[::-1]
 
 
-def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
-               extra_root_raises: tuple[int, ...] = ()) -> PublicTree:
+def build_tree(
+    state: BettingState, sizes: BetSizes | dict[int, BetSizes], extra_root_raises: tuple[int, ...] = ()
+) -> PublicTree:
     """The public tree of the rest of the hand from ``state`` (no hole cards needed;
     the board dealt so far is ``state``'s). ``sizes`` is one abstraction for every
     round or one per round (by 0-based round). ``extra_root_raises`` adds raise-to
@@ -189,8 +191,10 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
         raise ValueError("the state's board must hold exactly the cards of the rounds reached")
     for r in range(state.round + 1, game.num_rounds):
         if game.num_board_cards[r] > 1:
-            raise ValueError(f"round {r + 1} deals {game.num_board_cards[r]} cards at once; "
-                             "subgames must start after such rounds (on the turn or later)")
+            raise ValueError(
+                f"round {r + 1} deals {game.num_board_cards[r]} cards at once; "
+                "subgames must start after such rounds (on the turn or later)"
+            )
     kind: list[int] = []
     player: list[int] = []
     first: list[int] = []
@@ -217,8 +221,10 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
             if not folded:
                 b = boards.setdefault(tuple(st.board_cards), len(boards))
         else:
+            actor = st.current_player
+            assert actor is not None  # not finished: someone is to act
             kind.append(DECISION)
-            player.append(st.current_player)
+            player.append(actor)
         first.append(-1)
         count.append(0)
         spent.append((st.spent[0], st.spent[1]))
@@ -233,7 +239,7 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
     deck = game.deck()
     while stack:
         node, st = stack.pop()
-        children = []
+        children: list[tuple[BettingState, Action | None, int]] = []
         if kind[node] == DECISION:
             acts = abstract_actions(st, sizes_for(st))
             if node == root and extra_root_raises:
@@ -256,18 +262,20 @@ def build_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes],
         count[node] = len(children)
         placed = [(add(child, a, c), child) for child, a, c in children]
         stack.extend(reversed(placed))
-    return _in_blocks(PublicTree(
-        kind=np.array(kind, dtype=np.int8),
-        player=np.array(player, dtype=np.int8),
-        first_child=np.array(first, dtype=np.int32),
-        num_children=np.array(count, dtype=np.int32),
-        spent=np.array(spent, dtype=np.int64),
-        dealt=np.array(dealt, dtype=np.int64),
-        board_of=np.array(board_of, dtype=np.int64),
-        boards=sorted(boards, key=boards.get),
-        actions=labels,
-        board=tuple(state.board_cards),
-    ))
+    return _in_blocks(
+        PublicTree(
+            kind=np.array(kind, dtype=np.int8),
+            player=np.array(player, dtype=np.int8),
+            first_child=np.array(first, dtype=np.int32),
+            num_children=np.array(count, dtype=np.int32),
+            spent=np.array(spent, dtype=np.int64),
+            dealt=np.array(dealt, dtype=np.int64),
+            board_of=np.array(board_of, dtype=np.int64),
+            boards=sorted(boards, key=boards.__getitem__),
+            actions=labels,
+            board=tuple(state.board_cards),
+        )
+    )
 
 
 def _in_blocks(tree: PublicTree) -> PublicTree:
@@ -307,10 +315,19 @@ def _in_blocks(tree: PublicTree) -> PublicTree:
     idx = np.array(order)
     first = np.where(tree.num_children[idx] > 0, new[np.maximum(tree.first_child[idx], 0)], -1).astype(np.int32)
     return PublicTree(
-        kind=tree.kind[idx], player=tree.player[idx], first_child=first, num_children=tree.num_children[idx],
-        spent=tree.spent[idx], dealt=tree.dealt[idx], board_of=tree.board_of[idx], boards=tree.boards,
-        actions=[tree.actions[v] for v in order], board=tree.board, top_end=len(top),
-        blocks=np.array(blocks, dtype=np.int64).reshape(-1, 2), block_roots=new[np.array(roots, dtype=np.int64)],
+        kind=tree.kind[idx],
+        player=tree.player[idx],
+        first_child=first,
+        num_children=tree.num_children[idx],
+        spent=tree.spent[idx],
+        dealt=tree.dealt[idx],
+        board_of=tree.board_of[idx],
+        boards=tree.boards,
+        actions=[tree.actions[v] for v in order],
+        board=tree.board,
+        top_end=len(top),
+        blocks=np.array(blocks, dtype=np.int64).reshape(-1, 2),
+        block_roots=new[np.array(roots, dtype=np.int64)],
     )
 
 

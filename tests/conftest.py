@@ -26,15 +26,27 @@ def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0, actions
     game = bundled_game("holdem.nolimit.2p")
     ix = HandIndexer(HOLDEM_ROUNDS)
     spec = CardAbstractionSpec(buckets=(169, 4, 4, 4))
-    cards = CardAbstraction(spec, ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
-                            (np.arange(ix.size(1)) % 4).astype(np.uint16),
-                            (np.arange(ix.size(2)) % 4).astype(np.uint16))
+    cards = CardAbstraction(
+        spec,
+        ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
+        (np.arange(ix.size(1)) % 4).astype(np.uint16),
+        (np.arange(ix.size(2)) % 4).astype(np.uint16),
+    )
     actions = actions or PRESET_ACTIONS["tiny"]
     tree = build_betting_tree(game, actions.sizes(), spec.buckets)
     solver = MCCFR(tree, game.big_blind, seed=seed)
     solver.train(HoldemDeals(cards), iterations, batch=10_000)
-    write_blueprint(path, BlueprintContents(game, actions, cards, tree, solver.average_strategy().astype(np.float32),
-                                            {"preset": "test", "iterations": solver.iterations}))
+    write_blueprint(
+        path,
+        BlueprintContents(
+            game,
+            actions,
+            cards,
+            tree,
+            solver.average_strategy().astype(np.float32),
+            {"preset": "test", "iterations": solver.iterations},
+        ),
+    )
     return path
 
 

@@ -8,8 +8,6 @@ import os
 import statistics
 import sys
 
-
-
 from .common import machine_description
 
 
@@ -18,14 +16,15 @@ async def _in_process_match(hands: int, workdir: str) -> tuple[float, int]:
     dealer's event loop (still over loopback TCP); returns (seconds of play, hands)."""
     import asyncio
 
+    from pokerbot.bot.player import play
+    from pokerbot.bot.strategies import make_strategy
     from pokerbot.protocol.dealer import Dealer, DealerConfig
     from pokerbot.protocol.gamedef import DEFAULT_GAME, bundled_game
 
-    from pokerbot.bot.player import play
-    from pokerbot.bot.strategies import make_strategy
-
     game = bundled_game(DEFAULT_GAME)
-    cfg = DealerConfig(os.path.join(workdir, "bench-in-process"), DEFAULT_GAME, hands, 1, ("call1", "call2"), quiet=True)
+    cfg = DealerConfig(
+        os.path.join(workdir, "bench-in-process"), DEFAULT_GAME, hands, 1, ("call1", "call2"), quiet=True
+    )
     dealer = Dealer(cfg, game, stdout=open(os.devnull, "w"))
     ports = await dealer.listen()
     tasks = [asyncio.create_task(play("127.0.0.1", port, game, make_strategy("call"))) for port in ports]
@@ -45,15 +44,34 @@ def process_match(hands: int, dealer: str, players: str, workdir: str, compiled:
 
     game_file = _game_file(workdir)
     if dealer == "ours":
-        cmd = [sys.executable, "-m", "pokerbot.bot.cli", "dealer", os.path.join(workdir, "bench"), game_file, str(hands), "1",
-               "call1", "call2", "-q", "--log-level", "info"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pokerbot.bot.cli",
+            "dealer",
+            os.path.join(workdir, "bench"),
+            game_file,
+            str(hands),
+            "1",
+            "call1",
+            "call2",
+            "-q",
+            "--log-level",
+            "info",
+        ]
     else:
         cmd = [compiled, "dealer", game_file, str(hands), "1", os.path.join(workdir, "bench.log")]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ports = proc.stdout.readline().split()
-        seats = [subprocess.Popen(_call_player_command(players, int(port), workdir, compiled),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for port in ports]
+        seats = [
+            subprocess.Popen(
+                _call_player_command(players, int(port), workdir, compiled),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for port in ports
+        ]
         out, err = proc.communicate(timeout=600)
         for p in seats:
             p.wait(timeout=60)
@@ -109,14 +127,30 @@ def compiled_acpc_loop() -> str | None:
     with open(source, "rb") as f:
         digest = hashlib.sha256(f.read() + acpc.encode()).hexdigest()[:16]
     base = os.environ.get("POKERBOT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pokerbot")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pokerbot"
+    )
     out = os.path.join(base, f"acpc_loop-{digest}")
     if not os.path.exists(out):
         os.makedirs(base, exist_ok=True)
         tmp = f"{out}.{os.getpid()}.tmp"
         try:
-            subprocess.run([compiler, "-O2", "-w", "-D__STDC_FORMAT_MACROS=1", "-I", acpc, source,
-                            os.path.join(acpc, "net.cc"), "-o", tmp], check=True, capture_output=True, timeout=300)
+            subprocess.run(
+                [
+                    compiler,
+                    "-O2",
+                    "-w",
+                    "-D__STDC_FORMAT_MACROS=1",
+                    "-I",
+                    acpc,
+                    source,
+                    os.path.join(acpc, "net.cc"),
+                    "-o",
+                    tmp,
+                ],
+                check=True,
+                capture_output=True,
+                timeout=300,
+            )
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError):
             return None
         os.replace(tmp, out)
@@ -136,9 +170,9 @@ DEALER_SETUPS = (
 def bench_dealer(hands: int = 5000, repeats: int = 3) -> dict:
     """Hands per second of call-vs-call matches over loopback: our dealer (its own
     process, ``pokerbot dealer``) with our players as separate processes (the real
-    setting) and with compiled players, and our players inside the dealer's event loop; and, as this machine's floor, a compiled loop of the
-    reference dealer's message pattern (``acpc_loop.cc``) with compiled
-    players. Every setup plays once per round, ``repeats`` rounds; medians."""
+    setting) and with compiled players, and our players inside the dealer's event loop;
+    and, as this machine's floor, a compiled loop of the reference dealer's message
+    pattern (``acpc_loop.cc``) with compiled players. Every setup plays once per round, ``repeats`` rounds; medians."""
     import tempfile
 
     from pokerbot.protocol.dealer import run_event_loop
@@ -154,8 +188,12 @@ def bench_dealer(hands: int = 5000, repeats: int = 3) -> dict:
                 else:
                     seconds, played = process_match(hands, dealer, players, tmp, compiled)
                 rates[key].append(played / seconds)
-    result: dict = {"machine": machine_description(), "hands": hands, "repeats": repeats,
-                    "compiled_available": compiled is not None}
+    result: dict = {
+        "machine": machine_description(),
+        "hands": hands,
+        "repeats": repeats,
+        "compiled_available": compiled is not None,
+    }
     for key, values in rates.items():
         result[f"hands_per_second_{key}"] = statistics.median(values)
         result[f"runs_{key}"] = [round(v) for v in values]
@@ -166,8 +204,10 @@ def print_dealer_report(r: dict, as_json: bool = False) -> None:
     if as_json:
         print(json.dumps(r, indent=2))
         return
-    print(f"Dealer throughput: {r['hands']} hands of call vs call over loopback, "
-          f"median of {r['repeats']} matches per setup [each run]")
+    print(
+        f"Dealer throughput: {r['hands']} hands of call vs call over loopback, "
+        f"median of {r['repeats']} matches per setup [each run]"
+    )
     print(f"machine: {r['machine']}")
     for key, _dealer, _players, label in DEALER_SETUPS:
         if f"hands_per_second_{key}" in r:
@@ -177,6 +217,8 @@ def print_dealer_report(r: dict, as_json: bool = False) -> None:
         print("  (compiled rows skipped: they need a C++ compiler and OpenSpiel: pip install 'pokerbot[test]')")
     else:
         floor = r["hands_per_second_compiled_compiled_players"]
-        print(f"ratio to the compiled floor: ours with our players (processes) "
-              f"{r['hands_per_second_ours_processes'] / floor:.2f}, "
-              f"ours with compiled players {r['hands_per_second_ours_compiled_players'] / floor:.2f}")
+        print(
+            f"ratio to the compiled floor: ours with our players (processes) "
+            f"{r['hands_per_second_ours_processes'] / floor:.2f}, "
+            f"ours with compiled players {r['hands_per_second_ours_compiled_players'] / floor:.2f}"
+        )

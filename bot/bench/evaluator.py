@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import json
-from typing import Callable
+from collections.abc import Callable
 
 import numba as nb
 import numpy as np
@@ -20,8 +20,7 @@ def _all_boards(board_keys, board_masks, keys, masks, row_offsets, rank_values, 
     Returns the number of hands evaluated (those not sharing a card with the board)."""
     evaluated = 0
     for b in range(board_keys.shape[0]):
-        ev.strengths_from_keys(board_keys[b], board_masks[b], keys, masks, row_offsets,
-                               rank_values, flush_values, out)
+        ev.strengths_from_keys(board_keys[b], board_masks[b], keys, masks, row_offsets, rank_values, flush_values, out)
         for i in range(out.shape[0]):
             if out[i] >= 0:
                 evaluated += 1
@@ -59,8 +58,7 @@ def _pokerfast_batch() -> Callable[[np.ndarray, np.ndarray], None] | None:
     return run
 
 
-def bench_evaluator(hands: int = 4_000_000, boards: int = 20_000, repeats: int = 7,
-                    seed: int = 1) -> dict:
+def bench_evaluator(hands: int = 4_000_000, boards: int = 20_000, repeats: int = 7, seed: int = 1) -> dict:
     """Throughput of our evaluator and of the independent libraries, one core."""
     cpu = pin_to_one_core()
     rng = np.random.default_rng(seed)
@@ -71,10 +69,10 @@ def bench_evaluator(hands: int = 4_000_000, boards: int = 20_000, repeats: int =
     bkeys, bmasks = ev.hand_keys(board_cards)
     hkeys, hmasks = ev.hand_keys(ev.all_hole_pairs())
     out = np.empty(hkeys.shape[0], dtype=np.int32)
-    count = _all_boards(bkeys, bmasks, hkeys, hmasks, ev.ROW_OFFSETS, ev.RANK_VALUES,
-                        ev.FLUSH_VALUES, out)
-    t = median_time(lambda: _all_boards(bkeys, bmasks, hkeys, hmasks, ev.ROW_OFFSETS,
-                                        ev.RANK_VALUES, ev.FLUSH_VALUES, out), repeats)
+    count = _all_boards(bkeys, bmasks, hkeys, hmasks, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES, out)
+    t = median_time(
+        lambda: _all_boards(bkeys, bmasks, hkeys, hmasks, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES, out), repeats
+    )
     result["ours_batch_boards_meps"] = count / t / 1e6
 
     # Random 7-card hands, one batch call from Python, cards as bytes.
@@ -112,11 +110,16 @@ def print_evaluator_report(r: dict, as_json: bool = False) -> None:
     print(f"  ours, batch path (all 1,081 hands on each river board): {r['ours_batch_boards_meps']:8.1f} M evals/s")
     print(f"  ours, random 7-card hands, one call per batch:           {r['ours_random7_meps']:8.1f} M evals/s")
     if "pokerfast_random7_meps" in r:
-        print(f"  pokerfast (OMPEval, C++), random 7-card, one batch call:  {r['pokerfast_random7_meps']:8.1f} M evals/s")
+        print(
+            f"  pokerfast (OMPEval, C++), random 7-card, one batch call:  {r['pokerfast_random7_meps']:8.1f} M evals/s"
+        )
     else:
         print("  pokerfast: not installed (pip install 'pokerbot[bench]')")
     if "phevaluator_per_call_meps" in r:
-        print(f"  phevaluator (C), one Python call per hand:                {r['phevaluator_per_call_meps']:8.1f} M evals/s")
+        print(
+            "  phevaluator (C), one Python call per hand:                "
+            f"{r['phevaluator_per_call_meps']:8.1f} M evals/s"
+        )
     if "ratio_batch_vs_pokerfast" in r:
         print(f"ratio ours batch path / pokerfast batch: {r['ratio_batch_vs_pokerfast']:.2f}")
         print(f"ratio ours random 7-card / pokerfast batch: {r['ratio_random7_vs_pokerfast']:.2f}")

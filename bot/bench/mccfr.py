@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 
-
-
 from .common import machine_description, pin_to_one_core
 
 
@@ -29,7 +27,7 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
     tree = build_betting_tree(game, sizes, deals.bucket_counts)
     sub = cfr.make_subgame(BettingState(game), sizes)
 
-    def exploitability(solver: "mccfr.MCCFR") -> float:
+    def exploitability(solver: mccfr.MCCFR) -> float:
         strategy = mccfr.to_public_strategy(tree, solver.average_strategy(), sub.tree, sub.hands, deals.bucket)
         return cfr.exploitability(sub, strategy)
 
@@ -37,8 +35,9 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
     warm.train(deals, 2_000)  # compile outside the timed runs
     runs = {
         "plain": mccfr.MCCFRSettings(),
-        "pruned": mccfr.MCCFRSettings(prune_after=iterations // 10, prune_threshold=-500_000, regret_floor=-600_000,
-                                      prune_k=5_263),
+        "pruned": mccfr.MCCFRSettings(
+            prune_after=iterations // 10, prune_threshold=-500_000, regret_floor=-600_000, prune_k=5_263
+        ),
     }
     curves: dict[str, list[dict]] = {}
     throughput = {}
@@ -51,8 +50,13 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
             r = solver.train(deals, iterations // points, batch=50_000)
             seconds += r.seconds
             nodes += r.nodes_touched
-            curve.append({"iterations": solver.iterations, "seconds": seconds,
-                          "exploitability_mchips": 1000 * exploitability(solver)})
+            curve.append(
+                {
+                    "iterations": solver.iterations,
+                    "seconds": seconds,
+                    "exploitability_mchips": 1000 * exploitability(solver),
+                }
+            )
         curves[name] = curve
         throughput[name] = nodes / seconds
     multi = None
@@ -65,12 +69,22 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
         solver = mccfr.MCCFR(tree, game.big_blind, seed=seed)
         solver.train(deals, 2_000, threads=cores)
         r = solver.train(deals, iterations // 2, batch=50_000, threads=cores)
-        multi = {"threads": cores, "nodes_per_second": r.nodes_per_second,
-                 "exploitability_mchips": 1000 * exploitability(solver), "iterations": solver.iterations}
-    return {"machine": machine_description(), "game": "leduc.limit.2p (OpenSpiel's leduc_poker)",
-            "information_sets": int(sum(((tree.kind == 0) & (tree.round == r)).sum() * len(deals.classes[r])
-                                        for r in range(game.num_rounds))),
-            "curves": curves, "nodes_per_second_1_core": throughput, "all_cores": multi}
+        multi = {
+            "threads": cores,
+            "nodes_per_second": r.nodes_per_second,
+            "exploitability_mchips": 1000 * exploitability(solver),
+            "iterations": solver.iterations,
+        }
+    return {
+        "machine": machine_description(),
+        "game": "leduc.limit.2p (OpenSpiel's leduc_poker)",
+        "information_sets": int(
+            sum(((tree.kind == 0) & (tree.round == r)).sum() * len(deals.classes[r]) for r in range(game.num_rounds))
+        ),
+        "curves": curves,
+        "nodes_per_second_1_core": throughput,
+        "all_cores": multi,
+    }
 
 
 def print_mccfr_report(r: dict, as_json: bool = False) -> None:
@@ -81,12 +95,16 @@ def print_mccfr_report(r: dict, as_json: bool = False) -> None:
     print(f"machine: {r['machine']}")
     print("  exploitability in milli-chips per hand (exact best response), plain | with pruning:")
     for a, b in zip(r["curves"]["plain"], r["curves"]["pruned"]):
-        print(f"  {a['iterations']:>9,} it  {a['seconds']:6.2f} s {a['exploitability_mchips']:7.1f}  |"
-              f"  {b['seconds']:6.2f} s {b['exploitability_mchips']:7.1f}")
+        print(
+            f"  {a['iterations']:>9,} it  {a['seconds']:6.2f} s {a['exploitability_mchips']:7.1f}  |"
+            f"  {b['seconds']:6.2f} s {b['exploitability_mchips']:7.1f}"
+        )
     t = r["nodes_per_second_1_core"]
     print(f"  one core: {t['plain'] / 1e6:.1f} M nodes touched/s plain, {t['pruned'] / 1e6:.1f} M with pruning")
     m = r["all_cores"]
     if m:
-        print(f"  {m['threads']} threads: {m['nodes_per_second'] / 1e6:.1f} M nodes touched/s "
-              f"({m['nodes_per_second'] / m['threads'] / 1e6:.1f} M per core), exploitability "
-              f"{m['exploitability_mchips']:.1f} after {m['iterations']:,} iterations")
+        print(
+            f"  {m['threads']} threads: {m['nodes_per_second'] / 1e6:.1f} M nodes touched/s "
+            f"({m['nodes_per_second'] / m['threads'] / 1e6:.1f} M per core), exploitability "
+            f"{m['exploitability_mchips']:.1f} after {m['iterations']:,} iterations"
+        )

@@ -7,10 +7,6 @@ import json
 import os
 import sys
 
-
-
-
-
 _TOUCH = r"""
 import sys, time
 import numpy as np
@@ -46,22 +42,25 @@ def bench_store(path: str) -> dict:
     extra resident memory, and how much of it is shared with the first."""
     import subprocess
 
-    first = subprocess.Popen([sys.executable, "-c", _TOUCH, path, "hold"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-c", _TOUCH, path, "hold"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     a = first.stdout.readline().split()
     try:
-        out = subprocess.run([sys.executable, "-c", _TOUCH, path, "once"], capture_output=True, text=True,
-                             check=True)
+        out = subprocess.run([sys.executable, "-c", _TOUCH, path, "once"], capture_output=True, text=True, check=True)
     finally:
         first.communicate("")
     b = out.stdout.split()
     opened, rss0, rss1, pss0, pss1, private, shared = (float(x) for x in b)
-    return {"store_mb": os.path.getsize(path) / 1e6, "open_seconds": opened,
-            "first_process_extra_rss_mb": (float(a[2]) - float(a[1])) / 1024,
-            "second_process_extra_rss_mb": (rss1 - rss0) / 1024,
-            "second_process_extra_pss_mb": (pss1 - pss0) / 1024,
-            "second_process_extra_private_dirty_mb": private / 1024,
-            "second_process_extra_shared_clean_mb": shared / 1024}
+    return {
+        "store_mb": os.path.getsize(path) / 1e6,
+        "open_seconds": opened,
+        "first_process_extra_rss_mb": (float(a[2]) - float(a[1])) / 1024,
+        "second_process_extra_rss_mb": (rss1 - rss0) / 1024,
+        "second_process_extra_pss_mb": (pss1 - pss0) / 1024,
+        "second_process_extra_private_dirty_mb": private / 1024,
+        "second_process_extra_shared_clean_mb": shared / 1024,
+    }
 
 
 def print_store_report(r: dict, as_json: bool = False) -> None:
@@ -70,7 +69,9 @@ def print_store_report(r: dict, as_json: bool = False) -> None:
         return
     print(f"store: {r['store_mb']:.0f} MB, opened in {r['open_seconds'] * 1000:.1f} ms")
     print(f"  first process, every page touched: +{r['first_process_extra_rss_mb']:.0f} MB resident")
-    print(f"  second process at the same time: +{r['second_process_extra_rss_mb']:.0f} MB resident, of which "
-          f"{r['second_process_extra_shared_clean_mb']:.0f} MB shared with the first; "
-          f"+{r['second_process_extra_private_dirty_mb']:.1f} MB private; proportional share "
-          f"+{r['second_process_extra_pss_mb']:.0f} MB")
+    print(
+        f"  second process at the same time: +{r['second_process_extra_rss_mb']:.0f} MB resident, of which "
+        f"{r['second_process_extra_shared_clean_mb']:.0f} MB shared with the first; "
+        f"+{r['second_process_extra_private_dirty_mb']:.1f} MB private; proportional share "
+        f"+{r['second_process_extra_pss_mb']:.0f} MB"
+    )

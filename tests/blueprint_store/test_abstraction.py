@@ -42,15 +42,16 @@ def test_kmeans_emd_separates_clusters_and_orders_by_mean():
     assert means == sorted(means)
     cm = np.array(means)
     labels = np.array([ab._nearest(p, ab._cdf_mean(p, bins), centers, cm, np.arange(3)) for p in pts])
-    assert [len(set(labels[i * 300:(i + 1) * 300].tolist())) for i in range(3)] == [1, 1, 1]
+    assert [len(set(labels[i * 300 : (i + 1) * 300].tolist())) for i in range(3)] == [1, 1, 1]
     assert sorted(set(labels.tolist())) == [0, 1, 2]
 
 
 @pytest.fixture(scope="module")
 def small_abstraction():
     """Real flop table (few runouts), dummy turn table (the same code builds both)."""
-    spec = ab.CardAbstractionSpec(buckets=(169, 8, 8, 10), bins=6, flop_runouts=4, fit_flop_boards=40,
-                                  kmeans_iterations=4)
+    spec = ab.CardAbstractionSpec(
+        buckets=(169, 8, 8, 10), bins=6, flop_runouts=4, fit_flop_boards=40, kmeans_iterations=4
+    )
     rng = np.random.default_rng(0)
     flop = ab._build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, lambda s: None)
     ix = HandIndexer(ab.HOLDEM_ROUNDS)
@@ -69,11 +70,13 @@ def test_flop_table_covers_every_class_and_isomorphic_hands_agree(small_abstract
         cards = rng.choice(52, 5, replace=False).tolist()
         perm = rng.permutation(4)
         img = [(c & ~3) | int(perm[c & 3]) for c in cards]
-        assert ab.hand_bucket(small_abstraction, 1, cards[:2], cards[2:]) == \
-            ab.hand_bucket(small_abstraction, 1, img[:2], img[2:])
+        assert ab.hand_bucket(small_abstraction, 1, cards[:2], cards[2:]) == ab.hand_bucket(
+            small_abstraction, 1, img[:2], img[2:]
+        )
     # buckets are ordered by equity: aces on a low dry board above 72o there
-    assert ab.hand_bucket(small_abstraction, 1, [48, 49], [0, 5, 14]) > \
-        ab.hand_bucket(small_abstraction, 1, [21, 3], [9, 26, 38])
+    assert ab.hand_bucket(small_abstraction, 1, [48, 49], [0, 5, 14]) > ab.hand_bucket(
+        small_abstraction, 1, [21, 3], [9, 26, 38]
+    )
 
 
 def test_deal_buckets_match_play_time_lookups(small_abstraction):
@@ -85,12 +88,29 @@ def test_deal_buckets_match_play_time_lookups(small_abstraction):
     out = np.zeros((2, 4), dtype=np.int32)
     for _ in range(200):
         cards = rng.choice(52, 9, replace=False).astype(np.int64)
-        outcome = ab._deal_buckets(cards, a.preflop, a.flop, a.turn, a.spec.buckets[3], ab._PAIR, *f, *t, ab._BINOM,
-                                   ab._KEYS, ab._MASKS, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES,
-                                   np.empty(1326, np.int32), np.empty(32, np.int64), np.empty(6, np.int64), out)
+        outcome = ab._deal_buckets(
+            cards,
+            a.preflop,
+            a.flop,
+            a.turn,
+            a.spec.buckets[3],
+            ab._PAIR,
+            *f,
+            *t,
+            ab._BINOM,
+            ab._KEYS,
+            ab._MASKS,
+            ev.ROW_OFFSETS,
+            ev.RANK_VALUES,
+            ev.FLUSH_VALUES,
+            np.empty(1326, np.int32),
+            np.empty(32, np.int64),
+            np.empty(6, np.int64),
+            out,
+        )
         board = cards[4:].tolist()
         for p in range(2):
-            hole = cards[2 * p:2 * p + 2].tolist()
+            hole = cards[2 * p : 2 * p + 2].tolist()
             assert [ab.hand_bucket(a, r, hole, board[:n]) for r, n in enumerate((0, 3, 4, 5))] == out[p].tolist()
         s0 = hand_strength(cards[:2].tolist() + board)
         s1 = hand_strength(cards[2:4].tolist() + board)

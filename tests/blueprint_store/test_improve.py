@@ -4,8 +4,13 @@ scores of the Libratus supplement and the pseudo-harmonic midpoint."""
 import pytest
 
 from pokerbot.blueprint_store.actions import PRESET_ACTIONS
-from pokerbot.blueprint_store.improve import (collect_opponent_bets, most_common_size, pot_fraction,
-                                     pseudo_harmonic_midpoint, score_gaps)
+from pokerbot.blueprint_store.improve import (
+    collect_opponent_bets,
+    most_common_size,
+    pot_fraction,
+    pseudo_harmonic_midpoint,
+    score_gaps,
+)
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import format_state_line

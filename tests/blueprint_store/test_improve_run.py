@@ -7,6 +7,7 @@ import hashlib
 
 import numpy as np
 import pytest
+from conftest import build_small_blueprint, capture_agent_logs
 
 from pokerbot.blueprint_store.actions import ActionAbstraction
 from pokerbot.blueprint_store.improve import improve, plan_improvement
@@ -17,13 +18,13 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState, format_state_line
 from pokerbot.solver.tree import BetSizes
 
-from conftest import build_small_blueprint, capture_agent_logs
-
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(600)
 #: two opening sizes, so that there is a gap between them
-ACTIONS = ActionAbstraction((BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2),)
-                            + tuple(BetSizes(bets=((1.0,),), max_raises=1) for _ in range(3)))
+ACTIONS = ActionAbstraction(
+    (BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2),)
+    + tuple(BetSizes(bets=((1.0,),), max_raises=1) for _ in range(3))
+)
 US, THEM = "A-libratus", "B-prober"
 
 
@@ -53,8 +54,9 @@ def improved(tmp_path_factory):
     logs = opens(d, 250, 30)  # 150 over a 200 pot after calling: 0.75, in the gap (0.5, 1.0)
     before = digest(base)
     lines = []
-    summary = improve(base, [logs], str(d / "improved.bp"), us="libratus", k=3, seconds=4.0, threads=1,
-                      log=lines.append)
+    summary = improve(
+        base, [logs], str(d / "improved.bp"), us="libratus", k=3, seconds=4.0, threads=1, log=lines.append
+    )
     assert digest(base) == before  # the input store is never written to
     return base, str(d / "improved.bp"), summary, lines, d
 
@@ -181,7 +183,7 @@ def test_a_damaged_extension_is_refused(improved, tmp_path):
 
     raw = open(out, "rb").read()
     magic, version, crc, length = store._PREAMBLE.unpack(raw[: store._PREAMBLE.size])
-    header = msgpack.unpackb(raw[store._PREAMBLE.size: store._PREAMBLE.size + length], raw=False)
+    header = msgpack.unpackb(raw[store._PREAMBLE.size : store._PREAMBLE.size + length], raw=False)
     header["extensions"][0]["kind"] = "type9"
     body = msgpack.packb(header, use_bin_type=True)
     assert len(body) <= length
@@ -189,8 +191,11 @@ def test_a_damaged_extension_is_refused(improved, tmp_path):
     import zlib
 
     bad = tmp_path / "bad.bp"
-    bad.write_bytes(store._PREAMBLE.pack(magic, version, zlib.crc32(body), len(body)) + body
-                    + raw[store._PREAMBLE.size + len(body):])
+    bad.write_bytes(
+        store._PREAMBLE.pack(magic, version, zlib.crc32(body), len(body))
+        + body
+        + raw[store._PREAMBLE.size + len(body) :]
+    )
     with pytest.raises(StoreError, match="extension"):
         Blueprint(str(bad))
     assert len(bp.extensions) == 2
@@ -216,8 +221,17 @@ def test_our_first_move_is_kept_when_the_opponent_raises_after_it(improved, tmp_
     base, _, _, _, _ = improved
     logs = raises_after_our_limp(tmp_path, 250, 30)  # 150 over a 200 pot: 0.75 again
     lines = []
-    summary = improve(base, [logs], str(tmp_path / "improved.bp"), us="libratus", k=1, seconds=2.0, threads=1,
-                      type1=False, log=lines.append)
+    summary = improve(
+        base,
+        [logs],
+        str(tmp_path / "improved.bp"),
+        us="libratus",
+        k=1,
+        seconds=2.0,
+        threads=1,
+        type1=False,
+        log=lines.append,
+    )
     assert summary["added"] == [{"kind": "type2", "size": pytest.approx(2.5 / 3.5), "opponent": 0}]
     assert any("first move kept" in line for line in lines)
     b0 = Blueprint(base)
@@ -231,8 +245,10 @@ def test_our_first_move_is_kept_when_the_opponent_raises_after_it(improved, tmp_
     # below our limp the opponent's first raises are the new ones, and were trained
     limp = int(ext.tree.first_child[0]) + [a.type.name for a in ext.child_actions(0)].index("CALL")
     assert [a.size for a in ext.child_actions(limp) if a.type.name == "RAISE"][:3] == [200, 243, 300]
-    trained = [not np.allclose(ext.probabilities(limp, k, threshold=False), 1 / ext.tree.num_children[limp])
-               for k in range(buckets)]
+    trained = [
+        not np.allclose(ext.probabilities(limp, k, threshold=False), 1 / ext.tree.num_children[limp])
+        for k in range(buckets)
+    ]
     assert sum(trained) > buckets // 2
     # below our own opening raise nothing was solved: the average strategy is uniform
     ours = int(ext.tree.first_child[0]) + [a.type.name for a in ext.child_actions(0)].index("RAISE")

@@ -38,7 +38,7 @@ def canonical_by_brute_force(hand, rounds):
     best = None
     for perm in itertools.permutations(range(4)):
         img = permute(hand, perm)
-        key = tuple(tuple(sorted(img[bounds[r]:bounds[r + 1]])) for r in range(rounds))
+        key = tuple(tuple(sorted(img[bounds[r] : bounds[r + 1]])) for r in range(rounds))
         best = key if best is None or key < best else best
     return best
 
@@ -59,7 +59,7 @@ def test_round_trip_and_isomorphism_on_random_hands(rnd):
         perm = rng.permutation(4)
         img = permute(hand, perm)
         bounds = np.cumsum((0,) + (2, 3, 1, 1)[: rnd + 1])
-        shuffled = [c for r in range(rnd + 1) for c in rng.permutation(img[bounds[r]:bounds[r + 1]])]
+        shuffled = [c for r in range(rnd + 1) for c in rng.permutation(img[bounds[r] : bounds[r + 1]])]
         assert HOLDEM.index(shuffled) == i
     # different classes by the definition never share an index
     keys = {}

@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from pokerbot.blueprint_store.abstraction import hand_buckets
-from pokerbot.blueprint_store.store import (FORMAT_VERSION, RANGE_THRESHOLD, Blueprint, OffTreeError, StoreError,
-                                   apply_threshold)
+from pokerbot.blueprint_store.store import (
+    FORMAT_VERSION,
+    RANGE_THRESHOLD,
+    Blueprint,
+    OffTreeError,
+    StoreError,
+    apply_threshold,
+)
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver.tree import DECISION
@@ -131,8 +137,13 @@ def test_a_second_process_shares_the_pages(small_blueprint):
     )
     if not os.path.exists("/proc/self/smaps_rollup"):
         pytest.skip("no /proc/self/smaps_rollup on this system")
-    out = subprocess.run([sys.executable, "-c", code, small_blueprint], capture_output=True, text=True, check=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    out = subprocess.run(
+        [sys.executable, "-c", code, small_blueprint],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+    )
     private_kb, file_kb = map(int, out.stdout.split())
     turn_kb = 55_190_538 * 2 // 1024
     # the touched turn table is file-backed: resident, but not a private anonymous copy

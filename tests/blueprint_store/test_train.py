@@ -18,15 +18,20 @@ pytestmark = pytest.mark.timeout(300)
 
 def fake_cards(spec, log=print):
     ix = HandIndexer(HOLDEM_ROUNDS)
-    return CardAbstraction(spec, ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
-                           (np.arange(ix.size(1)) % spec.buckets[1]).astype(np.uint16),
-                           (np.arange(ix.size(2)) % spec.buckets[2]).astype(np.uint16), 0.0)
+    return CardAbstraction(
+        spec,
+        ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
+        (np.arange(ix.size(1)) % spec.buckets[1]).astype(np.uint16),
+        (np.arange(ix.size(2)) % spec.buckets[2]).astype(np.uint16),
+        0.0,
+    )
 
 
 def test_train_write_and_resume(tmp_path, monkeypatch):
     monkeypatch.setattr(train, "build_card_abstraction", fake_cards)
-    preset = train.Preset("test", CardAbstractionSpec(buckets=(169, 4, 4, 4)), train.PRESETS["tiny"].actions,
-                          seconds=2.0, batch=2_000)
+    preset = train.Preset(
+        "test", CardAbstractionSpec(buckets=(169, 4, 4, 4)), train.PRESETS["tiny"].actions, seconds=2.0, batch=2_000
+    )
     out = str(tmp_path / "bp" / "t.bp")
     os.makedirs(os.path.dirname(out))
     lines = []

@@ -2,17 +2,15 @@
 bet already at the root), a safe re-solve after an on-tree raise (gifts updated), a
 nested re-solve after an off-tree raise, and the unsafe comparison bot."""
 
-
 import numpy as np
 import pytest
+from conftest import capture_agent_logs as capture_logs
 
 from pokerbot.bot.agent import LibratusAgent
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import cards_to_str
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
-
-from conftest import capture_agent_logs as capture_logs
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(300)
@@ -88,8 +86,11 @@ def test_unsafe_bot_resolves_without_gadget(small_blueprint):
     agent.act(MatchState(me, river_state("r700")))
     sol = agent._solution
     tree = sol.sub.tree
-    bet = next(c for c in range(tree.first_child[0], tree.first_child[0] + tree.num_children[0])
-               if str(tree.actions[c]) == "r700")
+    bet = next(
+        c
+        for c in range(tree.first_child[0], tree.first_child[0] + tree.num_children[0])
+        if str(tree.actions[c]) == "r700"
+    )
     kids = [str(tree.actions[c]) for c in range(tree.first_child[bet], tree.first_child[bet] + tree.num_children[bet])]
     ours = next(k for k in kids if k[0] == "r")
     st = river_state("r700" + ours + "r20000")

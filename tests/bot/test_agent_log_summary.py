@@ -6,7 +6,8 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
-    "agent_log_summary", os.path.join(HERE, "..", "..", "scripts", "agent_log_summary.py"))
+    "agent_log_summary", os.path.join(HERE, "..", "..", "scripts", "agent_log_summary.py")
+)
 summary = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(summary)
 

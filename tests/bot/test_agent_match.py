@@ -41,8 +41,10 @@ async def kill_worker_mid_solve(stderr_path: str, timeout: float = 300.0) -> int
 
 def test_match_survives_a_worker_killed_mid_solve(small_blueprint, tmp_path):
     game = bundled_game("holdem.nolimit.2p")
-    agent = (f"{sys.executable} -m pokerbot.bot.cli play --strategy libratus --blueprint {small_blueprint} --seed 3 "
-             "--workers 1 --solve-seconds 1 --log-level debug")
+    agent = (
+        f"{sys.executable} -m pokerbot.bot.cli play --strategy libratus --blueprint {small_blueprint} --seed 3 "
+        "--workers 1 --solve-seconds 1 --log-level debug"
+    )
     out = str(tmp_path)
 
     async def both():
@@ -68,6 +70,6 @@ def test_match_survives_a_worker_killed_mid_solve(small_blueprint, tmp_path):
     decisions = [e for e in events if e["event"] == "decision" and "source" in e]  # the agent's lines
     assert any(e["source"].endswith("fallback") for e in decisions)
     # after the replacement the agent solves again
-    after = decisions[[e["source"].endswith("fallback") for e in decisions].index(True) + 1:]
+    after = decisions[[e["source"].endswith("fallback") for e in decisions].index(True) + 1 :]
     assert any(e["source"] in ("unsafe", "safe", "nested") for e in after)
     assert any(e["event"] == "match_over" and e["hands"] == HANDS for e in events)

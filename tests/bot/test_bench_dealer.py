@@ -34,8 +34,13 @@ def test_compiled_loop_plays_the_same_match_as_our_dealer(tmp_path):
 
 
 def test_bench_dealer_prints_every_setup():
-    out = subprocess.run([sys.executable, "-m", "pokerbot.bot.cli", "bench", "dealer", "--hands", "100", "--repeats", "1",
-                          "--json"], capture_output=True, text=True, timeout=300, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pokerbot.bot.cli", "bench", "dealer", "--hands", "100", "--repeats", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
     r = json.loads(out)
     assert r["compiled_available"]
     for key, *_ in bench.DEALER_SETUPS:

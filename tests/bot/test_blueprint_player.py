@@ -31,7 +31,7 @@ def random_spots(n, seed):
                 break
             need = HUNL.total_board_cards(st.round)
             if len(st.board_cards) < need:
-                st.deal_board_cards(deck[4 + len(st.board_cards):4 + need])
+                st.deal_board_cards(deck[4 + len(st.board_cards) : 4 + need])
             bounds = st.raise_bounds()
             u = rng.random()
             if u < 0.1 and st.can_fold():
@@ -44,7 +44,7 @@ def random_spots(n, seed):
             continue
         need = HUNL.total_board_cards(st.round)
         if len(st.board_cards) < need:
-            st.deal_board_cards(deck[4 + len(st.board_cards):4 + need])
+            st.deal_board_cards(deck[4 + len(st.board_cards) : 4 + need])
         yield MatchState(st.current_player, st)
 
 
@@ -98,8 +98,24 @@ def _parent_child(bp, node):
 
 def test_a_match_through_the_command_line(small_blueprint, tmp_path):
     out = tmp_path / "m"
-    assert main(["match", "blueprint", "raise-pot", "--hands", "200", "--seed", "4", "--out", str(out),
-                 "--blueprint", small_blueprint]) == 0
+    assert (
+        main(
+            [
+                "match",
+                "blueprint",
+                "raise-pot",
+                "--hands",
+                "200",
+                "--seed",
+                "4",
+                "--out",
+                str(out),
+                "--blueprint",
+                small_blueprint,
+            ]
+        )
+        == 0
+    )
     s = json.loads((out / "summary.json").read_text())
     assert s["ok"] and s["matches"][0]["hands_played"] == 200
     err = (out / "match1.err").read_text()
@@ -117,21 +133,36 @@ def test_missing_or_wrong_blueprint_is_refused(tmp_path, small_blueprint):
         player.act(ms)
 
 
-
 def test_common_random_numbers_make_a_duplicate_pair_cancel(small_blueprint, tmp_path):
     # blueprint vs blueprint: with one seed for both, the two matches of a duplicate
     # play every hand identically with the seats swapped, so each pair sums to zero;
     # with a seed each (the default) they do not
     def pairs(crn: bool) -> np.ndarray:
         out = tmp_path / ("crn" if crn else "plain")
-        args = ["match", "blueprint", "blueprint", "--hands", "150", "--seed", "3", "--duplicate",
-                "--out", str(out), "--blueprint", small_blueprint] + (["--common-random-numbers"] if crn else [])
+        args = [
+            "match",
+            "blueprint",
+            "blueprint",
+            "--hands",
+            "150",
+            "--seed",
+            "3",
+            "--duplicate",
+            "--out",
+            str(out),
+            "--blueprint",
+            small_blueprint,
+        ] + (["--common-random-numbers"] if crn else [])
         assert main(args) == 0
         s = json.loads((out / "summary.json").read_text())
         assert s["common_random_numbers"] is crn
         game = bundled_game("holdem.nolimit.2p")
-        a = [player_series(read_match_log(m["log"], game, adjust=False)[0],
-                           next(n for n in m["seats"] if n.startswith("A-"))) for m in s["matches"]]
+        a = [
+            player_series(
+                read_match_log(m["log"], game, adjust=False)[0], next(n for n in m["seats"] if n.startswith("A-"))
+            )
+            for m in s["matches"]
+        ]
         return a[0] + a[1]
 
     assert np.abs(pairs(False)).sum() > 0

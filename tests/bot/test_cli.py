@@ -38,9 +38,24 @@ def test_bad_arguments_exit_with_usage():
 def test_bench_evaluator_prints_figures_and_ratio():
     # a small run in a subprocess: the benchmark pins its process to one core
     out = subprocess.run(
-        [sys.executable, "-m", "pokerbot.bot.cli", "bench", "evaluator", "--hands", "20000", "--boards", "50",
-         "--repeats", "1", "--json"],
-        capture_output=True, text=True, timeout=300, check=True,
+        [
+            sys.executable,
+            "-m",
+            "pokerbot.bot.cli",
+            "bench",
+            "evaluator",
+            "--hands",
+            "20000",
+            "--boards",
+            "50",
+            "--repeats",
+            "1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     ).stdout
     r = json.loads(out)
     assert r["ours_batch_boards_meps"] > 0 and r["ours_random7_meps"] > 0
@@ -64,8 +79,20 @@ def test_play_refuses_a_missing_blueprint_before_starting_workers(capsys, tmp_pa
 
 
 def test_improve_reports_bad_input_clearly(capsys, tmp_path):
-    assert main(["improve", "--logs", str(tmp_path / "nope"), "--blueprint", str(tmp_path / "x.bp"),
-                 "--out", str(tmp_path / "y.bp")]) == 2
+    assert (
+        main(
+            [
+                "improve",
+                "--logs",
+                str(tmp_path / "nope"),
+                "--blueprint",
+                str(tmp_path / "x.bp"),
+                "--out",
+                str(tmp_path / "y.bp"),
+            ]
+        )
+        == 2
+    )
     assert "x.bp" in capsys.readouterr().err  # the store is opened first
     with pytest.raises(SystemExit):
         main(["improve", "--logs", "a", "--blueprint", "b", "--out", "c", "--hours", "0"])

@@ -12,7 +12,8 @@ from pokerbot.protocol.gamedef import bundled_game
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
-    "duplicate_breakdown", os.path.join(HERE, "..", "..", "scripts", "duplicate_breakdown.py"))
+    "duplicate_breakdown", os.path.join(HERE, "..", "..", "scripts", "duplicate_breakdown.py")
+)
 dbd = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(dbd)
 

@@ -60,8 +60,13 @@ def test_a_concurrent_duplicate_match_plays_both_seat_orders_at_once_with_the_sa
     for how in ("sequential", "concurrent"):
         out = tmp_path / how
         extra = ["--concurrent"] if how == "concurrent" else []
-        assert main(["match", "random", "raise-pot", "--hands", "200", "--seed", "5", "--duplicate",
-                     "--out", str(out)] + extra) == 0
+        assert (
+            main(
+                ["match", "random", "raise-pot", "--hands", "200", "--seed", "5", "--duplicate", "--out", str(out)]
+                + extra
+            )
+            == 0
+        )
         s = json.loads((out / "summary.json").read_text())
         assert s["ok"] and [m["hands_played"] for m in s["matches"]] == [200, 200]
         # the log without its first line (the match name: the output path)

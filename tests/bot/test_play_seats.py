@@ -21,20 +21,57 @@ def test_two_matches_share_one_agent_process(small_blueprint, tmp_path):
     async def run():
         dealers, ports = [], []
         for k in range(2):
-            cfg = DealerConfig(match_name=str(tmp_path / f"m{k}"), game_file="holdem.nolimit.2p", num_hands=HANDS,
-                               seed=20 + k, names=("agent", "call"), quiet=True, host="127.0.0.1")
+            cfg = DealerConfig(
+                match_name=str(tmp_path / f"m{k}"),
+                game_file="holdem.nolimit.2p",
+                num_hands=HANDS,
+                seed=20 + k,
+                names=("agent", "call"),
+                quiet=True,
+                host="127.0.0.1",
+            )
             d = Dealer(cfg, game, stdout=open(os.devnull, "w"))
             ports.append(await d.listen())
             dealers.append(d)
         err = open(tmp_path / "agent.stderr", "w")
         agent = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(ports[0][0]), str(ports[1][0]),
-            "--strategy", "libratus", "--blueprint", small_blueprint, "--seed", "1", "--workers", "1",
-            "--solve-seconds", "0.5", stdin=asyncio.subprocess.DEVNULL, stdout=err, stderr=err)
-        callers = [await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(p[1]), "--strategy", "call",
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-            for p in ports]
+            sys.executable,
+            "-m",
+            "pokerbot.bot.cli",
+            "play",
+            "127.0.0.1",
+            str(ports[0][0]),
+            str(ports[1][0]),
+            "--strategy",
+            "libratus",
+            "--blueprint",
+            small_blueprint,
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--solve-seconds",
+            "0.5",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=err,
+            stderr=err,
+        )
+        callers = [
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "pokerbot.bot.cli",
+                "play",
+                "127.0.0.1",
+                str(p[1]),
+                "--strategy",
+                "call",
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            for p in ports
+        ]
         statuses = await asyncio.gather(*(d.run() for d in dealers))
         codes = [await p.wait() for p in (agent, *callers)]
         return statuses, codes

@@ -64,8 +64,12 @@ class Dealer:
 
 async def _start(*args: str, **env: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        sys.executable, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "POKERBOT_LOG_STREAM": "stderr", **env})
+        sys.executable,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "POKERBOT_LOG_STREAM": "stderr", **env},
+    )
 
 
 async def _finish(proc: asyncio.subprocess.Process, timeout: float = 20) -> tuple[int, str, str]:
@@ -88,8 +92,9 @@ def _events(text: str) -> list[dict]:
 async def test_stop_signal_while_waiting_closes_the_connection_and_exits_0(sig):
     dealer = Dealer()
     port = await dealer.start()
-    proc = await _start("-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(port), "--strategy", "call",
-                        "--log-level", "info")
+    proc = await _start(
+        "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(port), "--strategy", "call", "--log-level", "info"
+    )
     try:
         async with asyncio.timeout(30):
             await dealer.connected.wait()

@@ -9,7 +9,6 @@ import time
 import numpy as np
 import pytest
 
-from pokerbot.bot import solver_pool
 from pokerbot.bot.solver_pool import SolveJob, SolverPool, WorkerLost
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
@@ -28,8 +27,9 @@ def river():
 
 def turn():
     st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
-    return cfr.make_subgame(st, {2: BetSizes(bets=((0.5,), (1.0,)), max_raises=2),
-                                 3: BetSizes(bets=((0.5,), (1.0,)), max_raises=2)})
+    return cfr.make_subgame(
+        st, {2: BetSizes(bets=((0.5,), (1.0,)), max_raises=2), 3: BetSizes(bets=((0.5,), (1.0,)), max_raises=2)}
+    )
 
 
 @pytest.fixture(scope="module")

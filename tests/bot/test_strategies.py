@@ -2,11 +2,10 @@ from collections import Counter
 
 import pytest
 
+from pokerbot.bot.strategies import STRATEGIES, make_strategy
 from pokerbot.protocol.betting import CALL, ActionType, raise_to
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import parse_matchstate
-
-from pokerbot.bot.strategies import STRATEGIES, make_strategy
 
 HUNL = bundled_game("holdem.nolimit.2p")
 

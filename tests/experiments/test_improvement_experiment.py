@@ -11,12 +11,11 @@ deterministic."""
 import numpy as np
 import pytest
 
-from pokerbot.protocol.betting import ActionType
-from pokerbot.protocol.gamedef import bundled_game
-from pokerbot.solver import cfr
-from pokerbot.solver import ranges as rg
 from experiments import improvement_experiment as ie
 from experiments import subgame_experiments as se
+from pokerbot.protocol.betting import ActionType
+from pokerbot.solver import cfr
+from pokerbot.solver import ranges as rg
 
 #: The default base (first raises of 1/2, 1 and 2 pot: gaps 1/2-1 and 1-2), fewer
 #: second-round raises and CFR+ iterations than the script's run.
@@ -111,7 +110,8 @@ def test_best_response_values_give_the_exploitability(small):
     same, idx = ie.restrict(large, set())
     assert np.array_equal(np.sort(idx), np.arange(large.tree.num_nodes))  # every node, in its own layout
     assert ie.best_response_value(same, seats[0][idx], 1) == pytest.approx(
-        ie.best_response_value(large, seats[0], 1), abs=1e-9)
+        ie.best_response_value(large, seats[0], 1), abs=1e-9
+    )
 
 
 def test_the_x_only_game(small):
@@ -126,8 +126,11 @@ def test_the_x_only_game(small):
             assert len(nodes) == 1
             n, st = nodes[0]
             raises = [t.actions[c].size for c in se._kids(t, n) if t.actions[c].type is ActionType.RAISE]
-            full = [large.tree.actions[c].size for c in se._kids(large.tree, idx[n])
-                    if large.tree.actions[c].type is ActionType.RAISE]
+            full = [
+                large.tree.actions[c].size
+                for c in se._kids(large.tree, idx[n])
+                if large.tree.actions[c].type is ActionType.RAISE
+            ]
             x_to = se._target(st, X)
             if who == opp:
                 assert raises == [x_to]
@@ -156,8 +159,10 @@ def test_per_position_extensions(small):
     plain = ie._ExtensionWalk(game, large, setup.base, base, (), 1).run()
     np.testing.assert_array_equal(ours, plain)
     # in the other seat it is used, and changes our answer to x
-    assert not np.array_equal(ie._ExtensionWalk(game, large, setup.base, base, (e,), 0).run(),
-                              ie._ExtensionWalk(game, large, setup.base, base, (), 0).run())
+    assert not np.array_equal(
+        ie._ExtensionWalk(game, large, setup.base, base, (e,), 0).run(),
+        ie._ExtensionWalk(game, large, setup.base, base, (), 0).run(),
+    )
 
 
 def test_kept_first_move_extension(small):
@@ -177,8 +182,9 @@ def test_kept_first_move_extension(small):
     assert len(raises) == 2  # x and all-in
     sub = e.solved.sub
     size = rg.hole_hands(game).shape[0]
-    np.testing.assert_allclose(se._canonical(sub, sub.reach[0], size),
-                               se._canonical(base.sub, base.reaches()[0, check], size), atol=1e-12)
+    np.testing.assert_allclose(
+        se._canonical(sub, sub.reach[0], size), se._canonical(base.sub, base.reaches()[0, check], size), atol=1e-12
+    )
     assert sub.reach[1] == pytest.approx(np.ones(sub.hands.shape[0]))
     assert 0 < sub.reach[0].min() < 1  # we check some hands only sometimes (aces)
     # it changes our answer to x only in the seat where we act first

@@ -7,10 +7,10 @@ trees and iteration counts keep it fast; everything is deterministic."""
 import numpy as np
 import pytest
 
+from experiments import subgame_experiments as se
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import cfr
-from experiments import subgame_experiments as se
 from pokerbot.solver.tree import DECISION
 
 #: One bet in the first round, two in the second, pot-fraction bets of 1/2 and 1 pot.
@@ -23,8 +23,13 @@ TOLERANCE_MBB = 1e-3  # rounding in the exact evaluations
 
 @pytest.fixture(scope="module")
 def table1():
-    setup = se.Table1Setup(sizes=SIZES, blueprint_iterations=20, blueprint_buckets=None, subgame_iterations=300,
-                           methods=(se.RESOLVE, se.MAXMARGIN, se.REACH_MAXMARGIN, se.UNSAFE, BROKEN))
+    setup = se.Table1Setup(
+        sizes=SIZES,
+        blueprint_iterations=20,
+        blueprint_buckets=None,
+        subgame_iterations=300,
+        methods=(se.RESOLVE, se.MAXMARGIN, se.REACH_MAXMARGIN, se.UNSAFE, BROKEN),
+    )
     return {r.method: r for r in se.run_table1(setup)}
 
 
@@ -68,8 +73,9 @@ def test_card_abstracted_blueprint():
 
 @pytest.fixture(scope="module")
 def table2():
-    setup = se.Table2Setup(raises=(1, 2), blueprint_iterations=1000, subgame_iterations=300,
-                           methods=(se.MAXMARGIN, se.REACH_MAXMARGIN))
+    setup = se.Table2Setup(
+        raises=(1, 2), blueprint_iterations=1000, subgame_iterations=300, methods=(se.MAXMARGIN, se.REACH_MAXMARGIN)
+    )
     return {r.method: r for r in se.run_table2(setup)}
 
 
@@ -88,8 +94,9 @@ def test_nested_solving_far_below_translation(table2):
 def test_without_offtree_bets_both_answers_are_the_blueprint():
     """When the opponent's abstraction is ours (0.75 pot absent from both), translation
     and nested solving never trigger: our strategy in the large tree is the blueprint."""
-    setup = se.Table2Setup(fractions=(0.5, 1.0), raises=(1, 1), blueprint_iterations=200, subgame_iterations=50,
-                           methods=(se.MAXMARGIN,))
+    setup = se.Table2Setup(
+        fractions=(0.5, 1.0), raises=(1, 1), blueprint_iterations=200, subgame_iterations=50, methods=(se.MAXMARGIN,)
+    )
     rows = {r.method: r for r in se.run_table2(setup)}
     floor = rows["Blueprint, opponent without the off-tree size"].mbb
     assert rows["Randomized pseudo-harmonic translation"].mbb == pytest.approx(floor, abs=TOLERANCE_MBB)
@@ -103,8 +110,13 @@ def test_translation_maps_by_pot_fraction():
     game = bundled_game("leduc.nolimit.2p")
     setup = se.Table2Setup(raises=(1, 1))
     small = se.whole_game(game, setup.small)
-    walk = se._TranslationWalk(game, se.whole_game(game, setup.large), setup.small,
-                               se._Solved(small, np.zeros((small.tree.num_nodes, small.hands.shape[0]))), 1)
+    walk = se._TranslationWalk(
+        game,
+        se.whole_game(game, setup.large),
+        setup.small,
+        se._Solved(small, np.zeros((small.tree.num_nodes, small.hands.shape[0]))),
+        1,
+    )
     st = BettingState(game)
     bet = se._target(st, 0.75)
     pairs = walk._map_theirs(st, se.raise_to(bet), st, 0)

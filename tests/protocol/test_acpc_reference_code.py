@@ -32,8 +32,21 @@ def driver(tmp_path_factory):
     compiler = shutil.which("g++") or shutil.which("c++")
     assert compiler, "a C++ compiler is needed to build the ACPC reference driver"
     out = tmp_path_factory.mktemp("acpc") / "driver"
-    subprocess.run([compiler, "-O1", "-w", "-I", acpc_source_dir(), os.path.join(HERE, "acpc", "reference_driver.cc"),
-                    "-o", str(out)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            compiler,
+            "-O1",
+            "-w",
+            "-I",
+            acpc_source_dir(),
+            os.path.join(HERE, "acpc", "reference_driver.cc"),
+            "-o",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return out
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from pokerbot.protocol.cards import CardError, card_to_str, cards_to_str, parse_card, parse_cards
+from pokerbot.protocol.cards import CardError, card_to_str, parse_card, parse_cards
 from pokerbot.protocol.hand_rank import (
     FLUSH,
     FULL_HOUSE,

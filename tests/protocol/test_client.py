@@ -28,7 +28,7 @@ async def fake_dealer(chunks: list[bytes], received: list[bytes], pause: float =
         try:
             while data := await asyncio.wait_for(reader.readline(), 0.2):
                 received.append(data)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         writer.close()
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
 
 import pytest
 
-from pokerbot.protocol.dealer import Dealer, DealerConfig, ReferenceDeal, main as dealer_main
+from pokerbot.protocol.dealer import Dealer, DealerConfig, ReferenceDeal
+from pokerbot.protocol.dealer import main as dealer_main
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import parse_matchstate, parse_state_line
 from pokerbot.protocol.replies import WARN_BAD_FORMAT, WARN_BAD_STATE, WARN_INVALID, WARN_UNREQUESTED
@@ -125,8 +125,9 @@ async def test_deals_depend_on_the_seed_only(tmp_path):
         return [f"{text}:r{bounds[0]}"] if bounds and n % 3 == 0 else None
 
     _, _, _, a, _ = await run_match(tmp_path / "a" if (tmp_path / "a").mkdir() or True else None, hands=8, seed=77)
-    _, _, _, b, _ = await run_match(tmp_path / "b" if (tmp_path / "b").mkdir() or True else None, hands=8, seed=77,
-                                    scripts=(raiser, None))
+    _, _, _, b, _ = await run_match(
+        tmp_path / "b" if (tmp_path / "b").mkdir() or True else None, hands=8, seed=77, scripts=(raiser, None)
+    )
     for ha, hb in zip(log_hands(a["log"]), log_hands(b["log"])):
         assert ha.state.hole_cards == hb.state.hole_cards
         n = min(len(ha.state.board_cards), len(hb.state.board_cards))
@@ -151,7 +152,12 @@ def test_deal_matches_the_reference_dealer():
 async def test_bad_replies_are_warned_in_the_reference_words_and_play_goes_on(tmp_path):
     def script(ms, text, n):
         return {
-            0: ["# a comment", "nonsense", text.replace(f"E:{ms.viewer}:{ms.hand_id}:", f"E:{ms.viewer}:{ms.hand_id + 7}:") + ":c", text + ":r150"],
+            0: [
+                "# a comment",
+                "nonsense",
+                text.replace(f"E:{ms.viewer}:{ms.hand_id}:", f"E:{ms.viewer}:{ms.hand_id + 7}:") + ":c",
+                text + ":r150",
+            ],
             1: [text + ":x"],
             2: [text + ":r"],
             3: [text],
@@ -161,7 +167,13 @@ async def test_bad_replies_are_warned_in_the_reference_words_and_play_goes_on(tm
     status, dealer, _, files, _ = await run_match(tmp_path, hands=3, scripts=(script, None))
     err = files["err"]
     assert status == 0
-    for w in (WARN_BAD_STATE, WARN_UNREQUESTED, "WARNING: raise of 150 increased to 200", WARN_INVALID, WARN_BAD_FORMAT):
+    for w in (
+        WARN_BAD_STATE,
+        WARN_UNREQUESTED,
+        "WARNING: raise of 150 increased to 200",
+        WARN_INVALID,
+        WARN_BAD_FORMAT,
+    ):
         assert w in err
     assert len(log_hands(files["log"])) == 3
 
@@ -216,8 +228,10 @@ async def test_bad_version_string(tmp_path):
     cfg = config(tmp_path, hands=1)
     dealer = Dealer(cfg, HUNL, stdout=io.StringIO())
     ports = await dealer.listen()
-    players = [asyncio.create_task(scripted_player(ports[0], version="HELLO\r\n")),
-               asyncio.create_task(scripted_player(ports[1]))]
+    players = [
+        asyncio.create_task(scripted_player(ports[0], version="HELLO\r\n")),
+        asyncio.create_task(scripted_player(ports[1])),
+    ]
     assert await dealer.run() == 1
     await asyncio.gather(*players)
     assert "ERROR: invalid version string HELLO" in (tmp_path / "m.err").read_text()

@@ -72,7 +72,8 @@ def test_malformed_matchstates_raise_matchstate_error(line):
     assert format_matchstate(parse_matchstate(text, HUNL)) == text
 
 
-#: The reply grammar (one ACPC state (cards in either case, as the reference reads them), ':' and one no-limit action), written apart from the parser.
+#: The reply grammar, written apart from the parser: one ACPC state (cards in either case,
+#: as the reference reads them), ':' and one no-limit action.
 REPLY_GRAMMAR = re.compile(r"MATCHSTATE:\d+:\d+:[0-9rcf/]*:[2-9TJQKAtjqkaSHDCshdc|/]*:(f|c|r\d+)")
 #: The log line grammar of a finished two-player hand.
 STATE_LINE_GRAMMAR = re.compile(r"STATE:\d+:[0-9rcf/]*:[2-9TJQKAtjqkaSHDCshdc|/]*:-?[0-9.]+\|-?[0-9.]+:[^:|]*\|[^:|]*")
@@ -96,25 +97,28 @@ def test_malformed_replies_raise_matchstate_error(line):
     assert action == expected
 
 
-@pytest.mark.parametrize("line", [
-    "MATCHSTATE:0:0::AsKd|",  # no action
-    "MATCHSTATE:0:0::AsKd|:",  # empty action
-    "MATCHSTATE:0:0::AsKd|:x",  # unknown action
-    "MATCHSTATE:0:0::AsKd|:r",  # no-limit raise without a total
-    "MATCHSTATE:0:0::AsKd|:r1e3",
-    "MATCHSTATE:0:0::AsKd|:C",  # upper case
-    "MATCHSTATE:0:0::AsKd|:cc",  # two actions
-    "MATCHSTATE:0:0::AsKd|:c ",  # trailing space
-    "MATCHSTATE:0:0:q:AsKd|:c",  # bad betting
-    "MATCHSTATE:0:0::AsKx|:c",  # bad card
-    "MATCHSTATE:0:0::AsAs|:c",  # a card twice
-    "MATCHSTATE:0::AsKd|:c",  # a field missing
-    "MATCHSTATE:2:0::AsKd|:c",  # no seat 2
-    "MATCHSTATE:0:0:cc/:AsKd|:c",  # betting ends a round the board has not reached
-    "STATE:0:0::AsKd|:c",
-    "garbage:c",
-    "",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "MATCHSTATE:0:0::AsKd|",  # no action
+        "MATCHSTATE:0:0::AsKd|:",  # empty action
+        "MATCHSTATE:0:0::AsKd|:x",  # unknown action
+        "MATCHSTATE:0:0::AsKd|:r",  # no-limit raise without a total
+        "MATCHSTATE:0:0::AsKd|:r1e3",
+        "MATCHSTATE:0:0::AsKd|:C",  # upper case
+        "MATCHSTATE:0:0::AsKd|:cc",  # two actions
+        "MATCHSTATE:0:0::AsKd|:c ",  # trailing space
+        "MATCHSTATE:0:0:q:AsKd|:c",  # bad betting
+        "MATCHSTATE:0:0::AsKx|:c",  # bad card
+        "MATCHSTATE:0:0::AsAs|:c",  # a card twice
+        "MATCHSTATE:0::AsKd|:c",  # a field missing
+        "MATCHSTATE:2:0::AsKd|:c",  # no seat 2
+        "MATCHSTATE:0:0:cc/:AsKd|:c",  # betting ends a round the board has not reached
+        "STATE:0:0::AsKd|:c",
+        "garbage:c",
+        "",
+    ],
+)
 def test_replies_outside_the_grammar_are_refused(line):
     with pytest.raises(MatchStateError):
         parse_reply(line, HUNL)
@@ -134,28 +138,36 @@ def test_malformed_state_lines_raise_matchstate_error(line):
     assert hand.state.finished and hand.values == [int(v) for v in hand.state.payoffs()]
     again = parse_state_line(format_state_line(hand.state, hand.values, hand.names), HUNL)
     assert (again.values, again.names, again.state.betting_string()) == (
-        hand.values, hand.names, hand.state.betting_string())
+        hand.values,
+        hand.names,
+        hand.state.betting_string(),
+    )
 
 
-@pytest.mark.parametrize("line", [
-    STATE_LINE.replace("300|-300", "300|-299"),  # values disagree with the payoffs
-    STATE_LINE.replace("300|-300", "-300|300"),
-    STATE_LINE.replace("300|-300", "x|-300"),
-    STATE_LINE.replace("r900f", "r900"),  # not finished
-    STATE_LINE.replace(":Alice|Bob", ""),  # a field missing
-    STATE_LINE.replace("Alice|Bob", "Alice"),  # one name
-    STATE_LINE.replace("KsKh", "KsAs"),  # a card twice
-    STATE_LINE.replace("STATE", "STATES"),
-    STATE_LINE + ":",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        STATE_LINE.replace("300|-300", "300|-299"),  # values disagree with the payoffs
+        STATE_LINE.replace("300|-300", "-300|300"),
+        STATE_LINE.replace("300|-300", "x|-300"),
+        STATE_LINE.replace("r900f", "r900"),  # not finished
+        STATE_LINE.replace(":Alice|Bob", ""),  # a field missing
+        STATE_LINE.replace("Alice|Bob", "Alice"),  # one name
+        STATE_LINE.replace("KsKh", "KsAs"),  # a card twice
+        STATE_LINE.replace("STATE", "STATES"),
+        STATE_LINE + ":",
+    ],
+)
 def test_state_lines_outside_the_grammar_are_refused(line):
     with pytest.raises(MatchStateError):
         parse_state_line(line, HUNL)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["holdem.nolimit.2p", "holdem.limit.2p", "leduc.nolimit.2p", "flop.nolimit.2p"]),
-       st.lists(st.tuples(st.integers(0, 2), st.floats(0, 1)), min_size=1, max_size=40))
+@given(
+    st.sampled_from(["holdem.nolimit.2p", "holdem.limit.2p", "leduc.nolimit.2p", "flop.nolimit.2p"]),
+    st.lists(st.tuples(st.integers(0, 2), st.floats(0, 1)), min_size=1, max_size=40),
+)
 def test_legal_play_keeps_invariants(name, choices):
     game = bundled_game(name)
     s = BettingState(game)

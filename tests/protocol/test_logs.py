@@ -86,12 +86,30 @@ def test_player_program_logs_json_to_the_chosen_stream(stream):
     """`pokerbot play` (as a container runs it): the JSON lines go to the stream the
     environment names; the one-line human message stays on stderr."""
     env = {**os.environ, logs.STREAM_ENV: stream}
-    r = subprocess.run([sys.executable, "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(_closed_port()),
-                        "--strategy", "call", "--log-level", "info", "--connect-timeout", "5"],
-                       capture_output=True, text=True, timeout=50, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pokerbot.bot.cli",
+            "play",
+            "127.0.0.1",
+            str(_closed_port()),
+            "--strategy",
+            "call",
+            "--log-level",
+            "info",
+            "--connect-timeout",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=50,
+        env=env,
+    )
     assert r.returncode == 1
-    json_lines = [json.loads(l) for l in (r.stdout if stream == "stdout" else r.stderr).splitlines()
-                  if l.startswith("{")]
+    json_lines = [
+        json.loads(l) for l in (r.stdout if stream == "stdout" else r.stderr).splitlines() if l.startswith("{")
+    ]
     assert [l["event"] for l in json_lines] == ["connect_failed"] and json_lines[0]["level"] == "error"
     assert "pokerbot play: could not connect" in r.stderr
     if stream == "stdout":

@@ -1,6 +1,6 @@
 import pytest
 
-from pokerbot.protocol.betting import CALL, raise_to
+from pokerbot.protocol.betting import CALL, BettingState, apply_betting, raise_to
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import (
@@ -12,7 +12,6 @@ from pokerbot.protocol.matchstate import (
     parse_state_line,
     view_of,
 )
-from pokerbot.protocol.betting import BettingState, apply_betting
 
 HUNL = bundled_game("holdem.nolimit.2p")
 

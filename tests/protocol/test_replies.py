@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokerbot.protocol.betting import BettingState, apply_betting, raise_to, CALL, FOLD, Action, ActionType
+from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, apply_betting, raise_to
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import format_view
@@ -49,7 +49,9 @@ def test_unparseable_state_warns_and_keeps_waiting(line):
     assert r.kind is ReplyKind.BAD_STATE and r.warnings == [WARN_BAD_STATE] and r.action is None
 
 
-@pytest.mark.parametrize("line", ["MATCHSTATE:1:4::|QhQc:c", "MATCHSTATE:0:3::AsKd|:c", "MATCHSTATE:1:3::|QhQd:c", "MATCHSTATE:1:3::|:c"])
+@pytest.mark.parametrize(
+    "line", ["MATCHSTATE:1:4::|QhQc:c", "MATCHSTATE:0:3::AsKd|:c", "MATCHSTATE:1:3::|QhQd:c", "MATCHSTATE:1:3::|:c"]
+)
 def test_state_other_than_asked_warns_and_keeps_waiting(line):
     r = reply("", line=line)
     assert r.kind is ReplyKind.UNREQUESTED and r.warnings == [WARN_UNREQUESTED]
@@ -61,8 +63,17 @@ def test_echo_that_differs_only_in_form_is_the_asked_state():
     assert r.kind is ReplyKind.ACTION and r.action == CALL and not r.warnings
 
 
-@pytest.mark.parametrize("suffix,warning", [(":r", WARN_BAD_FORMAT), ("", WARN_BAD_FORMAT), (":rx", WARN_BAD_FORMAT),
-                                            (":x", WARN_INVALID), (":", WARN_INVALID), (":q100", WARN_INVALID)])
+@pytest.mark.parametrize(
+    "suffix,warning",
+    [
+        (":r", WARN_BAD_FORMAT),
+        ("", WARN_BAD_FORMAT),
+        (":rx", WARN_BAD_FORMAT),
+        (":x", WARN_INVALID),
+        (":", WARN_INVALID),
+        (":q100", WARN_INVALID),
+    ],
+)
 def test_malformed_or_unknown_actions_become_calls(suffix, warning):
     r = reply(suffix)
     assert r.kind is ReplyKind.ACTION and r.action == CALL and r.warnings == [warning] and r.invalid
@@ -89,9 +100,22 @@ def test_raise_below_minimum_and_above_stack_are_clamped():
     assert r.action == raise_to(200) and r.warnings == ["WARNING: raise of -5 increased to 200"]
 
 
-@pytest.mark.parametrize("suffix,action", [(":b300", raise_to(300)), (":R300", raise_to(300)), (":B 400", raise_to(400)),
-                                           (":k", CALL), (":K", CALL), (":C", CALL), (":F", FOLD), (":c", CALL),
-                                           (":r300", raise_to(300)), (":f", FOLD), (":c junk", CALL)])
+@pytest.mark.parametrize(
+    "suffix,action",
+    [
+        (":b300", raise_to(300)),
+        (":R300", raise_to(300)),
+        (":B 400", raise_to(400)),
+        (":k", CALL),
+        (":K", CALL),
+        (":C", CALL),
+        (":F", FOLD),
+        (":c", CALL),
+        (":r300", raise_to(300)),
+        (":f", FOLD),
+        (":c junk", CALL),
+    ],
+)
 def test_accepted_spellings(suffix, action):
     r = reply(suffix)
     assert r.kind is ReplyKind.ACTION and r.action == action and not r.warnings and not r.invalid
@@ -107,8 +131,13 @@ ALPHABET = "MATCHSTE:0123456789rcfbkRCFBK/|AKQJT98765432shdcx- \r\n#;"
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.one_of(st.text(alphabet=ALPHABET, max_size=60), st.text(max_size=40),
-                 st.builds(lambda s: TEXT + s, st.text(alphabet=ALPHABET, max_size=12))))
+@given(
+    st.one_of(
+        st.text(alphabet=ALPHABET, max_size=60),
+        st.text(max_size=40),
+        st.builds(lambda s: TEXT + s, st.text(alphabet=ALPHABET, max_size=12)),
+    )
+)
 def test_any_reply_gives_a_legal_action_or_a_reason_to_wait(line):
     r = read_reply(line, TEXT, STATE, POS)
     if r.kind is ReplyKind.ACTION:

@@ -15,7 +15,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from pokerbot.protocol.betting import CALL, FOLD, LIMIT_RAISE, BettingState, raise_to  # noqa: E402
+from pokerbot.protocol.betting import CALL, FOLD, LIMIT_RAISE, BettingState, IllegalActionError, raise_to  # noqa: E402
 from pokerbot.protocol.cards import make_card  # noqa: E402
 from pokerbot.protocol.gamedef import bundled_game, parse_gamedef  # noqa: E402
 
@@ -197,7 +197,7 @@ def test_action_count_limit_agrees_with_openspiel():
         steps += 1
     assert steps == 63 and ours.max_spent < game.stack[0]
     assert not ours.can_raise()
-    assert "too close to the limit" in pytest.raises(Exception, ours.raise_to, 20000).value.args[0]
+    assert "too close to the limit" in pytest.raises(IllegalActionError, ours.raise_to, 20000).value.args[0]
 
 
 # ------------------------------------------------------------------ OpenSpiel's own games

@@ -41,13 +41,17 @@ def test_postflop_solver_tree_rules_give_its_tree_sizes():
     assert (river.num_decisions, river.num_terminals) == (44, 85)
     turn_sizes = {2: BetSizes(bets=((0.5,), (0.6,)), **rules), 3: BetSizes(bets=((0.5,), (0.6, 1.0)), **rules)}
     turn = build_tree(river_state("QsJh2h8d", "r500c/cc/"), turn_sizes)
-    allin_runouts = sum(int(turn.num_children[n]) for n in np.nonzero(turn.kind == CHANCE)[0]
-                        if turn.kind[turn.first_child[n]] == SHOWDOWN)
+    allin_runouts = sum(
+        int(turn.num_children[n])
+        for n in np.nonzero(turn.kind == CHANCE)[0]
+        if turn.kind[turn.first_child[n]] == SHOWDOWN
+    )
     assert (turn.num_decisions, turn.num_terminals, allin_runouts) == (1932, 3418, 288)
     assert turn.num_terminals - allin_runouts + allin_runouts // 48 == 3136
     # without the rules, uncapped: a raise of 60 % one step short of all-in stays
-    uncapped = build_tree(river_state("QsJh2h8d", "r500c/cc/"),
-                          {r: BetSizes(bets=b.bets, max_raises=1000) for r, b in turn_sizes.items()})
+    uncapped = build_tree(
+        river_state("QsJh2h8d", "r500c/cc/"), {r: BetSizes(bets=b.bets, max_raises=1000) for r, b in turn_sizes.items()}
+    )
     assert uncapped.num_terminals > turn.num_terminals
 
 
@@ -174,8 +178,19 @@ def test_values_agree_with_direct_enumeration():
         # scratch rows reused from a pass that did reach those lines (as inside a solve)
         work = cfr._Work(sub)
         for strat in (strategy, sparse):
-            cfr._traverse(p, *sub.kernel_args(), sub.reach[0], sub.reach[1], strat, np.zeros((1, 1)),
-                          np.zeros((1, 1)), 0.0, False, False, *work.args())
+            cfr._traverse(
+                p,
+                *sub.kernel_args(),
+                sub.reach[0],
+                sub.reach[1],
+                strat,
+                np.zeros((1, 1)),
+                np.zeros((1, 1)),
+                0.0,
+                False,
+                False,
+                *work.args(),
+            )
         assert np.allclose(work.cfv[0], direct_values(sub, sparse, p))
     ev0, ev1 = cfr.expected_values(sub, strategy)
     assert ev0 == pytest.approx(-ev1)
@@ -251,7 +266,9 @@ def test_turn_subgame_chance_values_against_the_rivers():
         for j in range(len(sub.hands)):
             if set(sub.hands[h]) & set(sub.hands[j]):
                 continue
-            win, tie = runout_equity(list(sub.hands[h]), list(sub.hands[j]), list(state.board_cards), list(range(52)), 5)
+            win, tie = runout_equity(
+                list(sub.hands[h]), list(sub.hands[j]), list(state.board_cards), list(range(52)), 5
+            )
             want += 500 * (2 * win + tie - 1)
         assert got[h] == pytest.approx(want, rel=1e-9)
 
@@ -319,10 +336,29 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     assert w.cfv.shape[0] == t.num_nodes > cfr._Work(sub, cfr.SOLVE_DTYPE, t.top_rows).cfv.shape[0]
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     g = (cfr.NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
-    cfr._run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, *w.args(), *g, t.top_end,
-                 t.blocks, sub.block_parent, sub.block_chance, sub.in_block, sub.local_slot, sub.block_board,
-                 np.zeros((1, 2, t.block_rows, H), cfr.SOLVE_DTYPE), np.zeros((1, t.block_rows, H), cfr.SOLVE_DTYPE),
-                 False)
+    cfr._run_cfr(
+        *sub.kernel_args(),
+        reach[0],
+        reach[1],
+        regret,
+        avg,
+        sigma,
+        0,
+        20,
+        0,
+        *w.args(),
+        *g,
+        t.top_end,
+        t.blocks,
+        sub.block_parent,
+        sub.block_chance,
+        sub.in_block,
+        sub.local_slot,
+        sub.block_board,
+        np.zeros((1, 2, t.block_rows, H), cfr.SOLVE_DTYPE),
+        np.zeros((1, t.block_rows, H), cfr.SOLVE_DTYPE),
+        False,
+    )
     assert np.array_equal(small.strategy, cfr.average_strategy(t, cfr.to_hand_order(sub, avg)))
 
 
@@ -362,16 +398,33 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             w = cfr._Work(sub, cfr.SOLVE_DTYPE)
             args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
             rows = t.block_rows
-            layout = (t.top_end, t.blocks, sub.block_parent, sub.block_chance, sub.in_block, sub.local_slot,
-                      sub.block_board)
+            layout = (
+                t.top_end,
+                t.blocks,
+                sub.block_parent,
+                sub.block_chance,
+                sub.in_block,
+                sub.local_slot,
+                sub.block_board,
+            )
             if walk == "whole":
                 cfr._traverse(*args)
             elif walk == "blocks":
-                cfr._traverse_by_block(*args, *layout, np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
-                                       np.zeros((1, rows, H), cfr.SOLVE_DTYPE), -1)
+                cfr._traverse_by_block(
+                    *args,
+                    *layout,
+                    np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
+                    np.zeros((1, rows, H), cfr.SOLVE_DTYPE),
+                    -1,
+                )
             else:  # the blocks in two shares, one per thread
-                cfr._traverse_blocks(*args, *layout, np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
-                                     np.zeros((2, rows, H), cfr.SOLVE_DTYPE), -1)
+                cfr._traverse_blocks(
+                    *args,
+                    *layout,
+                    np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
+                    np.zeros((2, rows, H), cfr.SOLVE_DTYPE),
+                    -1,
+                )
             out.append((regret, avg, w.cfv[0], strategy))
         for a, b in zip(out[1], out[2]):
             np.testing.assert_array_equal(a, b)
@@ -386,7 +439,9 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
         assert not np.array_equal(out[0][3], sigma)
         # the strategy the pass made is regret matching on its new regrets
         remade = out[0][3].copy()
-        cfr._strategy(out[0][0], t.kind, t.player, t.first_child, t.num_children, p, remade, np.zeros(H, cfr.SOLVE_DTYPE))
+        cfr._strategy(
+            out[0][0], t.kind, t.player, t.first_child, t.num_children, p, remade, np.zeros(H, cfr.SOLVE_DTYPE)
+        )
         np.testing.assert_array_equal(remade, out[0][3])
 
 
@@ -408,16 +463,37 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
     start = rng.random((n, H)).astype(cfr.SOLVE_DTYPE)
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     rows = t.block_rows
-    layout = (max(t.top_end, 0), t.blocks, sub.block_parent, sub.block_chance, sub.in_block, sub.local_slot,
-              sub.block_board)
+    layout = (
+        max(t.top_end, 0),
+        t.blocks,
+        sub.block_parent,
+        sub.block_chance,
+        sub.in_block,
+        sub.local_slot,
+        sub.block_board,
+    )
     out = {}
     for skip in (-1, 1, 0):
         regret, avg, strategy = (cfr.to_block_order(sub, a) for a in (start, start, sigma))
         w = cfr._Work(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
-            cfr._traverse_by_block(p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False,
-                                   *w.args(), *layout, np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
-                                   np.zeros((1, rows, H), cfr.SOLVE_DTYPE), s)
+            cfr._traverse_by_block(
+                p,
+                *sub.kernel_args(),
+                reach[0],
+                reach[1],
+                strategy,
+                regret,
+                avg,
+                3.0,
+                True,
+                False,
+                *w.args(),
+                *layout,
+                np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
+                np.zeros((1, rows, H), cfr.SOLVE_DTYPE),
+                s,
+            )
         out[skip] = (regret, avg, w.cfv[0].copy(), strategy)
     for a, b in zip(out[-1], out[1]):
         np.testing.assert_array_equal(a, b)

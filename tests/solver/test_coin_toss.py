@@ -16,8 +16,9 @@ def terminal(heads_payoff, tails_payoff):
 
 def subgame_s():
     """P2 guesses after P1 chose Play: correct costs P1 1, wrong pays P1 1, Forfeit pays 1."""
-    return ExplicitNode(player=1, children={
-        "heads": terminal(-1.0, 1.0), "tails": terminal(1.0, -1.0), "forfeit": terminal(1.0, 1.0)})
+    return ExplicitNode(
+        player=1, children={"heads": terminal(-1.0, 1.0), "tails": terminal(1.0, -1.0), "forfeit": terminal(1.0, 1.0)}
+    )
 
 
 def whole_game():

@@ -7,8 +7,10 @@ from pokerbot.solver.equity import runout_equity
 equity = pytest.importorskip("pokerfast.equity")
 
 
-@pytest.mark.parametrize("h0,h1,board", [("AsAh", "KsKh", ""), ("AcKd", "7h7s", "2c3d9h"), ("QdJd", "Ac2s", "Td9dAh"),
-                                          ("5c5d", "6h7h", "8h9s2c4d")])
+@pytest.mark.parametrize(
+    "h0,h1,board",
+    [("AsAh", "KsKh", ""), ("AcKd", "7h7s", "2c3d9h"), ("QdJd", "Ac2s", "Td9dAh"), ("5c5d", "6h7h", "8h9s2c4d")],
+)
 def test_equity_agrees_with_ompeval(h0, h1, board):
     win, tie = runout_equity(pc(h0), pc(h1), pc(board), list(range(52)), 5)
     ref = equity.equity([h0, h1], board=board, exact=True)
@@ -31,7 +33,11 @@ def test_known_value_and_small_deck():
 def test_batch_equals_one_by_one():
     from pokerbot.solver.equity import runout_equities
 
-    spots = [(pc("AsAh"), pc("KsKh"), []), (pc("AcKd"), pc("7h7s"), pc("2c3d9h")), (pc("5c5d"), pc("6h7h"), pc("8h9s2c4d"))]
+    spots = [
+        (pc("AsAh"), pc("KsKh"), []),
+        (pc("AcKd"), pc("7h7s"), pc("2c3d9h")),
+        (pc("5c5d"), pc("6h7h"), pc("8h9s2c4d")),
+    ]
     deck = list(range(52))
     assert runout_equities(spots, deck, 5) == [runout_equity(a, b, c, deck, 5) for a, b, c in spots]
     assert runout_equities([], deck, 5) == []

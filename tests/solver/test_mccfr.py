@@ -81,8 +81,9 @@ def test_pruning_skips_actions_and_does_not_hurt_at_equal_work():
 
 def test_linear_discounting_scales_regrets_and_weights():
     game, deals, tree, sub = setup("leduc.limit.2p")
-    solver = mccfr.MCCFR(tree, game.big_blind, mccfr.MCCFRSettings(discount_interval=10_000, discount_until=50_000),
-                         seed=4)
+    solver = mccfr.MCCFR(
+        tree, game.big_blind, mccfr.MCCFRSettings(discount_interval=10_000, discount_until=50_000), seed=4
+    )
     solver.train(deals, 10_000)  # the first discount is due: d = 1 / 2
     before = mccfr.MCCFR(tree, game.big_blind, seed=4)
     before.train(deals, 10_000)

@@ -29,8 +29,10 @@ def test_showdown_order_is_by_strength_with_ties_spread(board):
     plain = rg.by_strength(strengths)
 
     def neighbours_sharing(o):
-        return sum(shares_card(hands[o[t]], hands[o[t + 1]]) and strengths[o[t]] == strengths[o[t + 1]]
-                   for t in range(len(o) - 1))
+        return sum(
+            shares_card(hands[o[t]], hands[o[t + 1]]) and strengths[o[t]] == strengths[o[t + 1]]
+            for t in range(len(o) - 1)
+        )
 
     assert neighbours_sharing(order) < 0.3 * neighbours_sharing(plain)
 
