@@ -3,7 +3,7 @@
 #
 # Built from wheels only (reproducible, and no package index is needed inside the build):
 #   pip wheel -w wheelhouse .                      # on the host, in the repository
-#   docker build -t pokerbot .                     # or see README "Deployment" for podman
+#   docker build -t pokerbot .                     # or see docs/deployment.md for podman
 # Build arguments:
 #   BASE_IMAGE         a Debian-like image with python3 (>= 3.11) and its venv module
 #                      (default python:3.11-slim; with no registry, a local one made with
