@@ -31,14 +31,18 @@ from pokerbot.solver import evaluator as ev
 from pokerbot.solver.equity import equities_on_board
 from pokerbot.solver.mccfr import Deals
 
-from .indexer import _BINOM, SCRATCH_SIZE, HandIndexer, index_with_scratch
+from .indexer import BINOM, SCRATCH_SIZE, HandIndexer, index_with_scratch
+
+#: A progress callback for long work: (phase, done, total, unit, status), e.g.
+#: ("flop buckets", 870, 1755, "boards", ""); the caller shows it (a bar, a log line).
+Progress = Callable[[str, float, float, str, str], None]
 
 HOLDEM_ROUNDS = (2, 3, 1, 1)
 UNASSIGNED = 65535
-_HANDS = ev.all_hole_pairs()
-_KEYS, _MASKS = ev.hand_keys(_HANDS)
-_C1 = _HANDS[:, 0].copy()
-_C2 = _HANDS[:, 1].copy()
+HOLE_PAIRS = ev.all_hole_pairs()
+_KEYS, _MASKS = ev.hand_keys(HOLE_PAIRS)
+_C1 = HOLE_PAIRS[:, 0].copy()
+_C2 = HOLE_PAIRS[:, 1].copy()
 
 
 @dataclass(frozen=True)
@@ -373,16 +377,16 @@ def canonical_boards(cards_per_round: tuple[int, ...]) -> np.ndarray:
     """One board per suit-isomorphism class of boards dealt in rounds of
     ``cards_per_round`` cards (flop: (3,) -> 1,755 boards; turn: (3, 1) -> 63,193)."""
     indexer = HandIndexer(cards_per_round)
-    rows = []
     first = list(combinations(range(52), cards_per_round[0]))
     if len(cards_per_round) == 1:
         rows = np.array(first, dtype=np.int64)
     else:
+        boards: list[tuple[int, ...]] = []
         for f in first:
             for c in range(52):
                 if c not in f:
-                    rows.append(f + (c,))
-        rows = np.array(rows, dtype=np.int64)
+                    boards.append(f + (c,))
+        rows = np.array(boards, dtype=np.int64)
     idx = indexer.index_many(rows)
     _, first_of = np.unique(idx, return_index=True)
     return rows[np.sort(first_of)]
@@ -417,6 +421,7 @@ def _build_round(
     fit_boards: int,
     rng: np.random.Generator,
     log: Callable[[str], None],
+    progress: Progress | None = None,
 ) -> np.ndarray:
     boards = canonical_boards(board_rounds)
     rounds = len(board_rounds) + 1
@@ -452,8 +457,8 @@ def _build_round(
     cm = np.array([_cdf_mean(c, spec.bins) for c in centers])
     by_mean = np.argsort(cm).astype(np.int64)
     table = np.full(indexer.size(rounds - 1), UNASSIGNED, dtype=np.uint16)
-    t = indexer._tables[rounds - 1]
-    round_end = indexer._round_end(rounds - 1)
+    t = indexer.tables[rounds - 1]
+    round_end = indexer.round_end(rounds - 1)
     chunk = max(1, len(boards) // 20)
     for start in range(0, len(boards), chunk):
         part = boards[start : start + chunk]
@@ -467,7 +472,7 @@ def _build_round(
             rounds,
             t.keys,
             t.offsets,
-            _BINOM,
+            BINOM,
             centers,
             cm,
             by_mean,
@@ -482,7 +487,11 @@ def _build_round(
         )
         done = min(start + chunk, len(boards))
         el = time.perf_counter() - t0
-        log(f"{name}: {done:,}/{len(boards):,} boards, {el:.0f} s, about {el / done * (len(boards) - done):.0f} s left")
+        if progress is not None:
+            progress(f"{name} buckets", done, len(boards), "boards", "")
+        else:
+            left = el / done * (len(boards) - done)
+            log(f"{name}: {done:,}/{len(boards):,} boards, {el:.0f} s, about {left:.0f} s left")
     missing = int((table == UNASSIGNED).sum())
     if missing:
         raise AssertionError(f"{name}: {missing} hand classes were not reached by any board")
@@ -490,22 +499,25 @@ def _build_round(
 
 
 def build_card_abstraction(
-    spec: CardAbstractionSpec = CardAbstractionSpec(), log: Callable[[str], None] = print
+    spec: CardAbstractionSpec = CardAbstractionSpec(),
+    log: Callable[[str], None] = print,
+    progress: Progress | None = None,
 ) -> CardAbstraction:
-    """Build the preflop, flop and turn tables (progress through ``log``)."""
+    """Build the preflop, flop and turn tables (messages through ``log``; the boards
+    done through ``progress`` when given, else through ``log`` too)."""
     spec.verify()
     t0 = time.perf_counter()
     rng = np.random.default_rng(spec.seed)
     indexer = HandIndexer(HOLDEM_ROUNDS)
-    preflop = indexer.index_many(_HANDS).astype(np.uint16)
-    flop = _build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, log)
-    turn = _build_round("turn", (3, 1), 1, spec, spec.turn_runouts, spec.fit_turn_boards, rng, log)
+    preflop = indexer.index_many(HOLE_PAIRS).astype(np.uint16)
+    flop = _build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, log, progress)
+    turn = _build_round("turn", (3, 1), 1, spec, spec.turn_runouts, spec.fit_turn_boards, rng, log, progress)
     return CardAbstraction(spec, preflop, flop, turn, time.perf_counter() - t0)
 
 
 # ----------------------------------------------------------------------- using it
 _PAIR = np.full((52, 52), -1, dtype=np.int64)
-for _i, (_a, _b) in enumerate(_HANDS.tolist()):
+for _i, (_a, _b) in enumerate(HOLE_PAIRS.tolist()):
     _PAIR[_a, _b] = _PAIR[_b, _a] = _i
 
 
@@ -658,8 +670,8 @@ class HoldemDeals(Deals):
         self.a = abstraction
         self.threads = max(1, threads)
         ix = HandIndexer(HOLDEM_ROUNDS)
-        self._f = (ix._round_end(1), ix._tables[1].keys, ix._tables[1].offsets)
-        self._t = (ix._round_end(2), ix._tables[2].keys, ix._tables[2].offsets)
+        self._f = (ix.round_end(1), ix.tables[1].keys, ix.tables[1].offsets)
+        self._t = (ix.round_end(2), ix.tables[2].keys, ix.tables[2].offsets)
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         buckets = np.empty((n, 2, 4), dtype=np.int32)
@@ -677,7 +689,7 @@ class HoldemDeals(Deals):
             _PAIR,
             *self._f,
             *self._t,
-            _BINOM,
+            BINOM,
             _KEYS,
             _MASKS,
             ev.ROW_OFFSETS,
@@ -709,14 +721,16 @@ def hand_buckets(abstraction: CardAbstraction, round_: int, board) -> np.ndarray
     """The bucket of every one of the 1,326 hole pairs (-1 where blocked by ``board``)."""
     board = [int(c) for c in board]
     bset = set(board)
-    out = np.full(len(_HANDS), -1, dtype=np.int64)
-    live = np.array([not (a in bset or b in bset) for a, b in _HANDS.tolist()])
+    out = np.full(len(HOLE_PAIRS), -1, dtype=np.int64)
+    live = np.array([not (a in bset or b in bset) for a, b in HOLE_PAIRS.tolist()])
     if round_ == 0:
         out[:] = abstraction.preflop
         return out
     if round_ in (1, 2):
         table = abstraction.flop if round_ == 1 else abstraction.turn
-        rows = np.concatenate([_HANDS[live], np.tile(np.array(board, dtype=np.int64), (int(live.sum()), 1))], axis=1)
+        rows = np.concatenate(
+            [HOLE_PAIRS[live], np.tile(np.array(board, dtype=np.int64), (int(live.sum()), 1))], axis=1
+        )
         out[live] = table[_INDEXER.index_many(rows)]
         return out
     strengths = ev.strengths_on_board(board, _KEYS, _MASKS)

@@ -275,9 +275,10 @@ def kept_first_move(base: Blueprint, tree: BettingTree, opponent: int) -> tuple[
         return None
     f, m = int(tree.first_child[0]), int(tree.num_children[0])
     kids = [tree.actions[c] for c in range(f, f + m)]
-    if kids != base.child_actions(0):
-        raise ValueError(f"the extension's first decision {kids} differs from the blueprint's {base.child_actions(0)}")
-    calls = [i for i, a in enumerate(kids) if a.type is ActionType.CALL]
+    base_kids = base.child_actions(0)
+    if kids != base_kids:
+        raise ValueError(f"the extension's first decision {kids} differs from the blueprint's {base_kids}")
+    calls = [i for i, a in enumerate(base_kids) if a.type is ActionType.CALL]  # the same actions as kids
     if len(calls) != 1:
         raise ValueError(f"the first decision has {len(calls)} check/call actions")
     b = int(base.tree.buckets[int(base.tree.round[0])])
@@ -304,7 +305,7 @@ class ImprovementPlan:
     def jobs(self) -> list[tuple[str, float, tuple[float, ...], int]]:
         """(kind, size, the opponent's opening sizes, the opponent's position) per
         extension to solve: one per position the opponent used the sizes from."""
-        out = []
+        out: list[tuple[str, float, tuple[float, ...], int]] = []
         for g in self.type2:
             out += [("type2", g.midpoint, (g.low, g.midpoint, g.high), p) for p in self.positions(g.low, g.high)]
         if self.type1:
@@ -317,7 +318,7 @@ def plan_improvement(base: Blueprint, paths: list[str], us: str, k: int, type1: 
     """What to add: the ``k`` best-scoring gaps of the first raise (depth 0) that no
     extension of ``base`` fills yet, and the most common missing size (type 1)."""
     got = collect_opponent_bets(paths, base.game, us)
-    have = {(e.kind, round(e.size, 3)) for e in base.extensions}
+    have = {(e.kind, round(e.size, 3)) for e in base.extensions if e.size is not None}  # all extensions have one
     gaps = [
         g
         for g in score_gaps(got.bets, base.actions)

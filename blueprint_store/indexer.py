@@ -36,11 +36,12 @@ NUM_RANKS = 13
 #: A suit's size vector as one number: base 14 digits, round 0 least significant.
 _BASE = NUM_RANKS + 1
 
-_BINOM = np.zeros((64, 64), dtype=np.int64)
+#: Binomial coefficients: BINOM[n, k] = C(n, k) for n, k < 64.
+BINOM = np.zeros((64, 64), dtype=np.int64)
 for _n in range(64):
-    _BINOM[_n, 0] = 1
+    BINOM[_n, 0] = 1
     for _k in range(1, _n + 1):
-        _BINOM[_n, _k] = _BINOM[_n - 1, _k - 1] + _BINOM[_n - 1, _k]
+        BINOM[_n, _k] = BINOM[_n - 1, _k - 1] + BINOM[_n - 1, _k]
 
 
 class IndexerError(ValueError):
@@ -189,7 +190,9 @@ def _index_many(hands, round_end, rounds, keys, offsets, binom, out):
 
 
 @dataclass(frozen=True)
-class _Tables:
+class RoundTables:
+    """One round's lookup tables: each suit configuration's key and the first index of its hands."""
+
     keys: np.ndarray  # sorted configuration keys
     offsets: np.ndarray  # first index of each configuration (one more entry: the size)
     groups: tuple  # per configuration: ((code, k), ...) in suit order
@@ -206,9 +209,9 @@ class HandIndexer:
         if sum(cards_per_round) > NUM_SUITS * NUM_RANKS:
             raise IndexerError(f"{sum(cards_per_round)} cards do not fit a 52-card deck")
         self.cards_per_round = cards_per_round
-        self._tables = [self._build(r + 1) for r in range(len(cards_per_round))]
+        self.tables = [self._build(r + 1) for r in range(len(cards_per_round))]
 
-    def _build(self, rounds: int) -> _Tables:
+    def _build(self, rounds: int) -> RoundTables:
         counts = self.cards_per_round[:rounds]
         # every way to split each round's cards over the four suits, then canonicalised
         per_round = [list(_compositions(c, NUM_SUITS)) for c in counts]
@@ -217,8 +220,8 @@ class HandIndexer:
             vectors = [tuple(split[r][s] for r in range(rounds)) for s in range(NUM_SUITS)]
             if any(sum(v) > NUM_RANKS for v in vectors):
                 continue
-            codes = sorted((_code(v) for v in vectors), reverse=True)
-            configs.add(tuple(codes))
+            codes = tuple(sorted((_code(v) for v in vectors), reverse=True))
+            configs.add(codes)
         radix = _BASE**rounds
         entries = []
         for codes in configs:
@@ -228,16 +231,16 @@ class HandIndexer:
             groups = tuple((c, len(list(g))) for c, g in itertools.groupby(codes))
             size = 1
             for c, k in groups:
-                size *= _comb(_suit_size(c, rounds, _BINOM) + k - 1, k)
+                size *= _comb(_suit_size(c, rounds, BINOM) + k - 1, k)
             entries.append((key, groups, size))
         entries.sort()
         offsets = np.zeros(len(entries) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum([e[2] for e in entries])
-        return _Tables(np.array([e[0] for e in entries], dtype=np.int64), offsets, tuple(e[1] for e in entries))
+        return RoundTables(np.array([e[0] for e in entries], dtype=np.int64), offsets, tuple(e[1] for e in entries))
 
     def size(self, round: int) -> int:
         """Classes of hands dealt through ``round`` (0 = hole cards only)."""
-        return int(self._tables[self._check_round(round)].offsets[-1])
+        return int(self.tables[self._check_round(round)].offsets[-1])
 
     def _check_round(self, round: int) -> int:
         if not 0 <= round < len(self.cards_per_round):
@@ -252,7 +255,8 @@ class HandIndexer:
                 return r
         raise IndexerError(f"{num_cards} cards is not a whole number of rounds of {self.cards_per_round}")
 
-    def _round_end(self, round: int) -> np.ndarray:
+    def round_end(self, round: int) -> np.ndarray:
+        """How many cards have been dealt by the end of each round up to ``round``."""
         return np.cumsum(self.cards_per_round[: round + 1]).astype(np.int64)
 
     def index(self, cards: Sequence[int]) -> int:
@@ -270,9 +274,9 @@ class HandIndexer:
         r = self._round_of(hands.shape[1])
         if hands.size and (hands.min() < 0 or hands.max() > 51):
             raise IndexerError("cards must be indices 0..51")
-        t = self._tables[r]
+        t = self.tables[r]
         out = np.empty(hands.shape[0], dtype=np.int64)
-        _index_many(hands, self._round_end(r), r + 1, t.keys, t.offsets, _BINOM, out)
+        _index_many(hands, self.round_end(r), r + 1, t.keys, t.offsets, BINOM, out)
         if (out < 0).any():
             bad = hands[int(np.argmax(out < 0))]
             raise IndexerError(f"a card is repeated in {bad.tolist()}")
@@ -281,7 +285,7 @@ class HandIndexer:
     def unindex(self, round: int, index: int) -> list[int]:
         """A hand of class ``index`` (its canonical representative), in round order,
         each round's cards ascending."""
-        t = self._tables[self._check_round(round)]
+        t = self.tables[self._check_round(round)]
         if not 0 <= index < t.offsets[-1]:
             raise IndexerError(f"index {index} is not in 0..{int(t.offsets[-1]) - 1} for round {round}")
         rounds = round + 1
@@ -290,7 +294,7 @@ class HandIndexer:
         suit_codes: list[int] = []
         suit_numbers: list[int] = []
         for code, k in t.groups[ci]:
-            n_values = _suit_size(code, rounds, _BINOM)
+            n_values = _suit_size(code, rounds, BINOM)
             m = _comb(n_values + k - 1, k)
             rank, local = local % m, local // m
             for i in range(k):  # unrank the multiset, largest first

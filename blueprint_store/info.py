@@ -86,5 +86,5 @@ def print_info(path: str, verify: bool = False, hands: list[str] | None = None) 
         actions = [str(a) for a in bp.child_actions(0)]
         print(f"opening strategy of the first player to act ({' / '.join(actions)}), range-thresholded:")
         for hand in hands:
-            s = opening_strategy(bp, hand)
-            print(f"  {hand:>4}: " + "  ".join(f"{a} {p:5.1%}" for a, p in s))
+            opening = opening_strategy(bp, hand)
+            print(f"  {hand:>4}: " + "  ".join(f"{a} {p:5.1%}" for a, p in opening))

@@ -39,6 +39,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import msgpack
 import numpy as np
@@ -48,7 +49,7 @@ from pokerbot.protocol.gamedef import GameDef, format_gamedef, parse_gamedef
 from pokerbot.solver.betting_tree import BettingTree
 from pokerbot.solver.tree import DECISION
 
-from .abstraction import _HANDS, CardAbstraction, CardAbstractionSpec, hand_bucket, hand_buckets
+from .abstraction import HOLE_PAIRS, CardAbstraction, CardAbstractionSpec, hand_bucket, hand_buckets
 from .actions import ActionAbstraction
 
 MAGIC = b"PKBPRINT"
@@ -187,7 +188,7 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
             "offset": at,
             "dtype": a.dtype.str,
             "shape": list(a.shape),
-            "crc32": zlib.crc32(memoryview(a).cast("B")),
+            "crc32": zlib.crc32(a.data.cast("B")),  # a.data: the array's memoryview
         }
         at = _align(at + a.nbytes)
     body = msgpack.packb(header, use_bin_type=True)
@@ -202,7 +203,7 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
             f.write(body)
             for name, a in arrays.items():
                 f.seek(table[name]["offset"])
-                f.write(memoryview(a).cast("B"))
+                f.write(a.data.cast("B"))
             f.truncate(at)
             f.flush()
             os.fsync(f.fileno())
@@ -224,6 +225,10 @@ def _align(n: int) -> int:
 
 class Blueprint:
     """A store opened read-only (see the module docstring)."""
+
+    #: an extension's training figures (set on the extension views only; the base
+    #: store's are its header's "training")
+    training_figures: dict[str, Any]
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)
@@ -249,9 +254,10 @@ class Blueprint:
             self.header = msgpack.unpackb(body, raw=False)
             self.game = parse_gamedef(self.header["game"], source=f"{self.path} header")
             self.actions = ActionAbstraction.from_dict(self.header["actions"])
-            spec = CardAbstractionSpec(
-                **{k: (tuple(v) if isinstance(v, list) else v) for k, v in self.header["cards"].items()}
-            )
+            card_fields: dict[str, Any] = {
+                k: (tuple(v) if isinstance(v, list) else v) for k, v in self.header["cards"].items()
+            }
+            spec = CardAbstractionSpec(**card_fields)
             table = self.header["arrays"]
         except (KeyError, TypeError, ValueError, msgpack.UnpackException) as e:
             raise StoreError(f"{self.path}: header is malformed: {e}") from None
@@ -298,8 +304,8 @@ class Blueprint:
         self.opponent: int | None = None
         self.extensions: list[Blueprint] = []
         try:
-            for i, e in enumerate(self.header.get("extensions", [])):
-                self.extensions.append(self._extension(i, e))
+            for i, ext in enumerate(self.header.get("extensions", [])):
+                self.extensions.append(self._extension(i, ext))
         except (KeyError, TypeError, ValueError) as err:
             raise StoreError(f"{self.path}: extension is malformed: {err}") from None
 
@@ -349,12 +355,14 @@ class Blueprint:
 
     def contents(self) -> BlueprintContents:
         """Everything in the store (arrays still memory-mapped), to write a new store from."""
-        exts = [
-            ExtensionContents(
-                e.kind, e.size, e.actions, e.tree, e.strategy, e.training_figures, (e._atype, e._asize), e.opponent
+        exts = []
+        for e in self.extensions:
+            assert e.size is not None  # every extension has the size it answers
+            exts.append(
+                ExtensionContents(
+                    e.kind, e.size, e.actions, e.tree, e.strategy, e.training_figures, (e._atype, e._asize), e.opponent
+                )
             )
-            for e in self.extensions
-        ]
         return BlueprintContents(
             self.game,
             self.actions,
@@ -374,7 +382,7 @@ class Blueprint:
             crc = 0
             flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
             for start in range(0, flat.size, 1 << 24):
-                crc = zlib.crc32(flat[start : start + (1 << 24)], crc)
+                crc = zlib.crc32(flat[start : start + (1 << 24)].data, crc)
             if crc != info["crc32"]:
                 raise StoreError(f"{self.path}: array {name!r} is corrupt (CRC mismatch)")
 
@@ -454,7 +462,7 @@ class Blueprint:
             out[live] *= probs[buckets[live], child]
             out[~live] = 0.0
         blocked = set(board)
-        out[[bool(set(h) & blocked) for h in _HANDS.tolist()]] = 0.0
+        out[[bool(set(h) & blocked) for h in HOLE_PAIRS.tolist()]] = 0.0
         return out
 
 

@@ -23,7 +23,7 @@ from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.solver.betting_tree import build_betting_tree
 from pokerbot.solver.mccfr import MCCFR, MCCFRSettings
 
-from .abstraction import CardAbstraction, CardAbstractionSpec, HoldemDeals, build_card_abstraction
+from .abstraction import CardAbstraction, CardAbstractionSpec, HoldemDeals, Progress, build_card_abstraction
 from .actions import PRESET_ACTIONS, ActionAbstraction
 from .store import BlueprintContents, write_blueprint
 
@@ -106,8 +106,11 @@ def train_blueprint(
     checkpoint_seconds: float = 300.0,
     game: GameDef | None = None,
     log: Callable[[str], None] = print,
+    progress: Progress | None = None,
 ) -> dict:
-    """Train and write the store at ``out``; returns the training figures."""
+    """Train and write the store at ``out``; returns the training figures. Messages go
+    to ``log``; with ``progress`` the card abstraction's boards and the seconds trained
+    go there instead of into periodic log lines."""
     if isinstance(preset, str):
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
@@ -126,7 +129,7 @@ def train_blueprint(
     cards = _load_cards(cards_path, spec) if resume else None
     if cards is None:
         log(f"building the card abstraction (buckets {spec.buckets})")
-        cards = build_card_abstraction(spec, log=log)
+        cards = build_card_abstraction(spec, log=log, progress=progress)
         _save_cards(cards_path, cards)
         log(f"card abstraction built in {cards.build_seconds:.0f} s")
     else:
@@ -160,6 +163,7 @@ def train_blueprint(
         elapsed_before,
         lambda e: _save_state(state_path, solver, e),
         checkpoint_seconds,
+        progress=progress,
     )
     _save_state(state_path, solver, elapsed)
     figures = {
@@ -204,13 +208,15 @@ def run_schedule(
     checkpoint: Callable[[float], None] | None = None,
     checkpoint_seconds: float = 300.0,
     progress_seconds: float = 10.0,
+    progress: Progress | None = None,
 ) -> float:
     """Train for ``budget`` seconds (counting ``elapsed_before``) on the Pluribus
     schedule scaled to the budget: linear discounting every 2 % during the first 20 %,
     pruning after 20 %. A progress line every ``progress_seconds`` (a small tree runs a
     batch of iterations in a fraction of a second: a line per batch floods the
-    terminal); ``checkpoint(elapsed)`` every ``checkpoint_seconds``. Returns the
-    seconds trained in all."""
+    terminal), or with ``progress`` the seconds trained after every batch;
+    ``checkpoint(elapsed)`` every ``checkpoint_seconds``. Returns the seconds trained
+    in all."""
     discount_every = budget * 0.02
     discount_until = budget * 0.2
     prune_at = budget * 0.2
@@ -232,7 +238,9 @@ def run_schedule(
             solver.discount(k / (k + 1.0))
             next_discount += discount_every
         now = time.perf_counter()
-        if now - last_log >= progress_seconds or elapsed >= budget:
+        if progress is not None:
+            progress("MCCFR", min(elapsed, budget), budget, "s", f"{solver.iterations:,} iterations")
+        elif now - last_log >= progress_seconds or elapsed >= budget:
             rate = (solver.nodes_touched - nodes_at_log) / max(now - last_log, 1e-9)
             log(
                 f"{solver.iterations:,} iterations, {rate / 1e6:.1f} M nodes/s "
@@ -243,6 +251,8 @@ def run_schedule(
         if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_seconds:
             checkpoint(elapsed)
             last_ckpt = time.perf_counter()
+    if progress is not None:
+        progress("MCCFR", budget, budget, "s", f"{solver.iterations:,} iterations")
     return time.perf_counter() - t0
 
 

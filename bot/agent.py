@@ -1,5 +1,5 @@
 """The Libratus agent: the blueprint on the first two rounds, real-time subgame solving
-on the turn and river (DESIGN.md steps 1-6).
+on the turn and river (docs/design.md).
 
 - Until the solving round (the river by default, see SOLVE_ROUND; Libratus: the turn):
   the blueprint player (range thresholding on the first two rounds, pseudo-harmonic
@@ -98,9 +98,9 @@ class Solution:
         return self._values[player]
 
 
-def _events(root: BettingState, state: BettingState) -> list[tuple[str, object]]:
+def _events(root: BettingState, state: BettingState) -> list[tuple[str, Action | int]]:
     """What happened since ``root``: ("a", action) and ("c", card) in order."""
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, Action | int]] = []
     game = state.game
     for r in range(root.round, state.round + 1):
         start = len(root.actions[r]) if r == root.round else 0
@@ -129,6 +129,7 @@ def _walk(sol: Solution, state: BettingState) -> tuple[int, int, int | None]:
                     found = c
                     break
         elif kind == "a" and k == DECISION:
+            assert isinstance(what, Action)  # an "a" event's
             for c in range(f, f + m):
                 a = tree.actions[c]
                 if a is not None and a.type is what.type and (a.type is not ActionType.RAISE or a.size == what.size):
@@ -280,7 +281,7 @@ class LibratusAgent:
             "solve_seconds": round(seconds, 4),
             "nodes": sub.tree.num_nodes,
         }
-        extra = (
+        measured: dict[str, float] = (
             {}
             if r.exploitability is None
             else {"exploitability_pct_pot": round(100 * r.exploitability / max(sub.pot, 1), 4)}
@@ -297,13 +298,14 @@ class LibratusAgent:
             deadline=round(deadline, 3),
             stopped_early=r.stopped_early,
             seconds=round(seconds, 3),
-            **extra,
+            **measured,
         )
         return Solution(sub, r.strategy, state.copy(), kind)
 
     def _resolve(self, state: BettingState, me: int) -> Solution:
         """A new solution for ``state`` after an opponent bet/raise or off-tree action."""
         old = self._solution
+        assert old is not None  # _decide resolves only within the current solution
         opp = 1 - me
         node, parent, missing = _walk(old, state)
         size = len(rg.hole_hands(state.game))
@@ -313,7 +315,7 @@ class LibratusAgent:
         ours = self._canonical(old.sub, reaches[me, at], size)
         theirs_before = self._canonical(old.sub, reaches[opp, at], size)
         weights = np.zeros(old.sub.hands.shape[0])
-        cfr._compat_sums(reaches[me, at], old.sub.c1, old.sub.c2, old.sub.dup, weights)
+        cfr.compat_sums(reaches[me, at], old.sub.c1, old.sub.c2, old.sub.dup, weights)
         v_before = self._canonical(old.sub, expected_per_hand(cfv_opp[at], weights), size)
         tree = old.sub.tree
         kids = range(int(tree.first_child[at]), int(tree.first_child[at]) + int(tree.num_children[at]))
@@ -325,6 +327,7 @@ class LibratusAgent:
             kind = "nested"
         else:
             v_after = self._canonical(old.sub, expected_per_hand(cfv_opp[node], weights), size)
+            assert self._gifts is not None  # set at the start of every hand
             self._gifts = update_gifts(self._gifts, v_before, v_after)
             alt = v_after + self._gifts
             theirs = self._canonical(old.sub, reaches[opp, node], size)
@@ -475,6 +478,7 @@ class LibratusAgent:
                 pick = i
                 break
         a = tree.actions[f + pick]
+        assert a is not None  # only the root has no action into it
         if a.type is ActionType.FOLD and not state.can_fold():
             return CALL
         return a if a.type is not ActionType.FOLD else FOLD

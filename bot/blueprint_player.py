@@ -37,6 +37,7 @@ from collections import deque
 from pokerbot.blueprint_store.actions import pot_fraction
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
+from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.translation import translate
 from pokerbot.solver.tree import DECISION
@@ -51,7 +52,7 @@ class BlueprintStrategy:
         self.bp = blueprint if isinstance(blueprint, Blueprint) else Blueprint(blueprint)
         self.rng = random.Random(seed)  # translation of off-tree raises
         self._key = str(seed if seed is not None else random.SystemRandom().getrandbits(128)).encode()[:64]
-        self._checked_game = None
+        self._checked_game: GameDef | None = None
         self.fallbacks = 0  # decisions made outside the abstraction (check or call)
         self._walk_key: tuple | None = None
         self._walk_actions: list[Action] = []
@@ -114,6 +115,7 @@ class BlueprintStrategy:
         for a in actions[len(self._walk_actions) :]:
             if self._walk_node is None:
                 break
+            assert self._walk_real is not None  # set with _walk_key, at the hand's first walk
             pick = self._maybe_switch(a) if self._first_opponent_raise(a) else None
             if pick is None:
                 pick = self._step(self._walk_node, self._walk_real, a)
@@ -128,6 +130,7 @@ class BlueprintStrategy:
 
     def _first_opponent_raise(self, a: Action) -> bool:
         real = self._walk_real
+        assert real is not None  # called from walk, which has set it
         return (
             bool(self.bp.extensions)
             and self.me is not None
@@ -145,7 +148,9 @@ class BlueprintStrategy:
         Returns the child index the raise maps to in ``self.view`` (None: let the usual
         translation decide, in the base)."""
         real = self._walk_real
+        assert real is not None  # called from walk, which has set it
         actor = real.current_player
+        assert actor is not None  # a, the action being replayed, is actor's
         if a.size >= real.game.stack[actor]:
             return None  # all-in stays all-in, in the base
         x = pot_fraction(a.size, real.spent, actor)
@@ -153,11 +158,13 @@ class BlueprintStrategy:
         chosen: Blueprint | None = None
         usable = [e for e in self.bp.extensions if e.opponent is None or e.opponent == actor]
         for ext in usable:
+            assert ext.size is not None  # every extension has the size it answers
             if ext.kind == "type1" and abs(x - ext.size) <= self.TYPE1_TOLERANCE and self._type1_active(spot, ext):
                 chosen = ext
                 break
         if chosen is None:
             node = self._walk_node
+            assert node is not None  # walk stops following the tree once it is None
             base = self.bp
             children = base.child_actions(node)
             stack = real.game.stack[actor]
@@ -167,7 +174,10 @@ class BlueprintStrategy:
                 for i, c in enumerate(children)
                 if c.type is ActionType.RAISE and c.size < stack
             ]
-            exts = [(e.size, e, -1) for e in usable if e.kind == "type2"]
+            # (every extension has a size: "is not None" only narrows the type)
+            exts: list[tuple[float, Blueprint | None, int]] = [
+                (e.size, e, -1) for e in usable if e.kind == "type2" and e.size is not None
+            ]
             if not exts or not options:
                 return None
             options += exts
@@ -184,6 +194,7 @@ class BlueprintStrategy:
             node = int(chosen.tree.first_child[node]) + kids.index(key)
         kids = chosen.child_actions(node)
         sp = chosen.tree.spent[node]
+        assert chosen.size is not None  # every extension has the size it answers
         raises = [
             (abs(pot_fraction(c.size, (int(sp[0]), int(sp[1])), actor) - chosen.size), i)
             for i, c in enumerate(kids)
@@ -215,6 +226,7 @@ class BlueprintStrategy:
         if exact and real.spent == [int(x) for x in tree.spent[node]]:
             return exact[0]
         actor = real.current_player
+        assert actor is not None  # a, the action being replayed, is actor's
         x = pot_fraction(a.size, real.spent, actor)
         # all-in maps to all-in and nothing else does: a hand mapped to all-in could
         # not be followed further down the tree

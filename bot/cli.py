@@ -111,14 +111,17 @@ def _cmd_play(args: argparse.Namespace) -> int:
     except (GameDefError, ValueError, OSError) as e:
         print(f"pokerbot play: {e}", file=sys.stderr)
         return 2
-    if agent and args.workers > 0:
-        from pokerbot.bot.solver_pool import SolverPool
-
-        pool = SolverPool(args.workers)
-        for s in strategies:
-            s.pool = pool
     if agent:
-        strategies[0].prepare()  # kernels and workers warm before the first hand (process-wide)
+        from pokerbot.bot.agent import LibratusAgent
+
+        agents = [s for s in strategies if isinstance(s, LibratusAgent)]  # all of them (libratus or unsafe)
+        if args.workers > 0:
+            from pokerbot.bot.solver_pool import SolverPool
+
+            pool = SolverPool(args.workers)
+            for s in agents:
+                s.pool = pool
+        agents[0].prepare()  # kernels and workers warm before the first hand (process-wide)
     return _play_seats(args.host, ports, game, strategies, args.connect_timeout)
 
 
@@ -189,38 +192,47 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _ensure_blueprint(args: argparse.Namespace) -> int:
-    """The players that need a blueprint find it through the environment. A missing
-    default blueprint is trained first (the default preset) unless --no-train; a
-    missing blueprint given with --blueprint is an error."""
-    from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
+    """The players that need a blueprint find it through the environment. With none
+    given and no default store, the quick one (the tiny preset, about two minutes on
+    two cores) is trained first unless --no-train; a missing store given with
+    --blueprint or $POKERBOT_BLUEPRINT is an error."""
+    from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT, QUICK_BLUEPRINT, blueprint_path
 
-    path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
+    given = args.blueprint or os.environ.get(BLUEPRINT_ENV)
+    path = blueprint_path(args.blueprint)
+    strong = f"pokerbot train-blueprint --preset default --out {DEFAULT_BLUEPRINT}"
     if not os.path.exists(path):
-        if args.blueprint or os.environ.get(BLUEPRINT_ENV) or args.no_train:
-            print(
-                f"pokerbot match: no blueprint at {path}; make one with "
-                f"`pokerbot train-blueprint --preset default --out {path}`",
-                file=sys.stderr,
-            )
+        if given or args.no_train:
+            print(f"pokerbot match: no blueprint at {path}; make one with `{strong}`", file=sys.stderr)
             return 2
         print(
-            f"pokerbot match: no blueprint at {path} yet: training the default preset first (about 50 minutes "
-            "on two cores, once; --no-train to stop instead)",
+            f"pokerbot match: no blueprint yet: training the quick one first ({QUICK_BLUEPRINT}, the tiny preset: "
+            f"about 2 minutes on two cores, once; --no-train to stop instead). It beats the benchmark bots but is "
+            f"far from the default blueprint: `{strong}` trains that (about 50 minutes on two cores).",
             flush=True,
         )
         status = _cmd_train_blueprint(
             argparse.Namespace(
-                preset="default", out=path, threads=None, minutes=None, resume=os.path.isdir(path + ".ckpt"), seed=0
+                preset="tiny",
+                out=QUICK_BLUEPRINT,
+                threads=None,
+                minutes=None,
+                resume=os.path.isdir(QUICK_BLUEPRINT + ".ckpt"),
+                seed=0,
             )
         )
         if status:
             return status
+        path = QUICK_BLUEPRINT
+    elif path == QUICK_BLUEPRINT:
+        print(f"pokerbot match: playing with the quick blueprint {path}; `{strong}` trains the strong one", flush=True)
     os.environ[BLUEPRINT_ENV] = os.path.abspath(path)
     return 0
 
 
 def _cmd_train_blueprint(args: argparse.Namespace) -> int:
     from pokerbot.blueprint_store.train import PRESETS, train_blueprint
+    from pokerbot.bot.progress import PhasedProgress
 
     if args.preset not in PRESETS:
         print(
@@ -230,9 +242,12 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
     out_dir = os.path.dirname(os.path.abspath(args.out))
     os.makedirs(out_dir, exist_ok=True)
     t0 = time.time()
+    # a bar per phase (card abstraction rounds, then MCCFR) on a terminal, plain lines
+    # every 30 s otherwise; messages above it, with the time since the start
+    bars = PhasedProgress(stream=sys.stdout)
 
     def log(msg: str) -> None:
-        print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
+        bars.write(f"[{time.time() - t0:7.1f} s] {msg}")
 
     try:
         train_blueprint(
@@ -243,10 +258,13 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
             resume=args.resume,
             seed=args.seed,
             log=log,
+            progress=bars,
         )
     except (OSError, ValueError) as e:
+        bars.close()
         print(f"pokerbot train-blueprint: {e}", file=sys.stderr)
         return 1
+    bars.close()
     return 0
 
 
@@ -262,6 +280,9 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as e:
         print(f"pokerbot warm: {e}", file=sys.stderr)
         return 2
+    from pokerbot.bot.agent import LibratusAgent  # loaded by make_strategy
+
+    assert isinstance(agent, LibratusAgent)  # what make_strategy("libratus") makes
     agent.prepare()
     print(f"pokerbot warm: kernels ready in {time.time() - t0:.1f} s", flush=True)
     return 0
@@ -511,7 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
         "$POKERBOT_BLUEPRINT, else blueprints/default.bp, trained first if missing)",
     )
     m.add_argument(
-        "--no-train", action="store_true", help="fail instead of training the default blueprint when it is missing"
+        "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
     )
     m.set_defaults(func=_cmd_match)
 

@@ -160,8 +160,8 @@ def read_match_log(
             file=sys.stderr,
             flush=True,
         )
-    for spot, eq in zip(todo, runout_equities(todo, game.deck(), game.total_board_cards(game.num_rounds - 1))):
-        cache[spot] = eq
+    for todo_spot, eq in zip(todo, runout_equities(todo, game.deck(), game.total_board_cards(game.num_rounds - 1))):
+        cache[todo_spot] = eq
     hands: list[HandResult] = []
     for logged, spot in zip(logged_hands, spots):
         vals = [float(v) for v in logged.values]
@@ -193,6 +193,7 @@ def summarize(chips: np.ndarray, big_blind: int) -> dict:
             "high": None,
             "total_chips": float(chips.sum()),
         }
+    assert mean is not None  # n >= 2 hands
     half = float(Z95 * mbb.std(ddof=1) / math.sqrt(n))
     return {
         "hands": n,
@@ -386,8 +387,9 @@ async def run(
         for r in both:  # raised only once both have finished: no match is left running
             if isinstance(r, BaseException):
                 raise r
-        runs = []
+        runs: list[MatchRun] = []
         for r in both:
+            assert not isinstance(r, BaseException)  # raised just above
             results, score = read_match_log(r.log_path, game, cache=cache)
             runs.append(replace(r, hands=results, score_line=score))
     else:
@@ -451,8 +453,8 @@ async def run(
     if len(runs) == 2 and len(runs[0].hands) == len(runs[1].hands):
         paired = {}
         for kind, adj in (("raw", False), ("allin_adjusted", True)):
-            both = (player_series(runs[0].hands, a.name, adj) + player_series(runs[1].hands, a.name, adj)) / 2
-            paired[kind] = summarize(both, bb)
+            mean_of_seats = (player_series(runs[0].hands, a.name, adj) + player_series(runs[1].hands, a.name, adj)) / 2
+            paired[kind] = summarize(mean_of_seats, bb)
         summary["duplicate"] = {"player": "A", **paired}
         chart_series.append(
             (

@@ -53,6 +53,7 @@ class _Stop:
 def _install(stop: _Stop) -> list[signal.Signals]:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
+    assert task is not None  # called from play, a coroutine running in a task
     installed = []
     for sig in STOP_SIGNALS:
         try:
@@ -84,6 +85,7 @@ def _stopped(stop: _Stop, **fields) -> int:
     task = asyncio.current_task()
     if task is not None:
         task.uncancel()
+    assert stop.signal is not None  # callers check that a stop signal came
     log.warning("stopped", signal=stop.signal.name, **fields)
     return 0
 

@@ -70,6 +70,7 @@ class RandomStrategy(_Base):
             return FOLD
         if u < weights[0] + weights[1]:
             return CALL
+        assert bounds is not None  # a raise has weight only when one is legal
         if not state.game.is_nolimit:
             return Action(ActionType.RAISE)
         return raise_to(self.rng.randint(bounds[0], bounds[1]))
@@ -107,7 +108,7 @@ class AllInStrategy(_Base):
 def _blueprint(seed: int | None = None, blueprint: str | None = None, **_options) -> Strategy:
     from .blueprint_player import BlueprintStrategy
 
-    return BlueprintStrategy(seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT)
+    return BlueprintStrategy(seed, blueprint_path(blueprint))
 
 
 class ProberStrategy:
@@ -148,18 +149,31 @@ class ProberStrategy:
 PROBE_SIZE_ENV = "POKERBOT_PROBE_SIZE"
 DEFAULT_PROBE_SIZE = 0.75
 
-#: Where ``--strategy blueprint`` looks for its store when not told: this variable, else
-#: DEFAULT_BLUEPRINT (what ``pokerbot train-blueprint --preset default`` writes).
+#: Where the players that need a blueprint look for it when not told: this variable,
+#: else DEFAULT_BLUEPRINT (what ``pokerbot train-blueprint --preset default`` writes),
+#: else QUICK_BLUEPRINT (the tiny preset, what ``pokerbot match`` trains on first use).
 BLUEPRINT_ENV = "POKERBOT_BLUEPRINT"
 DEFAULT_BLUEPRINT = os.path.join("blueprints", "default.bp")
+QUICK_BLUEPRINT = os.path.join("blueprints", "quick.bp")
+
+
+def blueprint_path(blueprint: str | None = None) -> str:
+    """The store a player opens: ``blueprint`` if given, else $POKERBOT_BLUEPRINT, else
+    the default store, else the quick one when only it exists."""
+    if blueprint:
+        return blueprint
+    if os.environ.get(BLUEPRINT_ENV):
+        return os.environ[BLUEPRINT_ENV]
+    if not os.path.exists(DEFAULT_BLUEPRINT) and os.path.exists(QUICK_BLUEPRINT):
+        return QUICK_BLUEPRINT
+    return DEFAULT_BLUEPRINT
+
 
 STRATEGIES: dict[str, Callable[..., Strategy]] = {
     s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, AllInStrategy)
 }
 STRATEGIES["blueprint"] = _blueprint
-STRATEGIES["prober"] = lambda seed=None, blueprint=None, **_o: ProberStrategy(
-    seed, blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
-)
+STRATEGIES["prober"] = lambda seed=None, blueprint=None, **_o: ProberStrategy(seed, blueprint_path(blueprint))
 
 
 def _agent(
@@ -188,7 +202,7 @@ def _agent(
         (t_per_hand_ms or DEFAULT_T_PER_HAND_MS) / 1000,
     )
     clock = ReplyClock() if reply_grid_ms is None else ReplyClock(reply_grid_ms / 1000)
-    path = blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
+    path = blueprint_path(blueprint)
     agent = LibratusAgent(seed, path, safe=safe, budget=budget, clock=clock, **options)
     if pool is None and workers > 0:
         pool = SolverPool(workers)  # after the blueprint opened: a missing store fails before any process starts

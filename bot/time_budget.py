@@ -1,6 +1,6 @@
 """How long the agent may think, and when it replies.
 
-``TimeBudget`` keeps the agent inside the dealer's three limits (ACPC.md): one reply
+``TimeBudget`` keeps the agent inside the dealer's three limits (docs/protocol.md): one reply
 (``t_response``), one hand (``t_hand``) and the match average (``t_per_hand`` times the
 hands played, which the player learns hand by hand). A solve gets the smallest of its
 own cap and what each limit still allows, less a safety share and a fixed overhead
@@ -22,7 +22,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-#: Reference dealer defaults, milliseconds (ACPC.md).
+#: Reference dealer defaults, milliseconds (docs/protocol.md).
 DEFAULT_T_RESPONSE_MS = 600_000
 DEFAULT_T_HAND_MS = 600_000
 DEFAULT_T_PER_HAND_MS = 7_000

@@ -76,27 +76,27 @@ import numpy as np
 
 from experiments.subgame_experiments import (
     MAXMARGIN,
+    Gap,
     Method,
+    NestedWalk,
     Progress,
     Sizes,
-    _add,
-    _align,
-    _canonical,
-    _fraction,
-    _Gap,
-    _kids,
-    _label,
-    _NestedWalk,
-    _positions,
-    _quiet,
-    _relabel,
-    _Solved,
-    _target,
-    _Walk,
-    _write_ours,
+    Solved,
+    Walk,
+    abstract_label,
+    add_mapped_weight,
+    align,
+    children_of,
+    in_canonical_order,
     load_game,
     mbb,
+    positions,
+    pot_fraction_of,
+    quiet,
+    relabel,
+    target,
     whole_game,
+    write_ours,
 )
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.cards import RANK_CHARS, rank_of
@@ -189,7 +189,7 @@ class Extension:
     kind: str
     size: float
     sizes: Sizes
-    solved: _Solved
+    solved: Solved
     seconds: float = 0.0
     opponent: int | None = None
     #: the first round's actions before the root of its tree (its tree starts there)
@@ -207,12 +207,12 @@ class Extension:
         return (self.opponent is None or self.opponent == raiser) and tuple(before[: len(self.start)]) == self.start
 
 
-def solve_base(setup: ImprovementSetup) -> tuple[GameDef, _Solved, float]:
+def solve_base(setup: ImprovementSetup) -> tuple[GameDef, Solved, float]:
     """The game and our blueprint: CFR+ on the base abstraction; and the seconds taken."""
     t0 = time.perf_counter()
     game = load_game(setup.game)
     sub = whole_game(game, setup.base)
-    return game, _Solved(sub, cfr.solve(sub, setup.iterations).strategy), time.perf_counter() - t0
+    return game, Solved(sub, cfr.solve(sub, setup.iterations).strategy), time.perf_counter() - t0
 
 
 def type2_extension(
@@ -258,16 +258,16 @@ def _extension(
             c
             for who in changed
             for n, st in opening_nodes(game, sub.tree, who)
-            for c in _kids(sub.tree, n)
+            for c in children_of(sub.tree, n)
             if sub.tree.actions[c].type is ActionType.RAISE and sub.tree.actions[c].size == st.raise_bounds()[1]
         }
         sub, _ = restrict(sub, drop)
-    solved = _Solved(sub, cfr.solve(sub, setup.iterations).strategy)
+    solved = Solved(sub, cfr.solve(sub, setup.iterations).strategy)
     return Extension(kind, size, sizes, solved, time.perf_counter() - t0, opponent)
 
 
 def kept_first_move(
-    game: GameDef, setup: ImprovementSetup, base: _Solved, kind: str, size: float, opening: tuple[float, ...]
+    game: GameDef, setup: ImprovementSetup, base: Solved, kind: str, size: float, opening: tuple[float, ...]
 ) -> Extension:
     """Diagnostic: an extension for the opponent in the position that acts second, with
     our first move kept as the blueprint's: only the subtree below our check is
@@ -278,15 +278,15 @@ def kept_first_move(
     picture of the range we check with is then the one we really check with."""
     t0 = time.perf_counter()
     T = base.sub.tree
-    check = next(c for c in _kids(T, 0) if T.actions[c] == CALL)
+    check = next(c for c in children_of(T, 0) if T.actions[c] == CALL)
     us = int(T.player[0])
     st = BettingState(game)
     st.apply(CALL)
     size_all = rg.hole_hands(game).shape[0]
-    reach = _canonical(base.sub, base.reaches()[:, check], size_all)
+    reach = in_canonical_order(base.sub, base.reaches()[:, check], size_all)
     sizes = setup.sizes(opening, 1 - us)
     sub = cfr.make_subgame(st, sizes, reach=reach)
-    solved = _Solved(sub, cfr.solve(sub, setup.iterations).strategy)
+    solved = Solved(sub, cfr.solve(sub, setup.iterations).strategy)
     return Extension(kind, size, sizes, solved, time.perf_counter() - t0, 1 - us, (CALL,))
 
 
@@ -325,7 +325,7 @@ def _player_fractions(sizes: Sizes, state: BettingState) -> tuple[float, ...]:
 Key = tuple[int, int]  # (solution: 0 the base, i the i-th extension; its node)
 
 
-class _ExtensionWalk(_Walk):
+class _ExtensionWalk(Walk):
     """Our strategy for one seat in the evaluation game, as the agent plays it: the base
     blueprint with pseudo-harmonic translation, and at the opponent's first raise of
     the first round a possible switch to an extension's tree for the rest of the hand
@@ -339,17 +339,17 @@ class _ExtensionWalk(_Walk):
         game: GameDef,
         large: cfr.Subgame,
         base_sizes: Sizes,
-        base: _Solved,
+        base: Solved,
         extensions: Sequence[Extension],
         us: int,
     ) -> None:
         super().__init__(game, large, base_sizes, base, us)
         self.hands = rg.hole_hands(game)[large.hand_index]
         self.extensions = list(extensions)
-        self.solutions: list[tuple[Sizes, _Solved]] = [(base_sizes, base)] + [(e.sizes, e.solved) for e in extensions]
+        self.solutions: list[tuple[Sizes, Solved]] = [(base_sizes, base)] + [(e.sizes, e.solved) for e in extensions]
         # hands are in the large tree's order throughout; every tree starts at the root or,
         # for an extension with a ``start``, after those actions
-        self.pos = [_positions(s.sub, self.size)[large.hand_index] for _, s in self.solutions]
+        self.pos = [positions(s.sub, self.size)[large.hand_index] for _, s in self.solutions]
 
     def run(self) -> np.ndarray:
         root = BettingState(self.game)
@@ -362,25 +362,25 @@ class _ExtensionWalk(_Walk):
         if kind not in (DECISION, CHANCE) or not entries:
             return
         if kind == CHANCE:
-            for c in _kids(L, n):
+            for c in children_of(L, n):
                 d = int(L.dealt[c])
                 live = ~rg.blocked_by(self.hands, (d,))
                 nxt: dict[Key, tuple[BettingState, np.ndarray]] = {}
                 for (s, k), (sk, w) in entries.items():
                     T = self.solutions[s][1].sub.tree
                     if T.kind[k] == CHANCE:
-                        j = next(j for j in _kids(T, k) if T.dealt[j] == d)
+                        j = next(j for j in children_of(T, k) if T.dealt[j] == d)
                         sj = sk.copy()
                         sj.deal_board_cards([d])
-                        _add(nxt, (s, j), sj, w * live)
+                        add_mapped_weight(nxt, (s, j), sj, w * live)
                     else:  # our mapped line has no betting left (an all-in there): nothing to map
-                        _add(nxt, (s, k), sk, w * live)
+                        add_mapped_weight(nxt, (s, k), sk, w * live)
                 st2 = st.copy()
                 st2.deal_board_cards([d])
                 self._walk(c, st2, nxt)
             return
         actor = int(L.player[n])
-        children = {L.actions[c]: c for c in _kids(L, n)}
+        children = {L.actions[c]: c for c in children_of(L, n)}
         by_child: dict[int, dict[Key, tuple[BettingState, np.ndarray]]] = {c: {} for c in children.values()}
         if actor == self.us:
             total = np.zeros(self.size)
@@ -389,19 +389,19 @@ class _ExtensionWalk(_Walk):
                 T = sol.sub.tree
                 total += w
                 if T.kind[k] == DECISION and T.player[k] == actor:
-                    for j in _kids(T, k):
+                    for j in children_of(T, k):
                         b = T.actions[j]
                         a = (
                             b
                             if b.type is not ActionType.RAISE
-                            else _relabel(st, _label(sk, b, _player_fractions(sizes, sk)))
+                            else relabel(st, abstract_label(sk, b, _player_fractions(sizes, sk)))
                         )
                         c = children.get(a, children[CALL])
                         sj = sk.copy()
                         sj.apply(b)
-                        _add(by_child[c], (s, j), sj, w * sol.strategy[j, self.pos[s]])
+                        add_mapped_weight(by_child[c], (s, j), sj, w * sol.strategy[j, self.pos[s]])
                 else:
-                    _add(by_child[children[CALL]], (s, k), sk, w)
+                    add_mapped_weight(by_child[children[CALL]], (s, k), sk, w)
             for c, e in by_child.items():
                 reach = sum((w for _, w in e.values()), np.zeros(self.size))
                 self.out[c] = np.divide(reach, total, out=np.full(self.size, 1.0 / len(children)), where=total > 0)
@@ -410,13 +410,15 @@ class _ExtensionWalk(_Walk):
                 for (s, k), (sk, w) in entries.items():
                     T = self.solutions[s][1].sub.tree
                     if not (T.kind[k] == DECISION and T.player[k] == actor):
-                        _add(by_child[c], (s, k), sk, w)
+                        add_mapped_weight(by_child[c], (s, k), sk, w)
                         continue
                     mapped = self._switch(st, a, sk, k) if s == 0 and self._first_raise(st, a) else None
                     if mapped is None:
                         mapped = [(s, j, p) for j, p in self._map_theirs(s, st, a, sk, k)]
                     for s2, j, p in mapped:
-                        _add(by_child[c], (s2, j), self._state_after(s2, j, sk if s2 == s else None, st), w * p)
+                        add_mapped_weight(
+                            by_child[c], (s2, j), self._state_after(s2, j, sk if s2 == s else None, st), w * p
+                        )
         for a, c in children.items():
             st2 = st.copy()
             st2.apply(a)
@@ -451,7 +453,7 @@ class _ExtensionWalk(_Walk):
         bounds = st.raise_bounds()
         if not self.extensions or bounds is None or a.size >= bounds[1]:
             return None  # all-in stays all-in, in the base
-        x = _fraction(st, a.size)
+        x = pot_fraction_of(st, a.size)
         usable = [(i, e) for i, e in enumerate(self.extensions, 1) if e.used_against(st.current_player, st.actions[0])]
         for i, e in usable:
             if e.kind == "type1" and abs(x - e.size) <= TYPE1_TOLERANCE:
@@ -459,8 +461,8 @@ class _ExtensionWalk(_Walk):
         T = self.blueprint.sub.tree
         top = sk.raise_bounds()[1]
         options: list[tuple[float, int, int]] = [  # (pot fraction, solution, node)
-            (_fraction(sk, T.actions[j].size), 0, j)
-            for j in _kids(T, k)
+            (pot_fraction_of(sk, T.actions[j].size), 0, j)
+            for j in children_of(T, k)
             if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top
         ]
         exts = [(e.size, i, -1) for i, e in usable if e.kind == "type2"]
@@ -484,12 +486,12 @@ class _ExtensionWalk(_Walk):
         for b in e.start:
             sk.apply(b)
         for b in st.actions[0][len(e.start) :]:
-            k = next(j for j in _kids(T, k) if T.actions[j] == b)
+            k = next(j for j in children_of(T, k) if T.actions[j] == b)
             sk.apply(b)
         top = sk.raise_bounds()[1]
         raises = [
-            (abs(_fraction(sk, T.actions[j].size) - e.size), j)
-            for j in _kids(T, k)
+            (abs(pot_fraction_of(sk, T.actions[j].size) - e.size), j)
+            for j in children_of(T, k)
             if T.actions[j].type is ActionType.RAISE and T.actions[j].size < top
         ]
         return min(raises)[1]
@@ -501,16 +503,18 @@ class _ExtensionWalk(_Walk):
         randomized pseudo-harmonic translation among the node's raises."""
         sizes, sol = self.solutions[s]
         T = sol.sub.tree
-        kids = {T.actions[j]: j for j in _kids(T, k)}
+        kids = {T.actions[j]: j for j in children_of(T, k)}
         if a.type is not ActionType.RAISE:
             return [(kids.get(a, kids[CALL]), 1.0)]
-        raises = [(_fraction(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE]
+        raises = [
+            (pot_fraction_of(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE
+        ]
         if not raises:
             return [(kids[CALL], 1.0)]
-        label = _label(st, a, _player_fractions(sizes, st))
+        label = abstract_label(st, a, _player_fractions(sizes, st))
         if label is not None:
-            return [(kids[_relabel(sk, label)], 1.0)]
-        return [(raises[i][1], p) for i, p in translation_weights(_fraction(st, a.size), [r[0] for r in raises])]
+            return [(kids[relabel(sk, label)], 1.0)]
+        return [(raises[i][1], p) for i, p in translation_weights(pot_fraction_of(st, a.size), [r[0] for r in raises])]
 
 
 # --------------------------------------------------------------------------- measures
@@ -525,7 +529,7 @@ def opening_nodes(game: GameDef, tree: PublicTree, player: int) -> list[tuple[in
             continue
         if tree.player[n] == player:
             out.append((n, st))
-        for c in _kids(tree, n):
+        for c in children_of(tree, n):
             st2 = st.copy()
             st2.apply(tree.actions[c])
             stack.append((c, st2))
@@ -547,7 +551,7 @@ def restrict(sub: cfr.Subgame, drop: set[int]) -> tuple[cfr.Subgame, np.ndarray]
         o = old[m]
         if t.kind[o] not in (DECISION, CHANCE):
             continue
-        kids = [c for c in _kids(t, o) if c not in drop]
+        kids = [c for c in children_of(t, o) if c not in drop]
         first[m] = len(old)
         count[m] = len(kids)
         placed = list(range(len(old), len(old) + len(kids)))
@@ -568,7 +572,7 @@ def restrict(sub: cfr.Subgame, drop: set[int]) -> tuple[cfr.Subgame, np.ndarray]
         actions=[t.actions[i] for i in old],
         board=t.board,
     )
-    return replace(sub, tree=tree, slot=cfr._reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
+    return replace(sub, tree=tree, slot=cfr.reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
 
 
 def x_only_game(
@@ -582,8 +586,8 @@ def x_only_game(
     drop: set[int] = set()
     for who in (0, 1):
         for n, st in opening_nodes(game, t, who):
-            x_to = _target(st, x)
-            for c in _kids(t, n):
+            x_to = target(st, x)
+            for c in children_of(t, n):
                 a = t.actions[c]
                 if a.type is ActionType.RAISE and (a.size != x_to or not keep_x if who == opponent else a.size == x_to):
                     drop.add(c)
@@ -594,7 +598,7 @@ def best_response_value(sub: cfr.Subgame, strategy: np.ndarray, player: int) -> 
     """``player``'s best-response value against the other player's part of ``strategy``,
     chips per hand (expected over the joint deal)."""
     compat = np.zeros(sub.hands.shape[0])
-    cfr._compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
+    cfr.compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
     joint = float(sub.reach[0] @ compat)
     return float(sub.reach[player] @ cfr.counterfactual_values(sub, strategy, player, best_response=True)) / joint
 
@@ -642,7 +646,7 @@ def with_extensions(
     game: GameDef,
     large: cfr.Subgame,
     setup: ImprovementSetup,
-    base: _Solved,
+    base: Solved,
     x: float,
     extensions: Sequence[Extension],
     name: str,
@@ -654,7 +658,7 @@ def with_extensions(
     return measure(game, large, x, seats, name, time.perf_counter() - t0 + sum(e.seconds for e in extensions), note)
 
 
-def floor(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
+def floor(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
     """Reference: what the x-opener wins by never raising first (checking or calling
     there instead), against the blueprint: every strategy here keeps the blueprint on
     those lines, so none can hold the x-opener below this (it can always decline to
@@ -669,13 +673,13 @@ def floor(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Sol
     return Measure(FLOOR, (vs_x[0], vs_x[1]), None, time.perf_counter() - t0, "no answer to x can do better")
 
 
-def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
+def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
     """Reference: nested subgame solving (``subgame_experiments``, Table 2) for the x
     opening, the base blueprint elsewhere."""
     t0 = time.perf_counter()
-    gap = _Gap(large)
+    gap = Gap(large)
     walks = [
-        _NestedWalk(
+        NestedWalk(
             game, large, setup.base, base, us, method=setup.nested_method, iterations=setup.nested_iterations, gap=gap
         )
         for us in (0, 1)
@@ -692,7 +696,7 @@ def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _So
     )
 
 
-def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: _Solved, x: float) -> Measure:
+def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
     """Reference: the best any answer to the x opening can do when the blueprint is kept
     everywhere else (as every improvement here keeps it): below each opening of the
     opponent where x is possible, a Resolve solve whose alternative is the opponent's
@@ -709,24 +713,30 @@ def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base
     for us in (0, 1):
         opp = 1 - us
         strat = _ExtensionWalk(game, large, setup.base, base, (), us).run()
-        bp = _Solved(large, strat.copy())
+        bp = Solved(large, strat.copy())
         for n, st in opening_nodes(game, large.tree, opp):
             if not bp.reaches()[us, n].any():
                 continue
-            bet = raise_to(_target(st, x))
-            kx = next(c for c in _kids(t, n) if t.actions[c] == bet)
+            bet = raise_to(target(st, x))
+            kx = next(c for c in children_of(t, n) if t.actions[c] == bet)
             w = bp.weights(us, n)
             v = bp.values(opp, True)
             alt = gadgets.offtree_alt_values(
-                [gadgets.expected_per_hand(v[c], w) for c in _kids(t, n) if t.actions[c].type is not ActionType.RAISE]
+                [
+                    gadgets.expected_per_hand(v[c], w)
+                    for c in children_of(t, n)
+                    if t.actions[c].type is not ActionType.RAISE
+                ]
             )
             after = st.copy()
             after.apply(bet)
-            sub = cfr.make_subgame(after, setup.evaluation(x), reach=_canonical(large, bp.reaches()[:, kx], size))
-            alt_sub = _canonical(large, alt, size)[sub.hand_index]
+            sub = cfr.make_subgame(
+                after, setup.evaluation(x), reach=in_canonical_order(large, bp.reaches()[:, kx], size)
+            )
+            alt_sub = in_canonical_order(large, alt, size)[sub.hand_index]
             solved = cfr.solve(sub, setup.reference_iterations, gadget=cfr.Gadget("resolve", opp, alt_sub))
-            pos = _positions(large, size)[sub.hand_index]
-            _write_ours(strat, sub.tree, _align(t, kx, sub.tree), pos, solved.strategy, us)
+            pos = positions(large, size)[sub.hand_index]
+            write_ours(strat, sub.tree, align(t, kx, sub.tree), pos, solved.strategy, us)
             solves += 1
         seats.append(strat)
     return measure(
@@ -771,7 +781,7 @@ FLOOR = "Floor: the opponent never raises first"
 
 
 def run(
-    setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (0.75,), progress: Progress = _quiet
+    setup: ImprovementSetup = ImprovementSetup(), sizes: Sequence[float] = (0.75,), progress: Progress = quiet
 ) -> tuple[list[Result], dict]:
     """The experiment for each opponent size in ``sizes``: before, after type 2 and
     after type 1 as the agent does them now (one extension per opponent position, the
@@ -816,7 +826,7 @@ def run(
     root = BettingState(game)
     for x in sizes:
         gap = setup.gap(x)
-        if _target(root, x) in {_target(root, f) for f in setup.first_raises}:
+        if target(root, x) in {target(root, f) for f in setup.first_raises}:
             raise ValueError(f"{x} pot is the same bet in chips as a base size here: not off-tree")
         res = Result(x, gap, pseudo_harmonic_midpoint(*gap))
         large = whole_game(game, setup.evaluation(x))
@@ -965,7 +975,7 @@ def run(
     return results, facts
 
 
-def first_round_ranges(game: GameDef, solved: _Solved, size: float, start: tuple[Action, ...] = ()) -> dict:
+def first_round_ranges(game: GameDef, solved: Solved, size: float, start: tuple[Action, ...] = ()) -> dict:
     """The first round's opening in a solve of the whole game, per rank of the private
     card ("ranks", low to high; the suits are symmetric, so averaged): "check", the
     first player's probability of checking at the root; after that check, the second
@@ -984,21 +994,21 @@ def first_round_ranges(game: GameDef, solved: _Solved, size: float, start: tuple
     def by_rank(node: int) -> tuple[float, ...]:
         return tuple(float(solved.strategy[node, [rank_of(int(c)) == r for c in cards]].mean()) for r in ranks)
 
-    check = 0 if start == (CALL,) else next(c for c in _kids(t, 0) if t.actions[c] == CALL)
+    check = 0 if start == (CALL,) else next(c for c in children_of(t, 0) if t.actions[c] == CALL)
     st.apply(CALL)
     top = st.raise_bounds()[1]
     raises = [
-        (abs(_fraction(st, t.actions[c].size) - size), c)
-        for c in _kids(t, check)
+        (abs(pot_fraction_of(st, t.actions[c].size) - size), c)
+        for c in children_of(t, check)
         if t.actions[c].type is ActionType.RAISE and t.actions[c].size < top
     ]
-    all_in = [c for c in _kids(t, check) if t.actions[c].type is ActionType.RAISE and t.actions[c].size == top]
+    all_in = [c for c in children_of(t, check) if t.actions[c].type is ActionType.RAISE and t.actions[c].size == top]
     d, k = min(raises)
     return {
         "ranks": "".join(RANK_CHARS[r] for r in ranks),
         "check": by_rank(check) if check else None,
         "open": by_rank(k),
-        "open_size": _fraction(st, t.actions[k].size),
+        "open_size": pot_fraction_of(st, t.actions[k].size),
         "all-in": by_rank(all_in[0]) if all_in else None,
     }
 

@@ -22,7 +22,7 @@ Conventions. Values are in chips; results in milli-big-blinds per hand (mbb/h) w
 the game's big blind (Leduc: the ante). The exploitability of a strategy for both
 seats is the mean, over the two seats, of what a best-responding opponent wins
 against it (``cfr.exploitability``); the game's value cancels in that mean. Alternative
-payoffs, gifts and margins are expected values per opponent hand (DESIGN.md).
+payoffs, gifts and margins are expected values per opponent hand (docs/design.md).
 
 Only ``protocol`` and ``solver`` are used: this is library code, the script
 ``experiments/run_safe_nested_experiments.py`` runs it.
@@ -47,7 +47,7 @@ Progress = Callable[[str], None]
 Sizes = BetSizes | dict[int, BetSizes]
 
 
-def _quiet(_: str) -> None:
+def quiet(_: str) -> None:
     pass
 
 
@@ -59,7 +59,7 @@ class Row:
     method: str
     mbb: float  # exploitability, mbb/h (both seats' mean)
     solves: int = 0  # subgames solved for it (both seats)
-    gap_mbb: float | None = None  # its gadget solves' gap (``_Gap``), mbb/h; None without a gadget
+    gap_mbb: float | None = None  # its gadget solves' gap (``Gap``), mbb/h; None without a gadget
     seconds: float = 0.0
     note: str = ""
 
@@ -152,7 +152,7 @@ class Method:
     @property
     def has_gap(self) -> bool:
         """Its solves promise the opponent at most a best-response alternative, so how
-        far they fall short (``_Gap``) is meaningful."""
+        far they fall short (``Gap``) is meaningful."""
         return self.gadget is not None and self.alternative == "best_response"
 
     @property
@@ -273,7 +273,7 @@ def whole_game(game: GameDef, sizes: Sizes) -> cfr.Subgame:
         ) from e
 
 
-def _kids(tree, n: int) -> range:
+def children_of(tree, n: int) -> range:
     f = int(tree.first_child[n])
     return range(f, f + int(tree.num_children[n]))
 
@@ -281,7 +281,7 @@ def _kids(tree, n: int) -> range:
 def _parents(tree) -> np.ndarray:
     parent = np.full(tree.num_nodes, -1, dtype=np.int64)
     for n in np.nonzero(tree.num_children > 0)[0]:
-        parent[_kids(tree, n)] = n
+        parent[children_of(tree, n)] = n
     return parent
 
 
@@ -304,7 +304,7 @@ def _state_along(game: GameDef, tree, path: list[int]) -> BettingState:
     return st
 
 
-def _align(big, at: int, small) -> np.ndarray:
+def align(big, at: int, small) -> np.ndarray:
     """For each node of tree ``small`` (rooted at node ``at`` of tree ``big``, the same
     abstraction below), the matching node of ``big``: same actions, same cards."""
     out = np.full(small.num_nodes, -1, dtype=np.int64)
@@ -318,8 +318,8 @@ def _align(big, at: int, small) -> np.ndarray:
         if small.kind[k] not in (DECISION, CHANCE):
             continue
         key = (lambda t, c: int(t.dealt[c])) if small.kind[k] == CHANCE else (lambda t, c: t.actions[c])
-        theirs = {key(big, c): c for c in _kids(big, n)}
-        for c in _kids(small, k):
+        theirs = {key(big, c): c for c in children_of(big, n)}
+        for c in children_of(small, k):
             out[c] = theirs[key(small, c)]
             stack.append(c)
     return out
@@ -328,11 +328,11 @@ def _align(big, at: int, small) -> np.ndarray:
 def _weights(sub: cfr.Subgame, our_reach: np.ndarray) -> np.ndarray:
     """N(c): the opponent hand c's weight from our reach (and chance): compatible sums."""
     out = np.zeros(sub.hands.shape[0])
-    cfr._compat_sums(np.ascontiguousarray(our_reach, dtype=np.float64), sub.c1, sub.c2, sub.dup, out)
+    cfr.compat_sums(np.ascontiguousarray(our_reach, dtype=np.float64), sub.c1, sub.c2, sub.dup, out)
     return out
 
 
-def _canonical(sub: cfr.Subgame, values: np.ndarray, size: int) -> np.ndarray:
+def in_canonical_order(sub: cfr.Subgame, values: np.ndarray, size: int) -> np.ndarray:
     """Per-hand values of ``sub`` (last axis) over all of the game's ``size`` hands in
     canonical order, zero for hands ``sub`` lacks (blocked by its board)."""
     values = np.asarray(values, dtype=np.float64)
@@ -350,7 +350,7 @@ def _violations(sub: cfr.Subgame, strategy: np.ndarray, opp: int, alt: np.ndarra
     return np.where(n > 0, np.maximum(br - np.asarray(alt), 0.0), 0.0)
 
 
-class _Gap:
+class Gap:
     """The solve gap of a method, as a bound on what its imperfect solves can cost: per
     seat, each opponent hand's largest violation over the subgames re-solved,
     weighted by the hand's probability; then the mean over the seats (the
@@ -360,7 +360,7 @@ class _Gap:
 
     def __init__(self, full: cfr.Subgame) -> None:
         size = full.hands.shape[0]
-        prior = _canonical(full, _weights(full, np.ones(size)), size)
+        prior = in_canonical_order(full, _weights(full, np.ones(size)), size)
         self.prior = prior / prior.sum()
         self.worst = np.zeros((2, size))
 
@@ -409,12 +409,13 @@ def abstracted_cfr(game: GameDef, full: cfr.Subgame, iterations: int, buckets: i
     groups: dict[tuple[int, ...], list[int]] = {}
     for i in (0, 1):
         rows = np.array(
-            [c for n in np.nonzero((t.kind == DECISION) & (t.player == i))[0] for c in _kids(t, int(n))], dtype=np.int64
+            [c for n in np.nonzero((t.kind == DECISION) & (t.player == i))[0] for c in children_of(t, int(n))],
+            dtype=np.int64,
         )
         rows_of.append((rows, parent[rows]))
     for n in np.nonzero(t.kind == DECISION)[0]:
         if len(board[n]) == game.total_board_cards(last):
-            groups.setdefault(board[n], []).extend(_kids(t, int(n)))
+            groups.setdefault(board[n], []).extend(children_of(t, int(n)))
     ties = []  # per complete board: its child rows and the (hands x hands) same-bucket matrix
     for b, rows in groups.items():
         bk = equity_buckets(game, b, buckets)[full.hand_index]
@@ -432,7 +433,7 @@ def abstracted_cfr(game: GameDef, full: cfr.Subgame, iterations: int, buckets: i
     tmp = np.zeros(H)
     for it in range(1, iterations + 1):
         for i in (0, 1):
-            cfr._strategy(regret, t.kind, t.player, t.first_child, t.num_children, -1, sigma, tmp)
+            cfr.current_strategy(regret, t.kind, t.player, t.first_child, t.num_children, -1, sigma, tmp)
             cfv, reaches = cfr.node_values(full, sigma, i)
             rows, par = rows_of[i]
             inst = np.zeros((t.num_nodes, H))
@@ -444,7 +445,7 @@ def abstracted_cfr(game: GameDef, full: cfr.Subgame, iterations: int, buckets: i
     return cfr.average_strategy(t, avg)
 
 
-class _Solved:
+class Solved:
     """A strategy in force from some public state on (the blueprint of the whole game,
     or a nested solve's subgame), with the values that re-solving below it needs,
     computed once."""
@@ -477,11 +478,11 @@ def second_round_roots(tree) -> list[int]:
     """Decision nodes right below a chance node (the board card dealt, betting to come)."""
     out = []
     for x in np.nonzero(tree.kind == CHANCE)[0]:
-        out.extend(int(y) for y in _kids(tree, int(x)) if tree.kind[y] == DECISION)
+        out.extend(int(y) for y in children_of(tree, int(x)) if tree.kind[y] == DECISION)
     return out
 
 
-def _path_gifts(bp: _Solved, us: int, path: list[int], kind: str) -> np.ndarray:
+def _path_gifts(bp: Solved, us: int, path: list[int], kind: str) -> np.ndarray:
     """The opponent's gifts (expected chips per hand, whole-game hand order) from their
     actions along ``path``. "lower_bound": max(0, best terminal action's value - the
     taken action's), best-response values (the paper's lower bound: terminal values
@@ -503,7 +504,7 @@ def _path_gifts(bp: _Solved, us: int, path: list[int], kind: str) -> np.ndarray:
             v = bp.values(opp, True)
             taken = gadgets.expected_per_hand(v[nxt], w)
             best = taken
-            for c in _kids(t, n):
+            for c in children_of(t, n):
                 if t.kind[c] in (FOLD_TERMINAL, SHOWDOWN):
                     best = np.maximum(best, gadgets.expected_per_hand(v[c], w))
             gifts = gadgets.update_gifts(gifts, best, taken)
@@ -511,7 +512,7 @@ def _path_gifts(bp: _Solved, us: int, path: list[int], kind: str) -> np.ndarray:
 
 
 def resolve_second_round(
-    game: GameDef, bp: _Solved, sizes: Sizes, y: int, us: int, method: Method, iterations: int
+    game: GameDef, bp: Solved, sizes: Sizes, y: int, us: int, method: Method, iterations: int
 ) -> tuple[cfr.Subgame, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Re-solve the subgame at whole-game node ``y`` for player ``us`` with ``method``
     against the blueprint ``bp``. Returns (the subgame, the whole-game node of each of
@@ -525,8 +526,8 @@ def resolve_second_round(
     if not reaches[us, y].any():
         return None
     path = _path(bp.parent, y)
-    sub = cfr.make_subgame(_state_along(game, t, path), sizes, reach=_canonical(full, reaches[:, y], size))
-    pos = _positions(full, size)[sub.hand_index]
+    sub = cfr.make_subgame(_state_along(game, t, path), sizes, reach=in_canonical_order(full, reaches[:, y], size))
+    pos = positions(full, size)[sub.hand_index]
     gadget = None
     alt = np.zeros(0)
     if method.gadget is not None:
@@ -542,30 +543,30 @@ def resolve_second_round(
         gadget = cfr.Gadget(method.gadget, opp, alt)
     solved = cfr.solve(sub, iterations, gadget=gadget).strategy
     viol = _violations(sub, solved, opp, alt) if gadget is not None else np.zeros(sub.hands.shape[0])
-    return sub, _align(t, y, sub.tree), pos, solved, viol
+    return sub, align(t, y, sub.tree), pos, solved, viol
 
 
-def _positions(sub: cfr.Subgame, size: int) -> np.ndarray:
+def positions(sub: cfr.Subgame, size: int) -> np.ndarray:
     """Canonical hand index -> position among ``sub``'s hands (-1 where absent)."""
     out = np.full(size, -1, dtype=np.int64)
     out[sub.hand_index] = np.arange(sub.hand_index.size)
     return out
 
 
-def _write_ours(combined: np.ndarray, tree, nodes: np.ndarray, pos: np.ndarray, strategy: np.ndarray, us: int) -> None:
+def write_ours(combined: np.ndarray, tree, nodes: np.ndarray, pos: np.ndarray, strategy: np.ndarray, us: int) -> None:
     """Copy ``us``'s part of a subgame strategy into a whole-game strategy."""
     for k in np.nonzero((tree.kind == DECISION) & (tree.player == us))[0]:
-        for c in _kids(tree, int(k)):
+        for c in children_of(tree, int(k)):
             combined[nodes[c], pos] = strategy[c]
 
 
-def blueprint_for_table1(setup: Table1Setup) -> tuple[GameDef, _Solved]:
+def blueprint_for_table1(setup: Table1Setup) -> tuple[GameDef, Solved]:
     """The game and the Table 1 blueprint (see ``Table1Setup``)."""
     game = load_game(setup.game)
     full = whole_game(game, setup.sizes)
     if setup.blueprint_buckets is None:
-        return game, _Solved(full, cfr.solve(full, setup.blueprint_iterations).strategy)
-    return game, _Solved(full, abstracted_cfr(game, full, setup.blueprint_iterations, setup.blueprint_buckets))
+        return game, Solved(full, cfr.solve(full, setup.blueprint_iterations).strategy)
+    return game, Solved(full, abstracted_cfr(game, full, setup.blueprint_iterations, setup.blueprint_buckets))
 
 
 def blueprint_note(setup: Table1Setup) -> str:
@@ -574,21 +575,21 @@ def blueprint_note(setup: Table1Setup) -> str:
     return f"{setup.blueprint_buckets} equity buckets in the last round, {setup.blueprint_iterations} CFR+ iterations"
 
 
-def table1_method(game: GameDef, bp: _Solved, setup: Table1Setup, method: Method, progress: Progress = _quiet) -> Row:
+def table1_method(game: GameDef, bp: Solved, setup: Table1Setup, method: Method, progress: Progress = quiet) -> Row:
     """Re-solve every second-round subgame for both seats with ``method``, keep the
     blueprint elsewhere, and measure the combined strategy's exploitability."""
     t0 = time.perf_counter()
     combined = bp.strategy.copy()
     roots = second_round_roots(bp.sub.tree)
     solves = 0
-    gap = _Gap(bp.sub)
+    gap = Gap(bp.sub)
     for us in (0, 1):
         for y in roots:
             out = resolve_second_round(game, bp, setup.sizes, y, us, method, setup.subgame_iterations)
             if out is None:
                 continue
             sub, nodes, pos, strategy, viol = out
-            _write_ours(combined, sub.tree, nodes, pos, strategy, us)
+            write_ours(combined, sub.tree, nodes, pos, strategy, us)
             gap.add(us, sub, viol)
             solves += 1
         progress(f"table 1, {method.name}: seat {us} done ({len(roots)} subgames)")
@@ -602,7 +603,7 @@ def table1_method(game: GameDef, bp: _Solved, setup: Table1Setup, method: Method
     )
 
 
-def run_table1(setup: Table1Setup = Table1Setup(), progress: Progress = _quiet) -> list[Row]:
+def run_table1(setup: Table1Setup = Table1Setup(), progress: Progress = quiet) -> list[Row]:
     """Experiment 1: the blueprint's row, then one row per method."""
     t0 = time.perf_counter()
     game, bp = blueprint_for_table1(setup)
@@ -625,7 +626,7 @@ def run_table1(setup: Table1Setup = Table1Setup(), progress: Progress = _quiet) 
 
 
 # --------------------------------------------------------------------------- Table 2
-def _target(state: BettingState, fraction: float) -> int:
+def target(state: BettingState, fraction: float) -> int:
     """The raise-to total of a pot-fraction bet at ``state`` (as ``tree.abstract_actions``
     computes it, clamped to the legal bounds)."""
     p = state.current_player
@@ -634,14 +635,14 @@ def _target(state: BettingState, fraction: float) -> int:
     return min(max(state.max_spent + int(round(fraction * base)), lo), hi)
 
 
-def _fraction(state: BettingState, to: int) -> float:
+def pot_fraction_of(state: BettingState, to: int) -> float:
     """A raise-to total as a fraction of the pot after calling."""
     p = state.current_player
     base = state.pot + state.max_spent - state.spent[p]
     return (to - state.max_spent) / base
 
 
-def _label(state: BettingState, action: Action, fractions: tuple[float, ...]) -> float | str | None:
+def abstract_label(state: BettingState, action: Action, fractions: tuple[float, ...]) -> float | str | None:
     """What a raise is in an abstraction at ``state``: "allin", one of ``fractions``, or
     None (not in it)."""
     if state.raise_bounds() is None:
@@ -649,29 +650,29 @@ def _label(state: BettingState, action: Action, fractions: tuple[float, ...]) ->
     if action.size == state.raise_bounds()[1]:
         return "allin"
     for f in fractions:
-        if _target(state, f) == action.size:
+        if target(state, f) == action.size:
             return f
     return None
 
 
-def _relabel(state: BettingState, label: float | str | None) -> Action:
+def relabel(state: BettingState, label: float | str | None) -> Action:
     """The raise of ``label`` at ``state`` (a call when no raise is possible there)."""
     if state.raise_bounds() is None or label is None:
         return CALL
-    return raise_to(state.raise_bounds()[1] if label == "allin" else _target(state, label))
+    return raise_to(state.raise_bounds()[1] if label == "allin" else target(state, label))
 
 
 def _fractions(sizes: Sizes, state: BettingState) -> tuple[float, ...]:
     return sizes_for_round(sizes, state.round).fractions(state.num_raises())
 
 
-class _Walk:
+class Walk:
     """Our strategy for one seat in the large game's tree, built by walking it from the
     root: where the opponent's actions are all in our abstraction we play the
     blueprint (or the nested solution in force), and an off-tree bet is handled by
     translation or by a nested solve."""
 
-    def __init__(self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: _Solved, us: int) -> None:
+    def __init__(self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: Solved, us: int) -> None:
         self.game = game
         self.large = large
         self.small = small
@@ -681,11 +682,11 @@ class _Walk:
         t = large.tree
         self.out = np.zeros((t.num_nodes, self.size))  # uniform until set: nodes we never reach
         for n in np.nonzero(t.kind == DECISION)[0]:
-            self.out[_kids(t, int(n))] = 1.0 / t.num_children[n]
+            self.out[children_of(t, int(n))] = 1.0 / t.num_children[n]
         self.solves = 0
 
 
-class _TranslationWalk(_Walk):
+class _TranslationWalk(Walk):
     """Pseudo-harmonic translation: an off-tree bet of pot fraction x is read as its
     neighbours A < x < B in our abstraction at the node it is mapped to, A with
     probability (B - x)(1 + A) / ((B - A)(1 + x)) (randomized) or the likelier one
@@ -695,12 +696,12 @@ class _TranslationWalk(_Walk):
     each (computed exactly, no sampling)."""
 
     def __init__(
-        self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: _Solved, us: int, randomized: bool = True
+        self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: Solved, us: int, randomized: bool = True
     ) -> None:
         super().__init__(game, large, small, blueprint, us)
         self.randomized = randomized
         self.hands = rg.hole_hands(game)[large.hand_index]
-        self.bp_pos = _positions(blueprint.sub, self.size)[large.hand_index]  # both trees start at the root
+        self.bp_pos = positions(blueprint.sub, self.size)[large.hand_index]  # both trees start at the root
 
     def run(self) -> np.ndarray:
         root = BettingState(self.game)
@@ -714,24 +715,24 @@ class _TranslationWalk(_Walk):
         if kind not in (DECISION, CHANCE) or not entries:
             return
         if kind == CHANCE:
-            for c in _kids(L, n):
+            for c in children_of(L, n):
                 d = int(L.dealt[c])
                 live = ~rg.blocked_by(self.hands, (d,))
                 nxt: dict[int, tuple[BettingState, np.ndarray]] = {}
                 for k, (sk, w) in entries.items():
                     if T.kind[k] == CHANCE:
-                        j = next(j for j in _kids(T, k) if T.dealt[j] == d)
+                        j = next(j for j in children_of(T, k) if T.dealt[j] == d)
                         sj = sk.copy()
                         sj.deal_board_cards([d])
-                        _add(nxt, j, sj, w * live)
+                        add_mapped_weight(nxt, j, sj, w * live)
                     else:  # our mapped line has no betting left (an all-in there): nothing to map
-                        _add(nxt, k, sk, w * live)
+                        add_mapped_weight(nxt, k, sk, w * live)
                 st2 = st.copy()
                 st2.deal_board_cards([d])
                 self._walk(c, st2, nxt)
             return
         actor = int(L.player[n])
-        children = {L.actions[c]: c for c in _kids(L, n)}
+        children = {L.actions[c]: c for c in children_of(L, n)}
         by_child: dict[int, dict[int, tuple[BettingState, np.ndarray]]] = {c: {} for c in children.values()}
         if actor == self.us:
             strat = self.blueprint.strategy
@@ -739,19 +740,19 @@ class _TranslationWalk(_Walk):
             for k, (sk, w) in entries.items():
                 total += w
                 if T.kind[k] == DECISION and T.player[k] == actor:
-                    for j in _kids(T, k):
+                    for j in children_of(T, k):
                         b = T.actions[j]
                         a = (
                             b
                             if b.type is not ActionType.RAISE
-                            else _relabel(st, _label(sk, b, _fractions(self.small, sk)))
+                            else relabel(st, abstract_label(sk, b, _fractions(self.small, sk)))
                         )
                         c = children.get(a, children[CALL])
                         sj = sk.copy()
                         sj.apply(b)
-                        _add(by_child[c], j, sj, w * strat[j, self.bp_pos])
+                        add_mapped_weight(by_child[c], j, sj, w * strat[j, self.bp_pos])
                 else:
-                    _add(by_child[children[CALL]], k, sk, w)
+                    add_mapped_weight(by_child[children[CALL]], k, sk, w)
             for c, e in by_child.items():
                 reach = sum((w for _, w in e.values()), np.zeros(self.size))
                 self.out[c] = np.divide(reach, total, out=np.full(self.size, 1.0 / len(children)), where=total > 0)
@@ -759,12 +760,12 @@ class _TranslationWalk(_Walk):
             for a, c in children.items():
                 for k, (sk, w) in entries.items():
                     if not (T.kind[k] == DECISION and T.player[k] == actor):
-                        _add(by_child[c], k, sk, w)
+                        add_mapped_weight(by_child[c], k, sk, w)
                         continue
                     for j, p in self._map_theirs(st, a, sk, k):
                         sj = sk.copy()
                         sj.apply(T.actions[j])
-                        _add(by_child[c], j, sj, w * p)
+                        add_mapped_weight(by_child[c], j, sj, w * p)
         for a, c in children.items():
             st2 = st.copy()
             st2.apply(a)
@@ -774,18 +775,18 @@ class _TranslationWalk(_Walk):
         """Where the opponent's action ``a`` at the real state ``st`` takes us from our
         node ``k`` (state ``sk``): (our child, probability) pairs."""
         T = self.blueprint.sub.tree
-        kids = {T.actions[j]: j for j in _kids(T, k)}
+        kids = {T.actions[j]: j for j in children_of(T, k)}
         if a.type is not ActionType.RAISE:
             return [(kids.get(a, kids[CALL]), 1.0)]
         raises = sorted(
-            (_fraction(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE
+            (pot_fraction_of(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE
         )
         if not raises:
             return [(kids[CALL], 1.0)]
-        label = _label(st, a, _fractions(self.small, st))
+        label = abstract_label(st, a, _fractions(self.small, st))
         if label is not None:  # in our abstraction: the same pot fraction (or all-in) here
-            return [(kids[_relabel(sk, label)], 1.0)]
-        x = _fraction(st, a.size)
+            return [(kids[relabel(sk, label)], 1.0)]
+        x = pot_fraction_of(st, a.size)
         if x <= raises[0][0]:
             return [(raises[0][1], 1.0)]
         if x >= raises[-1][0]:
@@ -799,7 +800,7 @@ class _TranslationWalk(_Walk):
         raise AssertionError("unreachable: x lies within the range")
 
 
-def _add(entries: dict, k: int, st: BettingState, w: np.ndarray) -> None:
+def add_mapped_weight(entries: dict, k: int, st: BettingState, w: np.ndarray) -> None:
     """Add weight ``w`` to mapped node ``k`` (state ``st``), merging equal nodes."""
     if k in entries:
         entries[k] = (entries[k][0], entries[k][1] + w)
@@ -807,7 +808,7 @@ def _add(entries: dict, k: int, st: BettingState, w: np.ndarray) -> None:
         entries[k] = (st, w)
 
 
-class _NestedWalk(_Walk):
+class NestedWalk(Walk):
     """Nested subgame solving: the strategy in force is the blueprint until the
     opponent makes an off-tree bet; then a subgame is solved (after the bet, or for the
     expensive methods from the node before it with the bet added) and its solution is
@@ -820,12 +821,12 @@ class _NestedWalk(_Walk):
         game: GameDef,
         large: cfr.Subgame,
         small: Sizes,
-        blueprint: _Solved,
+        blueprint: Solved,
         us: int,
         method: Method,
         iterations: int,
-        gap: _Gap,
-        progress: Progress = _quiet,
+        gap: Gap,
+        progress: Progress = quiet,
     ) -> None:
         super().__init__(game, large, small, blueprint, us)
         self.method = method
@@ -837,7 +838,7 @@ class _NestedWalk(_Walk):
         self._walk(0, BettingState(self.game), self.blueprint, 0, np.zeros(self.size))
         return self.out
 
-    def _walk(self, n: int, st: BettingState, sol: _Solved, k: int, gifts: np.ndarray) -> None:
+    def _walk(self, n: int, st: BettingState, sol: Solved, k: int, gifts: np.ndarray) -> None:
         L, T = self.large.tree, sol.sub.tree
         kind = L.kind[n]
         if kind not in (DECISION, CHANCE):
@@ -845,27 +846,27 @@ class _NestedWalk(_Walk):
         if T.kind[k] != kind:
             raise AssertionError(f"the large tree and the solution differ at {st.betting_string()!r}")
         if kind == CHANCE:
-            for c in _kids(L, n):
+            for c in children_of(L, n):
                 d = int(L.dealt[c])
                 st2 = st.copy()
                 st2.deal_board_cards([d])
-                self._walk(c, st2, sol, next(j for j in _kids(T, k) if T.dealt[j] == d), gifts)
+                self._walk(c, st2, sol, next(j for j in children_of(T, k) if T.dealt[j] == d), gifts)
             return
-        ours = {T.actions[j]: j for j in _kids(T, k)}
+        ours = {T.actions[j]: j for j in children_of(T, k)}
         if L.player[n] == self.us:
-            pos = _positions(sol.sub, self.size)[self.large.hand_index]
+            pos = positions(sol.sub, self.size)[self.large.hand_index]
             have = pos >= 0
-            for c in _kids(L, n):
+            for c in children_of(L, n):
                 j = ours.get(L.actions[c])
                 self.out[c, have] = 0.0 if j is None else sol.strategy[j, pos[have]]
-            for c in _kids(L, n):
+            for c in children_of(L, n):
                 j = ours.get(L.actions[c])
                 if j is not None:
                     st2 = st.copy()
                     st2.apply(L.actions[c])
                     self._walk(c, st2, sol, j, gifts)
             return
-        for c in _kids(L, n):
+        for c in children_of(L, n):
             a = L.actions[c]
             st2 = st.copy()
             st2.apply(a)
@@ -876,7 +877,7 @@ class _NestedWalk(_Walk):
                 sol2, k2 = self._solve(sol, k, st, a, gifts)
                 self._walk(c, st2, sol2, k2, gifts)
 
-    def _gift(self, sol: _Solved, k: int, j: int) -> np.ndarray:
+    def _gift(self, sol: Solved, k: int, j: int) -> np.ndarray:
         """The opponent's gift for taking child ``j`` of their node ``k`` (Reach)."""
         if self.method.gifts == "none":
             return np.zeros(self.size)
@@ -892,19 +893,19 @@ class _NestedWalk(_Walk):
             v = sol.values(opp, True)
             taken = gadgets.expected_per_hand(v[j], w)
             best = taken
-            for c in _kids(t, k):
+            for c in children_of(t, k):
                 if t.kind[c] in (FOLD_TERMINAL, SHOWDOWN):
                     best = np.maximum(best, gadgets.expected_per_hand(v[c], w))
             g = best - taken
-        return _canonical(sol.sub, g, self.size)
+        return in_canonical_order(sol.sub, g, self.size)
 
-    def _solve(self, sol: _Solved, k: int, st: BettingState, a: Action, gifts: np.ndarray) -> tuple[_Solved, int]:
+    def _solve(self, sol: Solved, k: int, st: BettingState, a: Action, gifts: np.ndarray) -> tuple[Solved, int]:
         """The nested solve for the opponent's off-tree action ``a`` at our node ``k``
         (real state ``st``, before ``a``): the new solution in force and our node
         there matching the state after ``a``."""
         m = self.method
         opp = 1 - self.us
-        reach = _canonical(sol.sub, sol.reaches()[:, k], self.size)
+        reach = in_canonical_order(sol.sub, sol.reaches()[:, k], self.size)
         if m.expensive:
             sub = cfr.make_subgame(st, self.small, reach=reach, extra_root_raises=(a.size,))
         else:
@@ -916,11 +917,13 @@ class _NestedWalk(_Walk):
         if m.gadget is not None:
             w = sol.weights(self.us, k)
             v = sol.values(opp, m.alternative == "best_response")
-            best = gadgets.offtree_alt_values([gadgets.expected_per_hand(v[j], w) for j in _kids(sol.sub.tree, k)])
-            alt_all = _canonical(sol.sub, best, self.size) + (gifts if m.gifts != "none" else 0.0)
+            best = gadgets.offtree_alt_values(
+                [gadgets.expected_per_hand(v[j], w) for j in children_of(sol.sub.tree, k)]
+            )
+            alt_all = in_canonical_order(sol.sub, best, self.size) + (gifts if m.gifts != "none" else 0.0)
             alt = alt_all[sub.hand_index] + m.alt_shift
             gadget = cfr.Gadget(m.gadget, opp, alt)
-        solved = _Solved(sub, cfr.solve(sub, self.iterations, gadget=gadget).strategy)
+        solved = Solved(sub, cfr.solve(sub, self.iterations, gadget=gadget).strategy)
         self.solves += 1
         if gadget is not None:
             self.gap.add(self.us, sub, _violations(sub, solved.strategy, opp, alt))
@@ -928,17 +931,17 @@ class _NestedWalk(_Walk):
             self.progress(f"table 2, {m.name}, seat {self.us}: {self.solves} nested solves")
         k2 = 0
         if m.expensive:
-            k2 = next(j for j in _kids(sub.tree, 0) if sub.tree.actions[j] == a)
+            k2 = next(j for j in children_of(sub.tree, 0) if sub.tree.actions[j] == a)
         return solved, k2
 
 
-def blueprint_for_table2(setup: Table2Setup) -> tuple[GameDef, cfr.Subgame, _Solved]:
+def blueprint_for_table2(setup: Table2Setup) -> tuple[GameDef, cfr.Subgame, Solved]:
     """The game, its tree in the large abstraction, and our blueprint: an equilibrium
     (CFR+) of the small abstraction."""
     game = load_game(setup.game)
     large = whole_game(game, setup.large)
     small = whole_game(game, setup.small)
-    return game, large, _Solved(small, cfr.solve(small, setup.blueprint_iterations).strategy)
+    return game, large, Solved(small, cfr.solve(small, setup.blueprint_iterations).strategy)
 
 
 def _profile(large: cfr.Subgame, seats: list[np.ndarray]) -> np.ndarray:
@@ -946,12 +949,12 @@ def _profile(large: cfr.Subgame, seats: list[np.ndarray]) -> np.ndarray:
     t = large.tree
     out = seats[0].copy()
     for n in np.nonzero((t.kind == DECISION) & (t.player == 1))[0]:
-        out[_kids(t, int(n))] = seats[1][_kids(t, int(n))]
+        out[children_of(t, int(n))] = seats[1][children_of(t, int(n))]
     return out
 
 
 def table2_translation(
-    game: GameDef, large: cfr.Subgame, bp: _Solved, setup: Table2Setup, randomized: bool = True
+    game: GameDef, large: cfr.Subgame, bp: Solved, setup: Table2Setup, randomized: bool = True
 ) -> Row:
     t0 = time.perf_counter()
     seats = [_TranslationWalk(game, large, setup.small, bp, us, randomized=randomized).run() for us in (0, 1)]
@@ -960,12 +963,12 @@ def table2_translation(
 
 
 def table2_method(
-    game: GameDef, large: cfr.Subgame, bp: _Solved, setup: Table2Setup, method: Method, progress: Progress = _quiet
+    game: GameDef, large: cfr.Subgame, bp: Solved, setup: Table2Setup, method: Method, progress: Progress = quiet
 ) -> Row:
     t0 = time.perf_counter()
-    gap = _Gap(large)
+    gap = Gap(large)
     walks = [
-        _NestedWalk(
+        NestedWalk(
             game,
             large,
             setup.small,
@@ -988,7 +991,7 @@ def table2_method(
     )
 
 
-def run_table2(setup: Table2Setup = Table2Setup(), progress: Progress = _quiet) -> list[Row]:
+def run_table2(setup: Table2Setup = Table2Setup(), progress: Progress = quiet) -> list[Row]:
     """Experiment 2: our blueprint against an opponent kept to our abstraction (the
     floor), then translation, then each nested-solving method."""
     t0 = time.perf_counter()

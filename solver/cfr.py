@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numba as nb
 import numpy as np
@@ -66,7 +67,7 @@ def _card_totals(q, c1, c2, card):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _compat_sums(q, c1, c2, dup, out):
+def compat_sums(q, c1, c2, dup, out):
     """out[h] = sum of q over hands sharing no card with hand h. Two-card hands
     (dup = 1) subtract h itself twice through the card totals and add it back once."""
     card = np.zeros(NUM_CARDS + 1)
@@ -256,7 +257,7 @@ def _showdown_node(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
+def current_strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
     """Regret matching at the decision nodes of player ``who`` (-1: all players),
     uniform where no regret is positive. Inner loops run over hands (contiguous)."""
     H = regret.shape[1]
@@ -1037,7 +1038,7 @@ def _terminal_children(
                 cfv[fd - base],
             )
     elif fd >= 0:
-        _compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
+        compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
         for h in range(H):
             cfv[fd - base, h] = fold_value * tmp[h]
 
@@ -1115,7 +1116,7 @@ def _backward(
         if k == FOLD_TERMINAL:
             if at_parent[n]:
                 continue
-            _compat_sums(reach[o, slot[o, n] - base], c1, c2, dup, tmp)
+            compat_sums(reach[o, slot[o, n] - base], c1, c2, dup, tmp)
             folder = player[n]
             v = spent[n, folder] * (-1.0 if folder == i else 1.0)
             for h in range(H):
@@ -1401,7 +1402,7 @@ def _run_cfr(
     gadget's (``g_reach``), updated after each of their passes. Returns the
     iterations done."""
     done = 0
-    _strategy(regret, kind, player, first_child, num_children, -1, sigma, tmp)
+    current_strategy(regret, kind, player, first_child, num_children, -1, sigma, tmp)
     r0 = reach0
     r1 = reach1
     for t in range(start_iteration, start_iteration + iterations):
@@ -1526,6 +1527,34 @@ def _run_cfr(
     return done
 
 
+# What Subgame.kernel_args returns, element by element (dup is the one float): with
+# a fixed length, mypy can match the arguments after it in a kernel call to parameters.
+KernelArgs: TypeAlias = tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    float,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+]
+
+
 @dataclass
 class Subgame:
     """A spot ready to solve: the public tree, the hands still possible at its root
@@ -1538,7 +1567,7 @@ class Subgame:
     reach: np.ndarray  # (2, H) each player's reach (range) of each hand
     c1: np.ndarray
     c2: np.ndarray  # NO_CARD for one-card hands
-    dup: float  # 1.0 for two-card hands (see _compat_sums), else 0.0
+    dup: float  # 1.0 for two-card hands (see compat_sums), else 0.0
     slot: np.ndarray  # (2, nodes): where each player's reach at a node is kept
     chance_weight: np.ndarray  # per node: 1 / (cards that can come for a given pair of hands)
     orders: np.ndarray  # per board, concatenated: live hands weakest first
@@ -1581,7 +1610,7 @@ class Subgame:
     def pot(self) -> int:
         return int(self.tree.spent[0].sum())
 
-    def kernel_args(self) -> tuple:
+    def kernel_args(self) -> KernelArgs:
         t = self.tree
         return (
             t.kind,
@@ -1711,7 +1740,7 @@ def to_block_order(sub: Subgame, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _reach_slots(tree: PublicTree) -> np.ndarray:
+def reach_slots(tree: PublicTree) -> np.ndarray:
     """slot[p, n]: the node at or above n where p's reach last changed (below p's
     decisions and below chance nodes); the root if nowhere."""
     slot = np.zeros((2, tree.num_nodes), dtype=np.int64)
@@ -1773,7 +1802,7 @@ def make_subgame(
         c1,
         c2,
         1.0 if two else 0.0,
-        _reach_slots(tree),
+        reach_slots(tree),
         weight,
         order,
         c1[order],
@@ -1806,7 +1835,7 @@ def explicit_subgame(root, reach: np.ndarray) -> Subgame:
         none,
         none.copy(),
         0.0,
-        _reach_slots(tree),
+        reach_slots(tree),
         np.zeros(tree.num_nodes),
         np.zeros(0, INDEX_DTYPE),
         none[:0],
@@ -1832,7 +1861,7 @@ class _Work:
         self.tmp = np.zeros(H, dtype=dtype)
         self.qs = np.zeros(H + showdown_scratch(sub), dtype=dtype)  # a gathered reach, then _showdown's table
 
-    def args(self) -> tuple:
+    def args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (self.reach, self.cfv, self.tmp, self.qs)
 
 
@@ -1852,7 +1881,7 @@ def libratus_iterations(pot: int, big_blind: int) -> int:
 
 @dataclass
 class Gadget:
-    """A safe augmented subgame (the safe-nested paper; DESIGN.md): ``player`` (the
+    """A safe augmented subgame (the safe-nested paper; docs/design.md): ``player`` (the
     opponent) enters the subgame through a root decision against ``alt_values``,
     their expected value per hand (subgame hand order) if they do not: the
     blueprint's value (Estimated-Maxmargin), plus gifts (Reach), or a best-response
@@ -1873,7 +1902,7 @@ def opponent_weights(sub: Subgame, player: int) -> np.ndarray:
     """N(c): for each hand c of ``player``, the reach of the other player's hands
     compatible with it (chance and the other player only)."""
     out = np.zeros(sub.hands.shape[0])
-    _compat_sums(sub.reach[1 - player], sub.c1, sub.c2, sub.dup, out)
+    compat_sums(sub.reach[1 - player], sub.c1, sub.c2, sub.dup, out)
     return out
 
 
@@ -1912,10 +1941,12 @@ def solve(
             np.zeros(H, dtype=SOLVE_DTYPE),
         )
     parallel = threads > 1 and len(t.blocks) > 1
+    # numba's thread pool size; numba.config sets it at run time (through globals()), out of mypy's sight
+    pool_size: int = nb.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
     if parallel:
-        nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
+        nb.set_num_threads(min(threads, pool_size))
     reach = sub.reach.astype(SOLVE_DTYPE)
-    copies = min(threads, nb.config.NUMBA_NUM_THREADS) if parallel else 1  # one per share of the blocks
+    copies = min(threads, pool_size) if parallel else 1  # one per share of the blocks
     block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
     block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
     done = _run_cfr(
@@ -2032,10 +2063,11 @@ def exploitability(sub: Subgame, strategy: np.ndarray) -> float:
 
 def expected_values(sub: Subgame, strategy: np.ndarray) -> tuple[float, float]:
     joint = _joint_weight(sub)
-    return tuple(float(sub.reach[p] @ counterfactual_values(sub, strategy, p)) / joint for p in (0, 1))
+    ev = [float(sub.reach[p] @ counterfactual_values(sub, strategy, p)) / joint for p in (0, 1)]
+    return ev[0], ev[1]
 
 
 def _joint_weight(sub: Subgame) -> float:
     compat = np.zeros(sub.hands.shape[0])
-    _compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
+    compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
     return float(sub.reach[0] @ compat)

@@ -149,7 +149,7 @@ def runout_equities(spots, deck, board_size: int) -> list[tuple[float, float]]:
     rem_keys = np.zeros((n, width), dtype=np.int64)
     rem_masks = np.zeros((n, width), dtype=np.int64)
     rem_len = np.zeros(n, dtype=np.int64)
-    cols = [np.zeros(n, dtype=np.int64) for _ in range(5)]
+    cols = [np.zeros(n, dtype=np.int64) for _ in range(5)]  # k, key0, mask0, key1, mask1
     for s, (keys, masks, k, k0, m0, k1, m1) in enumerate(prepared):
         rem_keys[s, : len(keys)] = keys
         rem_masks[s, : len(masks)] = masks
@@ -160,7 +160,20 @@ def runout_equities(spots, deck, board_size: int) -> list[tuple[float, float]]:
     ties = np.zeros(n, dtype=np.int64)
     totals = np.zeros(n, dtype=np.int64)
     _runout_counts_batch(
-        rem_keys, rem_masks, rem_len, *cols, ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES, wins, ties, totals
+        rem_keys,
+        rem_masks,
+        rem_len,
+        cols[0],
+        cols[1],
+        cols[2],
+        cols[3],
+        cols[4],
+        ev.ROW_OFFSETS,
+        ev.RANK_VALUES,
+        ev.FLUSH_VALUES,
+        wins,
+        ties,
+        totals,
     )
     return [(w / t, x / t) for w, x, t in zip(wins.tolist(), ties.tolist(), totals.tolist())]
 

@@ -162,7 +162,8 @@ def load_tables() -> dict[str, np.ndarray]:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp.npz"
-        np.savez(tmp, **tables)
+        # mypy matches **tables against savez's allow_pickle: bool as well (numpy's stub)
+        np.savez(tmp, **tables)  # type: ignore[arg-type]
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only home only costs the rebuild next time

@@ -2,7 +2,7 @@
 ``cfr.Gadget``): the alternative payoffs the gadget is given, the gifts vector, and
 the margins a safe solve is judged by.
 
-All values are expected chips per opponent hand (the DESIGN.md notation v1(c)),
+All values are expected chips per opponent hand (the notation v1(c) of docs/design.md),
 i.e. counterfactual values divided by N(c), the weight of the opponent's hand c
 from our reach and chance.
 """

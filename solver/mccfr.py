@@ -540,7 +540,8 @@ class MCCFR:
                 stats,
             )
             if threads > 1:
-                nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
+                # numba.config sets NUMBA_NUM_THREADS at run time (through globals()), out of mypy's sight
+                nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
                 seeds = self.rng.integers(0, 2**31 - 1, threads)
                 _run_parallel(buckets, outcomes, seeds, *args)
             else:

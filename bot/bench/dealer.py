@@ -60,9 +60,12 @@ def process_match(hands: int, dealer: str, players: str, workdir: str, compiled:
             "info",
         ]
     else:
+        if compiled is None:
+            raise ValueError("the compiled dealer needs the compiled loop (compiled_acpc_loop())")
         cmd = [compiled, "dealer", game_file, str(hands), "1", os.path.join(workdir, "bench.log")]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        assert proc.stdout is not None  # stdout=PIPE
         ports = proc.stdout.readline().split()
         seats = [
             subprocess.Popen(
@@ -91,6 +94,8 @@ def process_match(hands: int, dealer: str, players: str, workdir: str, compiled:
 
 def _call_player_command(players: str, port: int, workdir: str, compiled: str | None) -> list[str]:
     if players == "compiled":
+        if compiled is None:
+            raise ValueError("compiled players need the compiled loop (compiled_acpc_loop())")
         return [compiled, "call", "127.0.0.1", str(port), _game_file(workdir)]
     return [sys.executable, "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(port), "--strategy", "call"]
 

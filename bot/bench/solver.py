@@ -64,7 +64,8 @@ def _per_iteration(cfr, sub, iterations: int, threads: int, repeats: int = 5) ->
     """(seconds of setup per solve, seconds per iteration), medians of ``repeats``
     solves of 0 and of ``iterations`` iterations, alternated so drift hits both."""
     cfr.solve(sub, 1, threads=threads)  # compile and warm up
-    setup, full = [], []
+    setup: list[float] = []
+    full: list[float] = []
     for _ in range(repeats):
         for n, out in ((0, setup), (iterations, full)):
             t0 = time.perf_counter()

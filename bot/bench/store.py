@@ -45,6 +45,7 @@ def bench_store(path: str) -> dict:
     first = subprocess.Popen(
         [sys.executable, "-c", _TOUCH, path, "hold"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
+    assert first.stdout is not None  # stdout=PIPE
     a = first.stdout.readline().split()
     try:
         out = subprocess.run([sys.executable, "-c", _TOUCH, path, "once"], capture_output=True, text=True, check=True)

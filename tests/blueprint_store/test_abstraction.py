@@ -82,8 +82,8 @@ def test_flop_table_covers_every_class_and_isomorphic_hands_agree(small_abstract
 def test_deal_buckets_match_play_time_lookups(small_abstraction):
     a = small_abstraction
     ix = HandIndexer(ab.HOLDEM_ROUNDS)
-    f = (ix._round_end(1), ix._tables[1].keys, ix._tables[1].offsets)
-    t = (ix._round_end(2), ix._tables[2].keys, ix._tables[2].offsets)
+    f = (ix.round_end(1), ix.tables[1].keys, ix.tables[1].offsets)
+    t = (ix.round_end(2), ix.tables[2].keys, ix.tables[2].offsets)
     rng = np.random.default_rng(3)
     out = np.zeros((2, 4), dtype=np.int32)
     for _ in range(200):
@@ -97,7 +97,7 @@ def test_deal_buckets_match_play_time_lookups(small_abstraction):
             ab._PAIR,
             *f,
             *t,
-            ab._BINOM,
+            ab.BINOM,
             ab._KEYS,
             ab._MASKS,
             ev.ROW_OFFSETS,

@@ -8,7 +8,7 @@ import numba as nb
 import numpy as np
 import pytest
 
-from pokerbot.blueprint_store.indexer import _BINOM, HandIndexer, IndexerError, _index_one
+from pokerbot.blueprint_store.indexer import BINOM, HandIndexer, IndexerError, _index_one
 
 HOLDEM = HandIndexer((2, 3, 1, 1))
 ROUND_CARDS = (2, 5, 6, 7)
@@ -88,9 +88,9 @@ def _count_all_flops(round_end, keys, offsets, binom, seen):
 
 def test_every_hole_and_flop_maps_onto_the_whole_range():
     """All 25,989,600 (hole, flop) deals: every flop class is hit, none outside."""
-    t = HOLDEM._tables[1]
+    t = HOLDEM.tables[1]
     seen = np.zeros(HOLDEM.size(1), dtype=np.int64)
-    _count_all_flops(HOLDEM._round_end(1), t.keys, t.offsets, _BINOM, seen)
+    _count_all_flops(HOLDEM.round_end(1), t.keys, t.offsets, BINOM, seen)
     assert seen.sum() == 1326 * 19600
     assert (seen > 0).all()
     # a class's deals number 1326*19600 / classes on average; each is a suit-orbit, at most 24 deals

@@ -16,7 +16,7 @@ from pokerbot.solver import evaluator as ev
 pytestmark = pytest.mark.timeout(300)
 
 
-def fake_cards(spec, log=print):
+def fake_cards(spec, log=print, progress=None):
     ix = HandIndexer(HOLDEM_ROUNDS)
     return CardAbstraction(
         spec,
@@ -86,3 +86,18 @@ def test_progress_lines_are_timed_not_per_batch(monkeypatch):
     assert 2 <= len(progress) <= 4  # ... but a line every 0.2 s and one at the end
     assert progress[-1].endswith(" 0 s left")
     assert 9 <= solver.discounts <= 10 and solver.settings.prune_after > 0  # the schedule still runs per batch
+
+
+def test_a_progress_callback_gets_the_seconds_trained_after_every_batch(monkeypatch):
+    solver = _InstantSolver()
+    monkeypatch.setattr(train, "replace", lambda settings, **kw: SimpleNamespace(**{**vars(settings), **kw}))
+    lines, calls = [], []
+    train.run_schedule(
+        solver, None, budget=0.3, batch=10, threads=1, log=lines.append, progress=lambda *a: calls.append(a)
+    )
+    assert len(calls) == solver.iterations // 10 + 1  # one per batch and one at the end
+    assert {(c[0], c[2], c[3]) for c in calls} == {("MCCFR", 0.3, "s")}
+    done = [c[1] for c in calls]
+    assert done == sorted(done) and done[-1] == 0.3  # seconds trained, clamped to the budget at the end
+    assert calls[-1][4] == f"{solver.iterations:,} iterations"
+    assert not [x for x in lines if "left" in x]  # no periodic log lines besides the bar

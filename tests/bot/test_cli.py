@@ -1,4 +1,6 @@
+import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -103,3 +105,50 @@ def test_warm_prepares_the_agent_and_refuses_a_missing_store(capsys, small_bluep
     assert "kernels ready" in capsys.readouterr().out
     assert main(["warm", "--blueprint", str(tmp_path / "none.bp")]) == 2
     assert "none.bp" in capsys.readouterr().err
+
+
+def test_blueprint_path_prefers_the_given_store_then_the_environment_then_default_then_quick(tmp_path, monkeypatch):
+    from pokerbot.bot.strategies import DEFAULT_BLUEPRINT, QUICK_BLUEPRINT, blueprint_path
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("POKERBOT_BLUEPRINT", raising=False)
+    assert blueprint_path() == DEFAULT_BLUEPRINT  # nothing there: the default's name for the error
+    (tmp_path / "blueprints").mkdir()
+    (tmp_path / QUICK_BLUEPRINT).write_bytes(b"q")
+    assert blueprint_path() == QUICK_BLUEPRINT
+    (tmp_path / DEFAULT_BLUEPRINT).write_bytes(b"d")
+    assert blueprint_path() == DEFAULT_BLUEPRINT
+    monkeypatch.setenv("POKERBOT_BLUEPRINT", "env.bp")
+    assert blueprint_path() == "env.bp" and blueprint_path("given.bp") == "given.bp"
+
+
+def test_match_with_no_blueprint_trains_the_quick_one_and_plays_with_it(capsys, tmp_path, monkeypatch):
+    from pokerbot.bot import cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("POKERBOT_BLUEPRINT", raising=False)
+    trained = []
+
+    def fake_train(args):
+        trained.append((args.preset, args.out))
+        os.makedirs(os.path.dirname(args.out), exist_ok=True)
+        with open(args.out, "wb") as f:
+            f.write(b"store")
+        return 0
+
+    monkeypatch.setattr(cli, "_cmd_train_blueprint", fake_train)
+    args = argparse.Namespace(blueprint=None, no_train=False)
+    assert cli._ensure_blueprint(args) == 0
+    assert trained == [("tiny", os.path.join("blueprints", "quick.bp"))]
+    assert os.environ["POKERBOT_BLUEPRINT"] == str(tmp_path / "blueprints" / "quick.bp")
+    out = capsys.readouterr().out
+    assert "training the quick one first" in out and "train-blueprint --preset default" in out
+    # the second time it is there: no training, a note that says how to get the strong one
+    monkeypatch.delenv("POKERBOT_BLUEPRINT")
+    assert cli._ensure_blueprint(args) == 0 and len(trained) == 1
+    assert "playing with the quick blueprint" in capsys.readouterr().out
+    # a training that fails stops the match
+    monkeypatch.delenv("POKERBOT_BLUEPRINT")
+    os.remove(tmp_path / "blueprints" / "quick.bp")
+    monkeypatch.setattr(cli, "_cmd_train_blueprint", lambda args: 1)
+    assert cli._ensure_blueprint(args) == 1 and "POKERBOT_BLUEPRINT" not in os.environ

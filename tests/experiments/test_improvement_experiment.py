@@ -125,13 +125,13 @@ def test_the_x_only_game(small):
             nodes = ie.opening_nodes(game, t, who)
             assert len(nodes) == 1
             n, st = nodes[0]
-            raises = [t.actions[c].size for c in se._kids(t, n) if t.actions[c].type is ActionType.RAISE]
+            raises = [t.actions[c].size for c in se.children_of(t, n) if t.actions[c].type is ActionType.RAISE]
             full = [
                 large.tree.actions[c].size
-                for c in se._kids(large.tree, idx[n])
+                for c in se.children_of(large.tree, idx[n])
                 if large.tree.actions[c].type is ActionType.RAISE
             ]
-            x_to = se._target(st, X)
+            x_to = se.target(st, X)
             if who == opp:
                 assert raises == [x_to]
             else:
@@ -150,8 +150,8 @@ def test_per_position_extensions(small):
     t = e.solved.sub.tree
     for who, want in ((0, setup.first_raises), (1, (X,))):
         for n, st in ie.opening_nodes(game, t, who):
-            raises = sorted(t.actions[c].size for c in se._kids(t, n) if t.actions[c].type is ActionType.RAISE)
-            assert raises == sorted({se._target(st, f) for f in want} | {st.raise_bounds()[1]}), (who, raises)
+            raises = sorted(t.actions[c].size for c in se.children_of(t, n) if t.actions[c].type is ActionType.RAISE)
+            assert raises == sorted({se.target(st, f) for f in want} | {st.raise_bounds()[1]}), (who, raises)
     both = ie.type1_extension(game, setup, X)
     assert both.opponent is None and both.used_against(0) and both.used_against(1)
     # we are seat 1 and the opponent opens from position 0: the extension for position 1 is not ours to use
@@ -172,18 +172,20 @@ def test_kept_first_move_extension(small):
     at an opening after that check."""
     setup, game, base, large = small
     T = base.sub.tree
-    check = next(c for c in se._kids(T, 0) if T.actions[c] == ie.CALL)
+    check = next(c for c in se.children_of(T, 0) if T.actions[c] == ie.CALL)
     e = ie.kept_first_move(game, setup, base, "type1", X, (X,))
     assert e.opponent == 1 and e.start == (ie.CALL,) and e.opening_sizes == (X,)
     assert e.used_against(1, [ie.CALL]) and not e.used_against(0, [])
     t = e.solved.sub.tree
     assert int(t.player[0]) == 1
-    raises = [t.actions[c].size for c in se._kids(t, 0) if t.actions[c].type is ActionType.RAISE]
+    raises = [t.actions[c].size for c in se.children_of(t, 0) if t.actions[c].type is ActionType.RAISE]
     assert len(raises) == 2  # x and all-in
     sub = e.solved.sub
     size = rg.hole_hands(game).shape[0]
     np.testing.assert_allclose(
-        se._canonical(sub, sub.reach[0], size), se._canonical(base.sub, base.reaches()[0, check], size), atol=1e-12
+        se.in_canonical_order(sub, sub.reach[0], size),
+        se.in_canonical_order(base.sub, base.reaches()[0, check], size),
+        atol=1e-12,
     )
     assert sub.reach[1] == pytest.approx(np.ones(sub.hands.shape[0]))
     assert 0 < sub.reach[0].min() < 1  # we check some hands only sometimes (aces)

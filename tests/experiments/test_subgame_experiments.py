@@ -64,7 +64,7 @@ def test_card_abstracted_blueprint():
     y = se.second_round_roots(t)[0]
     board = (int(t.dealt[y]),)
     buckets = se.equity_buckets(game, board, 2)[full.hand_index]
-    kids = list(se._kids(t, y))
+    kids = list(se.children_of(t, y))
     for b in (0, 1):
         members = np.nonzero(buckets == b)[0]
         assert len(members) >= 2
@@ -114,14 +114,14 @@ def test_translation_maps_by_pot_fraction():
         game,
         se.whole_game(game, setup.large),
         setup.small,
-        se._Solved(small, np.zeros((small.tree.num_nodes, small.hands.shape[0]))),
+        se.Solved(small, np.zeros((small.tree.num_nodes, small.hands.shape[0]))),
         1,
     )
     st = BettingState(game)
-    bet = se._target(st, 0.75)
+    bet = se.target(st, 0.75)
     pairs = walk._map_theirs(st, se.raise_to(bet), st, 0)
     sizes = {small.tree.actions[j].size: p for j, p in pairs}
-    assert sizes == pytest.approx({se._target(st, 0.5): 3 / 7, se._target(st, 1.0): 4 / 7})
+    assert sizes == pytest.approx({se.target(st, 0.5): 3 / 7, se.target(st, 1.0): 4 / 7})
     assert small.tree.kind[0] == DECISION
 
 

@@ -137,7 +137,7 @@ async def test_deals_depend_on_the_seed_only(tmp_path):
 
 
 def test_deal_matches_the_reference_dealer():
-    """A real dealer line of ACPC.md, hand 1: MATCHSTATE:1:1:...:9h6s|3d3h/5s3s8h/9d/5c.
+    """A real dealer line (docs/protocol.md), hand 1: MATCHSTATE:1:1:...:9h6s|3d3h/5s3s8h/9d/5c.
     Our generator deals exactly these cards for hand 1 with seed 42."""
     from pokerbot.protocol.cards import cards_to_str
 

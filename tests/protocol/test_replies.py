@@ -1,4 +1,4 @@
-"""Every row of the reference dealer's bad-reply table (ACPC.md), on the pure reply
+"""Every row of the reference dealer's bad-reply table (docs/protocol.md), on the pure reply
 reader, plus fuzzing: whatever a player sends, the dealer gets a legal action or a
 documented reason to keep waiting."""
 

@@ -22,7 +22,7 @@ def river_state(board="QsJh2h8d3c", betting="r500c/cc/cc/"):
 
 
 def test_reference_river_tree_has_the_reference_size():
-    # NOTES.md: bets 25/50/100/200 % + all-in, raises 50/100 % + all-in: 44 decisions, 85 terminals
+    # the reference river spot: bets 25/50/100/200 % + all-in, raises 50/100 % + all-in: 44 decisions, 85 terminals
     t = build_tree(river_state(), BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), max_raises=3))
     assert (t.num_decisions, t.num_terminals) == (44, 85)
     assert (t.first_child[t.kind == DECISION] > np.nonzero(t.kind == DECISION)[0]).all()  # parents first
@@ -33,7 +33,7 @@ def test_reference_river_tree_has_the_reference_size():
 def test_postflop_solver_tree_rules_give_its_tree_sizes():
     """postflop-solver's tree rules (all-in forced when the stack left after a call is
     at most 15 % of the pot, sizes within 10 % merged, no raise cap) build its trees:
-    NOTES.md's river spot has 44 decisions and 85 terminals with them too, and the
+    The reference river spot has 44 decisions and 85 terminals with them too, and the
     turn spot about 3,100 terminals when the 48 river showdowns after an all-in on the
     turn count once (postflop-solver deals the all-in runout inside one terminal)."""
     rules = {"force_allin": 0.15, "merge": 0.1, "max_raises": 1000}
@@ -111,7 +111,7 @@ def test_terminal_sweeps_against_brute_force(game):
     for q in (dense, sparse, one, np.zeros(H)):
         compat, show = brute_compat_and_showdown(sub, q, 700)
         out = np.zeros(H)
-        cfr._compat_sums(q, sub.c1, sub.c2, sub.dup, out)
+        cfr.compat_sums(q, sub.c1, sub.c2, sub.dup, out)
         assert np.allclose(out, compat)
         y = rng.random(H)
         compat_y, _ = brute_compat_and_showdown(sub, y, 700)
@@ -439,7 +439,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
         assert not np.array_equal(out[0][3], sigma)
         # the strategy the pass made is regret matching on its new regrets
         remade = out[0][3].copy()
-        cfr._strategy(
+        cfr.current_strategy(
             out[0][0], t.kind, t.player, t.first_child, t.num_children, p, remade, np.zeros(H, cfr.SOLVE_DTYPE)
         )
         np.testing.assert_array_equal(remade, out[0][3])
