@@ -182,6 +182,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 limits,
                 args.common_random_numbers,
                 args.concurrent,
+                progress=not args.no_progress,
             )
         )
     except (RuntimeError, ValueError, OSError) as e:
@@ -533,6 +534,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument(
         "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
+    )
+    m.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress on stderr (by default a bar on a terminal, else a line every 30 s)",
     )
     m.set_defaults(func=_cmd_match)
 

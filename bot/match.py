@@ -21,6 +21,7 @@ import re
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -38,6 +39,7 @@ from pokerbot.protocol.dealer import (
 from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.matchstate import MatchStateError, parse_state_line
 
+from .progress import ProgressBar
 from .strategies import STRATEGIES
 
 log = structlog.get_logger("match")
@@ -219,13 +221,15 @@ async def play_match(
     common_random_numbers: bool = False,
     spin_us: int = DEFAULT_SPIN_US,
     read_log: bool = True,
+    on_start: Callable[[Dealer, int], None] | None = None,
 ) -> MatchRun:
     """One match on our dealer with the players as subprocesses. Player A gets the
     seed ``seed``, B ``seed + 1``, unless ``common_random_numbers``: then both get
     ``seed`` (see ``run``). ``spin_us``: the dealer's polling for replies (0 when
     another dealer shares the event loop: polling blocks it). ``read_log`` False
     leaves the hands to the caller (``MatchRun.hands`` empty): reading a long log
-    blocks the event loop too."""
+    blocks the event loop too. ``on_start(dealer, seat)`` is told the dealer and the
+    seat of player A once the match starts (for progress)."""
     limits = limits or {}
     cfg = DealerConfig(
         match_name=os.path.join(out_dir, name),
@@ -268,6 +272,8 @@ async def play_match(
                 err.close()
         t0 = time.monotonic()
         started = time.time()
+        if on_start is not None:
+            on_start(dealer, 0 if seats[0].label == "A" else 1)
         dealer_task = asyncio.create_task(dealer.run())
         waits = {asyncio.create_task(p.wait()): seat for p, seat in zip(procs, seats)}
         pending = set(waits) | {dealer_task}
@@ -293,6 +299,47 @@ async def play_match(
     log_path = cfg.match_name + ".log"
     results, score = read_match_log(log_path, game, cache=equity_cache) if read_log else ([], None)
     return MatchRun(name, seats, status, dealer.result.error, results, score, seconds, log_path, started)
+
+
+class MatchProgress:
+    """Hands played across the matches of a run and player A's running raw result in
+    mbb/hand with its 95 % interval, drawn on a ProgressBar while the matches play."""
+
+    def __init__(self, total_hands: int, big_blind: int, label: str, bar: ProgressBar | None = None) -> None:
+        self.bar = bar or ProgressBar(total_hands, "hands", label=label)
+        self.big_blind = big_blind
+        self.dealers: list[tuple[Dealer, int]] = []
+
+    def add(self, dealer: Dealer, seat: int) -> None:
+        """A match that started, with player A's seat in it."""
+        self.dealers.append((dealer, seat))
+
+    def status(self) -> tuple[int, str]:
+        """Hands done, and A's result so far (empty before two hands)."""
+        n = sum(d.result.completed_hands for d, _ in self.dealers)
+        if n < 2:
+            return n, ""
+        total = sum(d.result.totals[seat] for d, seat in self.dealers)
+        squares = sum(d.result.squares[seat] for d, seat in self.dealers)
+        mean = total / n
+        variance = max(squares / n - mean * mean, 0.0) * n / (n - 1)
+        scale = 1000.0 / self.big_blind
+        return n, f"A {mean * scale:+,.0f} ± {Z95 * math.sqrt(variance / n) * scale:,.0f} mbb/hand (raw)"
+
+    def update(self) -> None:
+        done, status = self.status()
+        self.bar.update(done, status)
+
+    async def follow(self, interval: float = 0.5) -> None:
+        """Redraw every ``interval`` seconds until cancelled."""
+        while True:
+            self.update()
+            await asyncio.sleep(interval)
+
+    def finish(self) -> None:
+        done, status = self.status()
+        self.bar.update(done, status)
+        self.bar.finish()
 
 
 def _player_report(run: MatchRun, spec: PlayerSpec, bb: int) -> dict:
@@ -347,6 +394,7 @@ async def run(
     limits: dict | None = None,
     common_random_numbers: bool = False,
     concurrent: bool = False,
+    progress: bool = False,
 ) -> dict:
     """Play the match (and with ``duplicate`` the second one, same cards, seats
     swapped) and write the summary. ``concurrent`` plays the two seat orders of a
@@ -356,7 +404,8 @@ async def run(
     are keyed by seed and situation (the blueprint player, the agent until it solves)
     then make the same choice in the same situation in both matches, so a duplicate pair differs only where the two
     strategies differ: the shared part of the hand cancels exactly instead of on
-    average, which narrows the interval a lot (an unbiased estimate either way)."""
+    average, which narrows the interval a lot (an unbiased estimate either way).
+    ``progress`` draws the hands played and A's running result on stderr."""
     os.makedirs(out_dir, exist_ok=True)
     a, b = PlayerSpec("A", specs[0]), PlayerSpec("B", specs[1])
     bb = game.big_blind
@@ -364,64 +413,75 @@ async def run(
     crn = common_random_numbers
     if concurrent and not duplicate:
         raise ValueError("playing concurrently needs a duplicate match")
-    if concurrent:
-        both = await asyncio.gather(
-            *(
-                play_match(
-                    game,
-                    game_file,
-                    hands,
-                    seed,
-                    seats,
-                    out_dir,
-                    name,
-                    limits,
-                    common_random_numbers=crn,
-                    spin_us=0,
-                    read_log=False,
-                )
-                for seats, name in (([a, b], "match1"), ([b, a], "match2"))
-            ),
-            return_exceptions=True,
-        )
-        for r in both:  # raised only once both have finished: no match is left running
-            if isinstance(r, BaseException):
-                raise r
-        runs: list[MatchRun] = []
-        for r in both:
-            assert not isinstance(r, BaseException)  # raised just above
-            results, score = read_match_log(r.log_path, game, cache=cache)
-            runs.append(replace(r, hands=results, score_line=score))
-    else:
-        runs = [
-            await play_match(
-                game,
-                game_file,
-                hands,
-                seed,
-                [a, b],
-                out_dir,
-                "match1",
-                limits,
-                equity_cache=cache,
-                common_random_numbers=crn,
+    follow = MatchProgress(hands * (2 if duplicate else 1), bb, f"{a.spec} vs {b.spec}") if progress else None
+    on_start = follow.add if follow else None
+    ticker = asyncio.create_task(follow.follow()) if follow else None
+    try:
+        if concurrent:
+            both = await asyncio.gather(
+                *(
+                    play_match(
+                        game,
+                        game_file,
+                        hands,
+                        seed,
+                        seats,
+                        out_dir,
+                        name,
+                        limits,
+                        common_random_numbers=crn,
+                        spin_us=0,
+                        read_log=False,
+                        on_start=on_start,
+                    )
+                    for seats, name in (([a, b], "match1"), ([b, a], "match2"))
+                ),
+                return_exceptions=True,
             )
-        ]
-        if duplicate and runs[0].status == 0:
-            runs.append(
+            for r in both:  # raised only once both have finished: no match is left running
+                if isinstance(r, BaseException):
+                    raise r
+            runs: list[MatchRun] = []
+            for r in both:
+                assert not isinstance(r, BaseException)  # raised just above
+                results, score = read_match_log(r.log_path, game, cache=cache)
+                runs.append(replace(r, hands=results, score_line=score))
+        else:
+            runs = [
                 await play_match(
                     game,
                     game_file,
                     hands,
                     seed,
-                    [b, a],
+                    [a, b],
                     out_dir,
-                    "match2",
+                    "match1",
                     limits,
                     equity_cache=cache,
                     common_random_numbers=crn,
+                    on_start=on_start,
                 )
-            )
+            ]
+            if duplicate and runs[0].status == 0:
+                runs.append(
+                    await play_match(
+                        game,
+                        game_file,
+                        hands,
+                        seed,
+                        [b, a],
+                        out_dir,
+                        "match2",
+                        limits,
+                        equity_cache=cache,
+                        common_random_numbers=crn,
+                        on_start=on_start,
+                    )
+                )
+    finally:
+        if ticker is not None and follow is not None:
+            ticker.cancel()
+            follow.finish()
     summary: dict = {
         "game": game_file,
         "hands": hands,

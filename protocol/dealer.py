@@ -123,6 +123,8 @@ class MatchResult:
     completed_hands: int
     totals: list[float]  # by seat
     error: str | None = None
+    #: Sums of each hand's squared value, by seat (a running interval needs them).
+    squares: list[float] = field(default_factory=lambda: [0.0, 0.0])
     warnings: list[str] = field(default_factory=list)
     #: Seconds from the first state sent to the end of the last hand.
     play_seconds: float = 0.0
@@ -378,6 +380,7 @@ class Dealer:
             values = state.payoffs()
             for p in range(2):
                 self.result.totals[seat_of[p]] += values[p]
+                self.result.squares[seat_of[p]] += values[p] * values[p]
             if self._log is not None:
                 names = [cfg.names[seat_of[p]] for p in range(2)]
                 self._log.write(format_state_line(state, values, names) + "\n")

@@ -79,3 +79,45 @@ def test_a_concurrent_duplicate_match_plays_both_seat_orders_at_once_with_the_sa
     assert logs["concurrent"] == logs["sequential"]  # the same hands, the same choices
     assert main(["match", "random", "call", "--concurrent", "--out", str(tmp_path / "x")]) == 2
     assert "--concurrent needs --duplicate" in capsys.readouterr().err
+
+
+def test_match_progress_shows_hands_and_the_running_result_as_the_summary_computes_it():
+    import io
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from pokerbot.bot.match import MatchProgress, summarize
+    from pokerbot.bot.progress import ProgressBar
+    from pokerbot.protocol.dealer import MatchResult
+
+    rng = np.random.default_rng(3)
+    first, second = rng.integers(-2000, 2000, 40), rng.integers(-20000, 20000, 25)
+    bar = ProgressBar(100, "hands", stream=io.StringIO(), tty=False, plain_interval=0)
+    progress = MatchProgress(100, 100, "x", bar=bar)
+    assert progress.status() == (0, "")
+    for values, seat in ((first, 0), (second, 1)):  # A sits in seat 0, then in seat 1
+        result = MatchResult(len(values), [0.0, 0.0])
+        result.totals[seat], result.totals[1 - seat] = float(values.sum()), -float(values.sum())
+        result.squares[seat] = result.squares[1 - seat] = float((values.astype(float) ** 2).sum())
+        progress.add(SimpleNamespace(result=result), seat)
+    expected = summarize(np.concatenate([first, second]).astype(float), 100)
+    done, status = progress.status()
+    assert done == 65
+    assert status == f"A {expected['mbb_per_hand']:+,.0f} ± {expected['ci95']:,.0f} mbb/hand (raw)"
+    progress.finish()
+    assert "65/100 hands (65 %)" in bar.stream.getvalue().splitlines()[-1]
+
+
+def test_a_match_draws_its_progress_on_stderr_and_can_be_told_not_to(tmp_path, capsys):
+    assert main(["match", "random", "call", "--hands", "200", "--duplicate", "--out", str(tmp_path / "a")]) == 0
+    s = json.loads((tmp_path / "a" / "summary.json").read_text())
+    raw = [m["A"]["raw"] for m in s["matches"]]
+    out, err = capsys.readouterr()
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("random vs call: 400/400 hands (100 %)") and "mbb/hand (raw)" in last
+    assert "400/400" not in out  # the results on stdout stay clean
+    mean = (raw[0]["mbb_per_hand"] + raw[1]["mbb_per_hand"]) / 2  # 200 hands each
+    assert f"A {mean:+,.0f} ± " in last
+    assert main(["match", "random", "call", "--hands", "50", "--no-progress", "--out", str(tmp_path / "b")]) == 0
+    assert "hands (" not in capsys.readouterr().err
