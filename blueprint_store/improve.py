@@ -31,7 +31,7 @@ from pokerbot.solver import translation
 from pokerbot.solver.betting_tree import BettingTree, build_betting_tree
 from pokerbot.solver.tree import DECISION, BetSizes
 
-from .abstraction import HoldemDeals
+from .abstraction import HoldemDeals, Progress
 from .actions import ActionAbstraction, pot_fraction
 from .store import Blueprint, ExtensionContents, write_blueprint
 from .train import mccfr_solver, run_schedule
@@ -215,6 +215,7 @@ def train_extension(
     batch: int = 20_000,
     log: Callable[[str], None] = print,
     keep_first_move: bool = True,
+    progress: Progress | None = None,
 ) -> ExtensionContents:
     """Solve the game again with ``opening_sizes`` as the first raise sizes of the first
     round (the added size and, for type 2, its sibling sizes too: the opponent's range
@@ -243,7 +244,14 @@ def train_extension(
             f"(reached by {np.count_nonzero(reach):,} of {len(reach):,} buckets)"
         )
     deals = HoldemDeals(base.cards, threads=threads)
-    elapsed = run_schedule(solver, deals, seconds, batch, threads, log)
+    shown: Progress | None = None
+    if progress is not None:
+        report = progress
+
+        def shown(phase: str, done: float, total: float, unit: str, status: str) -> None:
+            report(f"{kind} {size:.3f} pot", done, total, unit, status)
+
+    elapsed = run_schedule(solver, deals, seconds, batch, threads, log, progress=shown)
     strategy = solver.average_strategy()
     if kept is not None:
         # the agent reads our range at the switch from this tree: the blueprint's root
@@ -341,6 +349,7 @@ def improve(
     threads: int | None = None,
     seed: int = 0,
     log: Callable[[str], None] = print,
+    progress: Progress | None = None,
 ) -> dict:
     """One self-improvement run: read the logs, pick the gaps, solve each addition for
     an equal share of ``seconds``, and write a new store at ``out`` holding the base
@@ -365,7 +374,9 @@ def improve(
     contents = base.contents()
     for i, (kind, size, sizes, opponent) in enumerate(jobs):
         contents.extensions.append(
-            train_extension(base, kind, size, sizes, opponent, seconds / len(jobs), threads, seed + i, log=log)
+            train_extension(
+                base, kind, size, sizes, opponent, seconds / len(jobs), threads, seed + i, log=log, progress=progress
+            )
         )
     write_blueprint(out, contents)
     log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB) with {len(contents.extensions)} extension(s)")

@@ -292,11 +292,13 @@ def _cmd_warm(args: argparse.Namespace) -> int:
 def _cmd_improve(args: argparse.Namespace) -> int:
     from pokerbot.blueprint_store.improve import improve
     from pokerbot.blueprint_store.store import StoreError
+    from pokerbot.bot.progress import PhasedProgress
 
     t0 = time.time()
+    bars = PhasedProgress(stream=sys.stdout)  # a bar per extension solved
 
     def log(msg: str) -> None:
-        print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
+        bars.write(f"[{time.time() - t0:7.1f} s] {msg}")
 
     try:
         improve(
@@ -310,13 +312,17 @@ def _cmd_improve(args: argparse.Namespace) -> int:
             threads=args.threads,
             seed=args.seed,
             log=log,
+            progress=bars,
         )
     except (StoreError, FileNotFoundError, ValueError) as e:
+        bars.close()
         print(f"pokerbot improve: {e}", file=sys.stderr)
         return 2
     except OSError as e:
+        bars.close()
         print(f"pokerbot improve: {e}", file=sys.stderr)
         return 1
+    bars.close()
     return 0
 
 

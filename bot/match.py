@@ -20,6 +20,7 @@ import os
 import re
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -299,6 +300,26 @@ async def play_match(
     log_path = cfg.match_name + ".log"
     results, score = read_match_log(log_path, game, cache=equity_cache) if read_log else ([], None)
     return MatchRun(name, seats, status, dealer.result.error, results, score, seconds, log_path, started)
+
+
+def hands_logged(out_dir: str) -> int:
+    """Hands finished so far in the dealer logs of a match's output directory (both seat
+    orders of a duplicate match); 0 before the match starts."""
+    n = 0
+    for name in ("match1.log", "match2.log"):
+        try:
+            with open(os.path.join(out_dir, name), "rb") as f:
+                n += sum(1 for line in f if line.startswith(b"STATE:"))
+        except OSError:
+            pass
+    return n
+
+
+def follow_logs(bar: ProgressBar, out_dirs: list[str], stop: threading.Event, interval: float = 5.0) -> None:
+    """Redraw ``bar`` with the hands logged in ``out_dirs`` (matches played by other
+    processes) every ``interval`` seconds until ``stop`` is set; run it in a thread."""
+    while not stop.wait(interval):
+        bar.update(sum(hands_logged(d) for d in out_dirs))
 
 
 class MatchProgress:

@@ -22,15 +22,19 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 from agent_log_summary import summarise
 
+from pokerbot.bot.match import follow_logs, hands_logged
+from pokerbot.bot.progress import ProgressBar
+
 OPPONENTS = ("allin", "raise-pot", "random", "call", "blueprint", "unsafe")
 
 
-def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
+def run_one(opponent: str, args: argparse.Namespace, say=print) -> tuple[str, int]:
     out = os.path.join(args.out, f"vs-{opponent}")
     if os.path.exists(os.path.join(out, "summary.json")):
         return opponent, 0
@@ -57,13 +61,10 @@ def run_one(opponent: str, args: argparse.Namespace) -> tuple[str, int]:
         cmd += ["--blueprint", args.blueprint]
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
-    print(f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: {2 * args.hands:,} hands ...", flush=True)
+    say(f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: {2 * args.hands:,} hands ...")
     with open(os.path.join(out, "match.txt"), "w") as f:
         status = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    print(
-        f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: done in {time.time() - t0:.0f} s (status {status})",
-        flush=True,
-    )
+    say(f"[{time.strftime('%H:%M:%S')}] libratus vs {opponent}: done in {time.time() - t0:.0f} s (status {status})")
     return opponent, status
 
 
@@ -116,8 +117,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
-    with ThreadPoolExecutor(max(1, args.parallel)) as ex:
-        results = list(ex.map(lambda o: run_one(o, args), opponents))
+    # one bar over every hand of the evaluation, from the dealers' logs (a match that is
+    # already done counts as done); the matches' own lines go above it
+    bar = ProgressBar(2 * args.hands * len(opponents), "hands", label="evaluation", stream=sys.stdout)
+    dirs = [os.path.join(args.out, f"vs-{o}") for o in opponents]
+    stop = threading.Event()
+    follower = threading.Thread(target=follow_logs, args=(bar, dirs, stop), daemon=True)
+    follower.start()
+    try:
+        with ThreadPoolExecutor(max(1, args.parallel)) as ex:
+            results = list(ex.map(lambda o: run_one(o, args, bar.write), opponents))
+    finally:
+        stop.set()
+        follower.join()
+        bar.update(sum(hands_logged(d) for d in dirs))
+        bar.finish()
     print("\n| opponent | agent mbb/hand (raw, 95 %) | all-in adjusted | hands | time per hand: wall / agent |")
     print("|---|---:|---:|---:|---:|")
     for o in opponents:

@@ -28,19 +28,29 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from pokerbot.bot.match import player_series, read_match_log, summarize
+from pokerbot.bot.match import follow_logs, hands_logged, player_series, read_match_log, summarize
+from pokerbot.bot.progress import ProgressBar
 from pokerbot.protocol.betting import ActionType
 from pokerbot.protocol.gamedef import DEFAULT_GAME, bundled_game
 from pokerbot.protocol.matchstate import parse_state_line
 
+#: One bar over every hand of the three matches (from their dealers' logs); the steps'
+#: messages go above it. Made in main once the hands are known.
+BAR: ProgressBar | None = None
+
 
 def say(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+    line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+    if BAR is not None:
+        BAR.write(line)
+    else:
+        print(line, flush=True)
 
 
 def run(cmd: list[str], log_path: str, what: str) -> None:
@@ -211,9 +221,22 @@ def main(argv: list[str] | None = None) -> int:
                 "before: agent vs prober",
             )
 
-    with ThreadPoolExecutor(2) as ex:
-        for f in [ex.submit(improve_chain), ex.submit(before_match)]:
-            f.result()
+    global BAR
+    dirs = [probe, before, after]
+    BAR = ProgressBar(args.probe_hands + 4 * args.hands, "hands", label="improvement match", stream=sys.stdout)
+    stop = threading.Event()
+    follower = threading.Thread(target=follow_logs, args=(BAR, dirs, stop), daemon=True)
+    follower.start()
+    try:
+        with ThreadPoolExecutor(2) as ex:
+            for f in [ex.submit(improve_chain), ex.submit(before_match)]:
+                f.result()
+    finally:
+        stop.set()
+        follower.join()
+        BAR.update(sum(hands_logged(d) for d in dirs))
+        BAR.finish()
+        BAR = None
 
     bb = bundled_game(DEFAULT_GAME).big_blind
     print("\n| agent vs prober | mbb/hand raw (95 %) | all-in adjusted (95 %) | hands |")

@@ -40,10 +40,14 @@ def _pokerfast_batch() -> Callable[[np.ndarray, np.ndarray], None] | None:
     """pokerfast's C++ (OMPEval) evaluator, one call for a whole batch of hands."""
     try:
         from pokerfast import equity
-
-        lib = equity._load()  # the library's own loader; its ctypes signatures
-    except Exception:
+    except ImportError:
         return None
+    path = equity.find_library()
+    if path is None or not equity.available():  # available() loads it and builds its tables
+        return None
+    lib = ctypes.CDLL(path)  # the same loaded library, with our own signature for pf_evaluate
+    lib.pf_evaluate.restype = ctypes.c_int
+    lib.pf_evaluate.argtypes = [ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.POINTER(ctypes.c_uint16)]
 
     def run(hands: np.ndarray, out: np.ndarray) -> None:
         rc = lib.pf_evaluate(

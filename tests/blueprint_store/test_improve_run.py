@@ -53,12 +53,32 @@ def improved(tmp_path_factory):
     base = build_small_blueprint(str(d / "base.bp"), iterations=10_000, actions=ACTIONS)
     logs = opens(d, 250, 30)  # 150 over a 200 pot after calling: 0.75, in the gap (0.5, 1.0)
     before = digest(base)
-    lines = []
+    lines: list = []  # log messages, and progress calls as tuples
     summary = improve(
-        base, [logs], str(d / "improved.bp"), us="libratus", k=3, seconds=4.0, threads=1, log=lines.append
+        base,
+        [logs],
+        str(d / "improved.bp"),
+        us="libratus",
+        k=3,
+        seconds=4.0,
+        threads=1,
+        log=lines.append,
+        progress=lambda *a: lines.append(a),
     )
     assert digest(base) == before  # the input store is never written to
     return base, str(d / "improved.bp"), summary, lines, d
+
+
+def test_improve_reports_each_extensions_training_as_its_own_phase(improved):
+    _, _, _, lines, _ = improved
+    calls = [x for x in lines if isinstance(x, tuple)]
+    phases = list(dict.fromkeys(c[0] for c in calls))
+    assert phases == ["type2 0.714 pot", "type1 0.750 pot"]  # an equal share of the 4 s each
+    for phase in phases:
+        done = [c[1] for c in calls if c[0] == phase]
+        assert done == sorted(done) and done[-1] == pytest.approx(2.0)
+    assert {(c[2], c[3]) for c in calls} == {(2.0, "s")}
+    assert not [x for x in lines if isinstance(x, str) and "left" in x]  # no periodic lines beside the bars
 
 
 def test_improve_adds_the_midpoint_and_the_most_common_size(improved):
