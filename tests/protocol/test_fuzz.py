@@ -192,8 +192,9 @@ def test_legal_play_keeps_invariants(name, choices):
     if s.finished and not s.is_showdown:
         pay = s.payoffs()
         assert sum(pay) == 0 and max(abs(v) for v in pay) <= max(game.stack)
-    elif not s.finished:
-        try:
-            s.raise_to(game.stack[s.current_player] + 1 if game.is_nolimit else None)
-        except IllegalActionError:
-            pass
+    elif not s.finished and game.is_nolimit:
+        # a raise to more than the whole stack is refused, and changes nothing
+        before = (list(s.spent), s.round, s.current_player)
+        with pytest.raises(IllegalActionError):
+            s.raise_to(game.stack[s.current_player] + 1)
+        assert (list(s.spent), s.round, s.current_player) == before
