@@ -43,6 +43,8 @@ from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
+from pokerbot.solver.passes import compat_sums
+from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
 
 from .blueprint_player import BlueprintStrategy
@@ -85,7 +87,7 @@ SOLVE_ROUND = 3
 
 @dataclass
 class Solution:
-    sub: cfr.Subgame
+    sub: Subgame
     strategy: np.ndarray  # (nodes, H)
     root: BettingState
     kind: str  # unsafe, safe, nested
@@ -231,7 +233,7 @@ class LibratusAgent:
         return out
 
     @staticmethod
-    def _canonical(sub: cfr.Subgame, per_hand: np.ndarray, size: int) -> np.ndarray:
+    def _canonical(sub: Subgame, per_hand: np.ndarray, size: int) -> np.ndarray:
         out = np.zeros(size)
         out[sub.hand_index] = per_hand
         return out
@@ -254,7 +256,7 @@ class LibratusAgent:
             for r, s in table.items()
             if r >= state.round
         }
-        sub = cfr.make_subgame(state, sizes, reach, extra_root_raises=extra)
+        sub = make_subgame(state, sizes, reach, extra_root_raises=extra)
         if gadget is not None:
             gadget = cfr.Gadget(gadget.kind, gadget.player, gadget.alt_values[sub.hand_index])
         iters = cfr.libratus_iterations(sub.pot, state.game.big_blind)
@@ -315,7 +317,7 @@ class LibratusAgent:
         ours = self._canonical(old.sub, reaches[me, at], size)
         theirs_before = self._canonical(old.sub, reaches[opp, at], size)
         weights = np.zeros(old.sub.hands.shape[0])
-        cfr.compat_sums(reaches[me, at], old.sub.c1, old.sub.c2, old.sub.dup, weights)
+        compat_sums(reaches[me, at], old.sub.c1, old.sub.c2, old.sub.dup, weights)
         v_before = self._canonical(old.sub, expected_per_hand(cfv_opp[at], weights), size)
         tree = old.sub.tree
         kids = range(int(tree.first_child[at]), int(tree.first_child[at]) + int(tree.num_children[at]))

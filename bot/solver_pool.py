@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 import structlog
 
 from pokerbot.solver import cfr
+from pokerbot.solver.subgame import Subgame, make_subgame
 
 log = structlog.get_logger("solver_pool")
 
@@ -44,7 +45,7 @@ class WorkerLost(RuntimeError):
 
 @dataclass
 class SolveJob:
-    sub: cfr.Subgame
+    sub: Subgame
     iterations: int
     deadline: float  # seconds of solving from when the worker starts it
     gadget: cfr.Gadget | None = None
@@ -62,7 +63,7 @@ RETURN_MARGIN = 0.1
 MIN_SOLVE = 0.01
 
 
-def warm_up() -> tuple[cfr.Subgame, cfr.SolveResult]:
+def warm_up() -> tuple[Subgame, cfr.SolveResult]:
     """Solve a small river spot once, plain and with a gadget: numba loads (or, on a
     fresh checkout, compiles) every kernel a real solve uses. Returns the spot and its
     solution (for warming what reads solutions)."""
@@ -73,7 +74,7 @@ def warm_up() -> tuple[cfr.Subgame, cfr.SolveResult]:
 
     game = bundled_game("holdem.nolimit.2p")
     st = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "cc/cc/cc/")
-    sub = cfr.make_subgame(st, BetSizes(bets=((1.0,),), max_raises=1))
+    sub = make_subgame(st, BetSizes(bets=((1.0,),), max_raises=1))
     r = run_job(SolveJob(sub, 2, 60.0))
     run_job(SolveJob(sub, 2, 60.0, cfr.Gadget("maxmargin", 0, sub.reach[0] * 0.0)))
     return sub, r

@@ -103,6 +103,8 @@ from pokerbot.protocol.cards import RANK_CHARS, rank_of
 from pokerbot.protocol.gamedef import GameDef
 from pokerbot.solver import cfr, gadgets
 from pokerbot.solver import ranges as rg
+from pokerbot.solver.passes import compat_sums
+from pokerbot.solver.subgame import Subgame, make_subgame, reach_slots
 from pokerbot.solver.translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability
 from pokerbot.solver.tree import CHANCE, DECISION, BetSizes, PublicTree, sizes_for_round
 
@@ -285,7 +287,7 @@ def kept_first_move(
     size_all = rg.hole_hands(game).shape[0]
     reach = in_canonical_order(base.sub, base.reaches()[:, check], size_all)
     sizes = setup.sizes(opening, 1 - us)
-    sub = cfr.make_subgame(st, sizes, reach=reach)
+    sub = make_subgame(st, sizes, reach=reach)
     solved = Solved(sub, cfr.solve(sub, setup.iterations).strategy)
     return Extension(kind, size, sizes, solved, time.perf_counter() - t0, 1 - us, (CALL,))
 
@@ -337,7 +339,7 @@ class _ExtensionWalk(Walk):
     def __init__(
         self,
         game: GameDef,
-        large: cfr.Subgame,
+        large: Subgame,
         base_sizes: Sizes,
         base: Solved,
         extensions: Sequence[Extension],
@@ -536,7 +538,7 @@ def opening_nodes(game: GameDef, tree: PublicTree, player: int) -> list[tuple[in
     return out
 
 
-def restrict(sub: cfr.Subgame, drop: set[int]) -> tuple[cfr.Subgame, np.ndarray]:
+def restrict(sub: Subgame, drop: set[int]) -> tuple[Subgame, np.ndarray]:
     """``sub`` with the subtrees below the nodes in ``drop`` removed (a game in which
     those actions do not exist), and for each of its nodes the node of ``sub``. The
     nodes keep the tree's layout (depth-first, children contiguous); the parallel
@@ -572,12 +574,12 @@ def restrict(sub: cfr.Subgame, drop: set[int]) -> tuple[cfr.Subgame, np.ndarray]
         actions=[t.actions[i] for i in old],
         board=t.board,
     )
-    return replace(sub, tree=tree, slot=cfr.reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
+    return replace(sub, tree=tree, slot=reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
 
 
 def x_only_game(
-    game: GameDef, large: cfr.Subgame, x: float, opponent: int, keep_x: bool = True
-) -> tuple[cfr.Subgame, np.ndarray]:
+    game: GameDef, large: Subgame, x: float, opponent: int, keep_x: bool = True
+) -> tuple[Subgame, np.ndarray]:
     """The evaluation game in which ``opponent``'s first raise of the first round can
     only be x (its other sizes and all-in removed there; with ``keep_x=False`` x too:
     it never raises first) and the other player never opens with x; with the node map
@@ -594,11 +596,11 @@ def x_only_game(
     return restrict(large, drop)
 
 
-def best_response_value(sub: cfr.Subgame, strategy: np.ndarray, player: int) -> float:
+def best_response_value(sub: Subgame, strategy: np.ndarray, player: int) -> float:
     """``player``'s best-response value against the other player's part of ``strategy``,
     chips per hand (expected over the joint deal)."""
     compat = np.zeros(sub.hands.shape[0])
-    cfr.compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
+    compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
     joint = float(sub.reach[0] @ compat)
     return float(sub.reach[player] @ cfr.counterfactual_values(sub, strategy, player, best_response=True)) / joint
 
@@ -625,7 +627,7 @@ class Measure:
 
 def measure(
     game: GameDef,
-    large: cfr.Subgame,
+    large: Subgame,
     x: float,
     seats: list[np.ndarray],
     name: str,
@@ -644,7 +646,7 @@ def measure(
 
 def with_extensions(
     game: GameDef,
-    large: cfr.Subgame,
+    large: Subgame,
     setup: ImprovementSetup,
     base: Solved,
     x: float,
@@ -658,7 +660,7 @@ def with_extensions(
     return measure(game, large, x, seats, name, time.perf_counter() - t0 + sum(e.seconds for e in extensions), note)
 
 
-def floor(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
+def floor(game: GameDef, large: Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
     """Reference: what the x-opener wins by never raising first (checking or calling
     there instead), against the blueprint: every strategy here keeps the blueprint on
     those lines, so none can hold the x-opener below this (it can always decline to
@@ -673,7 +675,7 @@ def floor(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Solv
     return Measure(FLOOR, (vs_x[0], vs_x[1]), None, time.perf_counter() - t0, "no answer to x can do better")
 
 
-def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
+def nested(game: GameDef, large: Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
     """Reference: nested subgame solving (``subgame_experiments``, Table 2) for the x
     opening, the base blueprint elsewhere."""
     t0 = time.perf_counter()
@@ -696,7 +698,7 @@ def nested(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Sol
     )
 
 
-def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
+def best_answer(game: GameDef, large: Subgame, setup: ImprovementSetup, base: Solved, x: float) -> Measure:
     """Reference: the best any answer to the x opening can do when the blueprint is kept
     everywhere else (as every improvement here keeps it): below each opening of the
     opponent where x is possible, a Resolve solve whose alternative is the opponent's
@@ -730,9 +732,7 @@ def best_answer(game: GameDef, large: cfr.Subgame, setup: ImprovementSetup, base
             )
             after = st.copy()
             after.apply(bet)
-            sub = cfr.make_subgame(
-                after, setup.evaluation(x), reach=in_canonical_order(large, bp.reaches()[:, kx], size)
-            )
+            sub = make_subgame(after, setup.evaluation(x), reach=in_canonical_order(large, bp.reaches()[:, kx], size))
             alt_sub = in_canonical_order(large, alt, size)[sub.hand_index]
             solved = cfr.solve(sub, setup.reference_iterations, gadget=cfr.Gadget("resolve", opp, alt_sub))
             pos = positions(large, size)[sub.hand_index]

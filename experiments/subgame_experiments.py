@@ -40,6 +40,8 @@ from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState, ra
 from pokerbot.protocol.gamedef import GameDef, load_gamedef
 from pokerbot.solver import cfr, gadgets
 from pokerbot.solver import ranges as rg
+from pokerbot.solver.passes import compat_sums, current_strategy
+from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.translation import pseudo_harmonic_probability
 from pokerbot.solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, sizes_for_round
 
@@ -260,12 +262,12 @@ def load_game(name: str) -> GameDef:
     return load_gamedef(name)
 
 
-def whole_game(game: GameDef, sizes: Sizes) -> cfr.Subgame:
+def whole_game(game: GameDef, sizes: Sizes) -> Subgame:
     """The whole game as one subgame from the first action (uniform ranges). Only games
     whose later rounds deal one board card at a time fit: the public tree does not
     expand a round dealing several cards (a flop) below the root."""
     try:
-        return cfr.make_subgame(BettingState(game), sizes)
+        return make_subgame(BettingState(game), sizes)
     except ValueError as e:
         raise ValueError(
             f"the whole game does not fit in one public tree ({e}); these experiments need "
@@ -325,14 +327,14 @@ def align(big, at: int, small) -> np.ndarray:
     return out
 
 
-def _weights(sub: cfr.Subgame, our_reach: np.ndarray) -> np.ndarray:
+def _weights(sub: Subgame, our_reach: np.ndarray) -> np.ndarray:
     """N(c): the opponent hand c's weight from our reach (and chance): compatible sums."""
     out = np.zeros(sub.hands.shape[0])
-    cfr.compat_sums(np.ascontiguousarray(our_reach, dtype=np.float64), sub.c1, sub.c2, sub.dup, out)
+    compat_sums(np.ascontiguousarray(our_reach, dtype=np.float64), sub.c1, sub.c2, sub.dup, out)
     return out
 
 
-def in_canonical_order(sub: cfr.Subgame, values: np.ndarray, size: int) -> np.ndarray:
+def in_canonical_order(sub: Subgame, values: np.ndarray, size: int) -> np.ndarray:
     """Per-hand values of ``sub`` (last axis) over all of the game's ``size`` hands in
     canonical order, zero for hands ``sub`` lacks (blocked by its board)."""
     values = np.asarray(values, dtype=np.float64)
@@ -341,7 +343,7 @@ def in_canonical_order(sub: cfr.Subgame, values: np.ndarray, size: int) -> np.nd
     return out
 
 
-def _violations(sub: cfr.Subgame, strategy: np.ndarray, opp: int, alt: np.ndarray) -> np.ndarray:
+def _violations(sub: Subgame, strategy: np.ndarray, opp: int, alt: np.ndarray) -> np.ndarray:
     """Per opponent hand of ``sub``: how much its best-response value in the subgame
     exceeds its alternative (0 if not, and for hands that cannot be there): how far a
     gadget solve falls short of its promise."""
@@ -358,13 +360,13 @@ class Gap:
     rises by at most its largest violation in any subgame below, since it reaches
     them with total probability at most one."""
 
-    def __init__(self, full: cfr.Subgame) -> None:
+    def __init__(self, full: Subgame) -> None:
         size = full.hands.shape[0]
         prior = in_canonical_order(full, _weights(full, np.ones(size)), size)
         self.prior = prior / prior.sum()
         self.worst = np.zeros((2, size))
 
-    def add(self, us: int, sub: cfr.Subgame, violations: np.ndarray) -> None:
+    def add(self, us: int, sub: Subgame, violations: np.ndarray) -> None:
         self.worst[us, sub.hand_index] = np.maximum(self.worst[us, sub.hand_index], violations)
 
     def chips(self) -> float:
@@ -388,7 +390,7 @@ def equity_buckets(game: GameDef, board: tuple[int, ...], buckets: int) -> np.nd
     return out
 
 
-def abstracted_cfr(game: GameDef, full: cfr.Subgame, iterations: int, buckets: int) -> np.ndarray:
+def abstracted_cfr(game: GameDef, full: Subgame, iterations: int, buckets: int) -> np.ndarray:
     """CFR+ on the whole game with a card abstraction in the last round: there, hands
     in the same equity bucket (same public node) share one information set (their
     regrets and average strategies are summed, so they play alike), as a card-
@@ -433,7 +435,7 @@ def abstracted_cfr(game: GameDef, full: cfr.Subgame, iterations: int, buckets: i
     tmp = np.zeros(H)
     for it in range(1, iterations + 1):
         for i in (0, 1):
-            cfr.current_strategy(regret, t.kind, t.player, t.first_child, t.num_children, -1, sigma, tmp)
+            current_strategy(regret, t.kind, t.player, t.first_child, t.num_children, -1, sigma, tmp)
             cfv, reaches = cfr.node_values(full, sigma, i)
             rows, par = rows_of[i]
             inst = np.zeros((t.num_nodes, H))
@@ -450,7 +452,7 @@ class Solved:
     or a nested solve's subgame), with the values that re-solving below it needs,
     computed once."""
 
-    def __init__(self, sub: cfr.Subgame, strategy: np.ndarray) -> None:
+    def __init__(self, sub: Subgame, strategy: np.ndarray) -> None:
         self.sub = sub
         self.strategy = strategy
         self.parent = _parents(sub.tree)
@@ -513,7 +515,7 @@ def _path_gifts(bp: Solved, us: int, path: list[int], kind: str) -> np.ndarray:
 
 def resolve_second_round(
     game: GameDef, bp: Solved, sizes: Sizes, y: int, us: int, method: Method, iterations: int
-) -> tuple[cfr.Subgame, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[Subgame, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Re-solve the subgame at whole-game node ``y`` for player ``us`` with ``method``
     against the blueprint ``bp``. Returns (the subgame, the whole-game node of each of
     its nodes, the whole-game hand position of each of its hands, its solved
@@ -526,7 +528,7 @@ def resolve_second_round(
     if not reaches[us, y].any():
         return None
     path = _path(bp.parent, y)
-    sub = cfr.make_subgame(_state_along(game, t, path), sizes, reach=in_canonical_order(full, reaches[:, y], size))
+    sub = make_subgame(_state_along(game, t, path), sizes, reach=in_canonical_order(full, reaches[:, y], size))
     pos = positions(full, size)[sub.hand_index]
     gadget = None
     alt = np.zeros(0)
@@ -546,7 +548,7 @@ def resolve_second_round(
     return sub, align(t, y, sub.tree), pos, solved, viol
 
 
-def positions(sub: cfr.Subgame, size: int) -> np.ndarray:
+def positions(sub: Subgame, size: int) -> np.ndarray:
     """Canonical hand index -> position among ``sub``'s hands (-1 where absent)."""
     out = np.full(size, -1, dtype=np.int64)
     out[sub.hand_index] = np.arange(sub.hand_index.size)
@@ -672,7 +674,7 @@ class Walk:
     blueprint (or the nested solution in force), and an off-tree bet is handled by
     translation or by a nested solve."""
 
-    def __init__(self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: Solved, us: int) -> None:
+    def __init__(self, game: GameDef, large: Subgame, small: Sizes, blueprint: Solved, us: int) -> None:
         self.game = game
         self.large = large
         self.small = small
@@ -696,7 +698,7 @@ class _TranslationWalk(Walk):
     each (computed exactly, no sampling)."""
 
     def __init__(
-        self, game: GameDef, large: cfr.Subgame, small: Sizes, blueprint: Solved, us: int, randomized: bool = True
+        self, game: GameDef, large: Subgame, small: Sizes, blueprint: Solved, us: int, randomized: bool = True
     ) -> None:
         super().__init__(game, large, small, blueprint, us)
         self.randomized = randomized
@@ -819,7 +821,7 @@ class NestedWalk(Walk):
     def __init__(
         self,
         game: GameDef,
-        large: cfr.Subgame,
+        large: Subgame,
         small: Sizes,
         blueprint: Solved,
         us: int,
@@ -907,11 +909,11 @@ class NestedWalk(Walk):
         opp = 1 - self.us
         reach = in_canonical_order(sol.sub, sol.reaches()[:, k], self.size)
         if m.expensive:
-            sub = cfr.make_subgame(st, self.small, reach=reach, extra_root_raises=(a.size,))
+            sub = make_subgame(st, self.small, reach=reach, extra_root_raises=(a.size,))
         else:
             after = st.copy()
             after.apply(a)
-            sub = cfr.make_subgame(after, self.small, reach=reach)
+            sub = make_subgame(after, self.small, reach=reach)
         gadget = None
         alt = np.zeros(0)
         if m.gadget is not None:
@@ -935,7 +937,7 @@ class NestedWalk(Walk):
         return solved, k2
 
 
-def blueprint_for_table2(setup: Table2Setup) -> tuple[GameDef, cfr.Subgame, Solved]:
+def blueprint_for_table2(setup: Table2Setup) -> tuple[GameDef, Subgame, Solved]:
     """The game, its tree in the large abstraction, and our blueprint: an equilibrium
     (CFR+) of the small abstraction."""
     game = load_game(setup.game)
@@ -944,7 +946,7 @@ def blueprint_for_table2(setup: Table2Setup) -> tuple[GameDef, cfr.Subgame, Solv
     return game, large, Solved(small, cfr.solve(small, setup.blueprint_iterations).strategy)
 
 
-def _profile(large: cfr.Subgame, seats: list[np.ndarray]) -> np.ndarray:
+def _profile(large: Subgame, seats: list[np.ndarray]) -> np.ndarray:
     """One strategy over the large tree: each player's nodes from that seat's walk."""
     t = large.tree
     out = seats[0].copy()
@@ -953,9 +955,7 @@ def _profile(large: cfr.Subgame, seats: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def table2_translation(
-    game: GameDef, large: cfr.Subgame, bp: Solved, setup: Table2Setup, randomized: bool = True
-) -> Row:
+def table2_translation(game: GameDef, large: Subgame, bp: Solved, setup: Table2Setup, randomized: bool = True) -> Row:
     t0 = time.perf_counter()
     seats = [_TranslationWalk(game, large, setup.small, bp, us, randomized=randomized).run() for us in (0, 1)]
     name = "Randomized pseudo-harmonic translation" if randomized else "Deterministic pseudo-harmonic translation"
@@ -963,7 +963,7 @@ def table2_translation(
 
 
 def table2_method(
-    game: GameDef, large: cfr.Subgame, bp: Solved, setup: Table2Setup, method: Method, progress: Progress = quiet
+    game: GameDef, large: Subgame, bp: Solved, setup: Table2Setup, method: Method, progress: Progress = quiet
 ) -> Row:
     t0 = time.perf_counter()
     gap = Gap(large)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import cfr
+from .subgame import Subgame
 
 
 def update_gifts(gifts: np.ndarray, value_before: np.ndarray, value_after_action: np.ndarray) -> np.ndarray:
@@ -34,7 +35,7 @@ def expected_per_hand(cfv: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.divide(cfv, weights, out=np.zeros_like(cfv, dtype=np.float64), where=weights > 0)
 
 
-def margins(sub: cfr.Subgame, strategy: np.ndarray, opponent: int, alt_values: np.ndarray) -> np.ndarray:
+def margins(sub: Subgame, strategy: np.ndarray, opponent: int, alt_values: np.ndarray) -> np.ndarray:
     """alt_values(c) - (the opponent's best-response value of hand c in the subgame
     against our part of ``strategy``), for the hands with N(c) > 0."""
     n = cfr.opponent_weights(sub, opponent)

@@ -18,6 +18,7 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
     from pokerbot.protocol.gamedef import bundled_game
     from pokerbot.solver import cfr, mccfr
     from pokerbot.solver.betting_tree import build_betting_tree
+    from pokerbot.solver.subgame import make_subgame
     from pokerbot.solver.tree import BetSizes
 
     cpu = pin_to_one_core()
@@ -25,7 +26,7 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
     deals = mccfr.LosslessDeals(game)
     sizes = BetSizes()
     tree = build_betting_tree(game, sizes, deals.bucket_counts)
-    sub = cfr.make_subgame(BettingState(game), sizes)
+    sub = make_subgame(BettingState(game), sizes)
 
     def exploitability(solver: mccfr.MCCFR) -> float:
         strategy = mccfr.to_public_strategy(tree, solver.average_strategy(), sub.tree, sub.hands, deals.bucket)

@@ -79,10 +79,11 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
     """The river reference spot: tree size, ms per CFR+ iteration on one core, the
     iterations and time to reach 0.3 % of the pot, and a 1,000-iteration solve."""
     from pokerbot.solver import cfr
+    from pokerbot.solver.subgame import make_subgame
 
     cpu = pin_to_one_core()
     state, sizes = _reference_river_spot()
-    sub = cfr.make_subgame(state, sizes)
+    sub = make_subgame(state, sizes)
     # per iteration as for the turn: solves of 0 and ``iterations`` iterations, so the
     # setup of a solve (allocating its arrays, normalising the average) is apart
     river_setup, per_iter = _per_iteration(cfr, sub, iterations, 1, repeats)
@@ -94,7 +95,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
             break
     full = cfr.solve(sub, 1000)
     turn_state, turn_sizes = _reference_turn_spot()
-    turn = cfr.make_subgame(turn_state, turn_sizes)
+    turn = make_subgame(turn_state, turn_sizes)
     turn_setup, turn_iter = _per_iteration(cfr, turn, TURN_ITERATIONS, 1, repeats)
     turn_iter_2 = None
     if cpu is not None:  # let both cores work on the blocks below the chance nodes

@@ -16,6 +16,7 @@ from numba.core.registry import CPUDispatcher
 import pokerbot.blueprint_store.abstraction
 import pokerbot.blueprint_store.indexer
 import pokerbot.solver.cfr
+import pokerbot.solver.passes
 import pokerbot.solver.equity
 import pokerbot.solver.evaluator
 import pokerbot.solver.ranges
@@ -27,7 +28,7 @@ from pokerbot.protocol.logs import configure
 configure("warning")
 
 MODULES = [pokerbot.blueprint_store.abstraction, pokerbot.blueprint_store.indexer, pokerbot.solver.cfr,
-           pokerbot.solver.equity, pokerbot.solver.evaluator,
+           pokerbot.solver.passes, pokerbot.solver.equity, pokerbot.solver.evaluator,
            pokerbot.solver.ranges]
 
 def compiled():

@@ -14,6 +14,7 @@ from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import cfr
+from pokerbot.solver.subgame import make_subgame
 from pokerbot.solver.tree import BetSizes
 
 pytestmark = pytest.mark.timeout(600)
@@ -22,12 +23,12 @@ HUNL = bundled_game("holdem.nolimit.2p")
 
 def river():
     st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d3c")), "r300c/cc/cc/")
-    return cfr.make_subgame(st, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
+    return make_subgame(st, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
 
 
 def turn():
     st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
-    return cfr.make_subgame(
+    return make_subgame(
         st, {2: BetSizes(bets=((0.5,), (1.0,)), max_raises=2), 3: BetSizes(bets=((0.5,), (1.0,)), max_raises=2)}
     )
 
@@ -91,7 +92,7 @@ def test_overrunning_worker_is_killed_at_the_limit():
         old = p.pids[0]
         st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
         big = BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2)
-        sub = cfr.make_subgame(st, {2: big, 3: big})  # 19k nodes: one iteration takes about a second
+        sub = make_subgame(st, {2: big, 3: big})  # 19k nodes: one iteration takes about a second
         t0 = time.monotonic()
         with pytest.raises(WorkerLost, match="overran"):
             p.solve(SolveJob(sub, 10, 0.001, limit=0.5))

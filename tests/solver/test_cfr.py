@@ -7,7 +7,9 @@ import pytest
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game, parse_gamedef
-from pokerbot.solver import cfr
+from pokerbot.solver import cfr, passes
+from pokerbot.solver.passes import FOLD_OTHER_REACH, FOLD_SAME_REACH, NO_FOLD, NO_GADGET, compat_sums, current_strategy
+from pokerbot.solver.subgame import make_subgame, showdown_scratch, to_block_order, to_hand_order
 from pokerbot.solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, build_tree
 
 SPOT_GAME = parse_gamedef(
@@ -93,10 +95,10 @@ def test_terminal_sweeps_against_brute_force(game):
     if game.startswith("hunl"):
         # a paired board with a flush (few big tie groups), and a connected one (a
         # card in many groups: a tall card table)
-        sub = cfr.make_subgame(river_state("AsKs7s7d2c" if game == "hunl" else "9h8d7c6s2h"), BetSizes())
+        sub = make_subgame(river_state("AsKs7s7d2c" if game == "hunl" else "9h8d7c6s2h"), BetSizes())
     else:  # one-card hands
         leduc = bundled_game("leduc.nolimit.2p")
-        sub = cfr.make_subgame(apply_betting(BettingState(leduc, 0, None, parse_cards("Kh")), "cc/"), BetSizes())
+        sub = make_subgame(apply_betting(BettingState(leduc, 0, None, parse_cards("Kh")), "cc/"), BetSizes())
     rng = np.random.default_rng(0)
     H = len(sub.hands)
     dense = rng.random(H)
@@ -111,22 +113,22 @@ def test_terminal_sweeps_against_brute_force(game):
     for q in (dense, sparse, one, np.zeros(H)):
         compat, show = brute_compat_and_showdown(sub, q, 700)
         out = np.zeros(H)
-        cfr.compat_sums(q, sub.c1, sub.c2, sub.dup, out)
+        compat_sums(q, sub.c1, sub.c2, sub.dup, out)
         assert np.allclose(out, compat)
         y = rng.random(H)
         compat_y, _ = brute_compat_and_showdown(sub, y, 700)
         layout = (sub.dup, sub.orders, sub.c1s, sub.c2s, sub.ladder, sub.board_rows[0])
         for identity in (bool(sub.board_identity[0]), False):  # False: the gathering path
             # scratch with stale values (the card table is reused from sweep to sweep)
-            qs = np.full(H + cfr.showdown_scratch(sub), 5.0)
+            qs = np.full(H + showdown_scratch(sub), 5.0)
             out = np.full(H, 9.0)  # stale values from an earlier node must not survive
-            cfr._showdown(q, *layout, identity, 700, qs, out, cfr.NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
+            passes._showdown(q, *layout, identity, 700, qs, out, NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
             assert np.allclose(out, show)
             # a fold beside the showdown, with the same opponent reach and with another one
             fold = np.full(H, 9.0)
-            cfr._showdown(q, *layout, identity, 700, qs, out, cfr.FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
+            passes._showdown(q, *layout, identity, 700, qs, out, FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
-            cfr._showdown(q, *layout, identity, 700, qs, out, cfr.FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
+            passes._showdown(q, *layout, identity, 700, qs, out, FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
 
 
@@ -163,7 +165,7 @@ def direct_values(sub, strategy, player):
 
 
 def test_values_agree_with_direct_enumeration():
-    sub = cfr.make_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
+    sub = make_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
     rng = np.random.default_rng(1)
     sub.reach[:] = rng.random(sub.reach.shape)
     strategy = cfr.average_strategy(sub.tree, rng.random((sub.tree.num_nodes, len(sub.hands))))
@@ -178,7 +180,7 @@ def test_values_agree_with_direct_enumeration():
         # scratch rows reused from a pass that did reach those lines (as inside a solve)
         work = cfr._Work(sub)
         for strat in (strategy, sparse):
-            cfr._traverse(
+            passes.traverse(
                 p,
                 *sub.kernel_args(),
                 sub.reach[0],
@@ -200,7 +202,7 @@ def test_values_agree_with_direct_enumeration():
 
 
 def test_cfr_plus_converges_on_a_river_spot():
-    sub = cfr.make_subgame(river_state(), BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
+    sub = make_subgame(river_state(), BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
     uniform = cfr.average_strategy(sub.tree, np.ones((sub.tree.num_nodes, len(sub.hands))))
     e0 = cfr.exploitability(sub, uniform)
     e = [cfr.exploitability(sub, cfr.solve(sub, n).strategy) for n in (20, 100, 400)]
@@ -212,7 +214,7 @@ def test_cfr_plus_converges_on_a_river_spot():
 
 
 def test_deadline_stops_early():
-    sub = cfr.make_subgame(river_state(), BetSizes())
+    sub = make_subgame(river_state(), BetSizes())
     r = cfr.solve(sub, 10**7, deadline=0.2)
     assert r.stopped_early and 0 < r.iterations < 10**7 and r.seconds < 2
 
@@ -221,7 +223,7 @@ def test_kuhn_value_is_minus_one_eighteenth():
     """Kuhn poker is one betting round with private cards: the whole game is a
     'river subgame' from the root, ranges uniform, card removal doing the deal."""
     kuhn = bundled_game("kuhn.limit.2p")
-    sub = cfr.make_subgame(BettingState(kuhn), BetSizes())
+    sub = make_subgame(BettingState(kuhn), BetSizes())
     r = cfr.solve(sub, 2000)
     ev0, ev1 = cfr.expected_values(sub, r.strategy)
     assert ev0 == pytest.approx(-1 / 18, abs=1e-3) and ev1 == pytest.approx(1 / 18, abs=1e-3)
@@ -236,7 +238,7 @@ def test_leduc_value_matches_openspiel():
     """The whole of Leduc hold'em (a chance node deals the board card): OpenSpiel's
     leduc_poker is worth -0.0856 per hand to the first player."""
     leduc = bundled_game("leduc.limit.2p")
-    sub = cfr.make_subgame(BettingState(leduc), BetSizes())
+    sub = make_subgame(BettingState(leduc), BetSizes())
     assert sub.tree.num_chance == 5
     r = cfr.solve(sub, 3000)
     ev0, ev1 = cfr.expected_values(sub, r.strategy)
@@ -249,7 +251,7 @@ def test_turn_subgame_chance_values_against_the_rivers():
     river cards of the river showdown values."""
     state = river_state("QsJh2h8d", "r500c/cc/")
     sizes = BetSizes(bets=((0.5,), (1.0,)), max_raises=1)
-    sub = cfr.make_subgame(state, sizes)
+    sub = make_subgame(state, sizes)
     assert sub.tree.num_chance > 0 and len(sub.tree.boards) > 1
     # a strategy that always checks/calls: value = equity-weighted pot share
     check = np.zeros((sub.tree.num_nodes, len(sub.hands)))
@@ -291,14 +293,14 @@ def test_per_round_sizes_and_an_off_tree_root_raise():
 def test_parallel_blocks_give_the_same_solution():
     state = river_state("QsJh2h8d", "r500c/cc/")
     sizes = {2: BetSizes(bets=((1.0,), (1.0,)), max_raises=1), 3: BetSizes(bets=((1.0,), (1.0,)), max_raises=1)}
-    sub = cfr.make_subgame(state, sizes)
+    sub = make_subgame(state, sizes)
     t = sub.tree
     assert len(t.blocks) > 40  # one per river card below each turn line that sees one
     assert t.top_end + int((t.blocks[:, 1] - t.blocks[:, 0]).sum()) == t.num_nodes
     one = cfr.solve(sub, 20, threads=1).strategy
     two = cfr.solve(sub, 20, threads=2).strategy
     assert np.allclose(one, two, rtol=1e-12, atol=1e-12)
-    leduc = cfr.make_subgame(BettingState(bundled_game("leduc.limit.2p")), BetSizes())
+    leduc = make_subgame(BettingState(bundled_game("leduc.limit.2p")), BetSizes())
     assert np.allclose(cfr.solve(leduc, 50, threads=2).strategy, cfr.solve(leduc, 50).strategy)
 
 
@@ -313,9 +315,9 @@ SHORT_DECK_GAME = parse_gamedef(
 
 def block_spots():
     one_bet = BetSizes(bets=((1.0,), (1.0,)), max_raises=1)
-    turn = cfr.make_subgame(river_state("QsJh2h8d", "r500c/cc/"), {2: one_bet, 3: one_bet})
+    turn = make_subgame(river_state("QsJh2h8d", "r500c/cc/"), {2: one_bet, 3: one_bet})
     flop_state = apply_betting(BettingState(SHORT_DECK_GAME, 0, None, parse_cards("KsQh9h")), "r500c/")
-    flop = cfr.make_subgame(flop_state, {1: one_bet, 2: one_bet, 3: one_bet})
+    flop = make_subgame(flop_state, {1: one_bet, 2: one_bet, 3: one_bet})
     return {"turn": turn, "flop": flop}
 
 
@@ -335,8 +337,8 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     w = cfr._Work(sub, cfr.SOLVE_DTYPE)  # every node's rows
     assert w.cfv.shape[0] == t.num_nodes > cfr._Work(sub, cfr.SOLVE_DTYPE, t.top_rows).cfv.shape[0]
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
-    g = (cfr.NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
-    cfr._run_cfr(
+    g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
+    passes.run_cfr(
         *sub.kernel_args(),
         reach[0],
         reach[1],
@@ -359,7 +361,7 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
         np.zeros((1, t.block_rows, H), cfr.SOLVE_DTYPE),
         False,
     )
-    assert np.array_equal(small.strategy, cfr.average_strategy(t, cfr.to_hand_order(sub, avg)))
+    assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
 
 @pytest.mark.parametrize("spot", ["turn", "flop"])
@@ -394,7 +396,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
         for walk in ("whole", "blocks", "parallel"):
             regret, avg, strategy = start.copy(), start.copy(), sigma.copy()  # a pass remakes p's strategy
             if walk != "whole":
-                regret, avg, strategy = (cfr.to_block_order(sub, a) for a in (regret, avg, strategy))
+                regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
             w = cfr._Work(sub, cfr.SOLVE_DTYPE)
             args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
             rows = t.block_rows
@@ -408,9 +410,9 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                 sub.block_board,
             )
             if walk == "whole":
-                cfr._traverse(*args)
+                passes.traverse(*args)
             elif walk == "blocks":
-                cfr._traverse_by_block(
+                passes._traverse_by_block(
                     *args,
                     *layout,
                     np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
@@ -418,7 +420,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                     -1,
                 )
             else:  # the blocks in two shares, one per thread
-                cfr._traverse_blocks(
+                passes._traverse_blocks(
                     *args,
                     *layout,
                     np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
@@ -428,8 +430,8 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             out.append((regret, avg, w.cfv[0], strategy))
         for a, b in zip(out[1], out[2]):
             np.testing.assert_array_equal(a, b)
-        whole = [cfr.to_block_order(sub, a) for a in (out[0][0], out[0][1])] + [out[0][2]]
-        whole.append(cfr.to_block_order(sub, out[0][3]))
+        whole = [to_block_order(sub, a) for a in (out[0][0], out[0][1])] + [out[0][2]]
+        whole.append(to_block_order(sub, out[0][3]))
         for a, b in zip(whole, out[1]):
             if spot == "flop":
                 np.testing.assert_array_equal(a, b)
@@ -439,7 +441,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
         assert not np.array_equal(out[0][3], sigma)
         # the strategy the pass made is regret matching on its new regrets
         remade = out[0][3].copy()
-        cfr.current_strategy(
+        current_strategy(
             out[0][0], t.kind, t.player, t.first_child, t.num_children, p, remade, np.zeros(H, cfr.SOLVE_DTYPE)
         )
         np.testing.assert_array_equal(remade, out[0][3])
@@ -453,7 +455,7 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
     equal those of a pass that recomputes both, bit for bit; leaving out the wrong
     player's rows must not."""
     if spot == "river":
-        sub = cfr.make_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
+        sub = make_subgame(river_state("9c8c7d2s2h"), BetSizes(bets=((0.5, 1.5), (1.0,)), max_raises=2))
     else:
         sub = block_spots()["turn"]
     t = sub.tree
@@ -474,10 +476,10 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
     )
     out = {}
     for skip in (-1, 1, 0):
-        regret, avg, strategy = (cfr.to_block_order(sub, a) for a in (start, start, sigma))
+        regret, avg, strategy = (to_block_order(sub, a) for a in (start, start, sigma))
         w = cfr._Work(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
-            cfr._traverse_by_block(
+            passes._traverse_by_block(
                 p,
                 *sub.kernel_args(),
                 reach[0],
@@ -514,7 +516,7 @@ def test_a_turn_solve_converges_with_rows_in_board_order():
     # the order round trip on the live hands of each block
     rng = np.random.default_rng(5)
     a = rng.random((sub.tree.num_nodes, len(sub.hands)))
-    back = cfr.to_hand_order(sub, cfr.to_block_order(sub, a))
+    back = to_hand_order(sub, to_block_order(sub, a))
     for b in np.nonzero(sub.block_board >= 0)[0]:
         lo, hi = sub.tree.blocks[b]
         d = sub.tree.dealt[sub.block_parent[b]]

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from pokerbot.solver import cfr, gadgets
+from pokerbot.solver.subgame import explicit_subgame
 from pokerbot.solver.tree import ExplicitNode
 
 HEADS, TAILS = 0, 1  # P1's private coin; P2 has a single private state (index 0)
@@ -43,13 +44,13 @@ def p1_best_response_value(p2):
 
 def test_unsafe_solving_always_guesses_heads():
     reach = np.array([[0.5 * BLUEPRINT_PLAY[HEADS], 0.5 * BLUEPRINT_PLAY[TAILS]], [1.0, 0.0]])
-    sub = cfr.explicit_subgame(subgame_s(), reach)
+    sub = explicit_subgame(subgame_s(), reach)
     s = p2_strategy(sub, cfr.solve(sub, 2000).strategy)
     assert s["heads"] == pytest.approx(1.0, abs=1e-3)
 
 
 def test_maxmargin_gives_heads_five_eighths():
-    sub = cfr.explicit_subgame(subgame_s(), np.array([[0.5, 0.5], [1.0, 0.0]]))
+    sub = explicit_subgame(subgame_s(), np.array([[0.5, 0.5], [1.0, 0.0]]))
     alt = np.array([0.0, 0.5])  # P1's value for Play against the blueprint: 0 with Heads, 1/2 with Tails
     s = p2_strategy(sub, cfr.solve(sub, 4000, gadget=cfr.Gadget("maxmargin", 0, alt)).strategy)
     assert s["heads"] == pytest.approx(5 / 8, abs=5e-3) and s["tails"] == pytest.approx(3 / 8, abs=5e-3)
@@ -63,7 +64,7 @@ def test_solving_the_whole_game_makes_p1_indifferent():
     Tails 3/4: Play with Heads is worth -1/4 + 3/4 = 1/2 = Sell. (The extracted text
     of the paper, and the issue quoting it, say Heads 3/4, Tails 1/4; that strategy
     leaves P1 a value of 1/2, not 0, so we follow the paper's stated property.)"""
-    sub = cfr.explicit_subgame(whole_game(), np.array([[0.5, 0.5], [1.0, 0.0]]))
+    sub = explicit_subgame(whole_game(), np.array([[0.5, 0.5], [1.0, 0.0]]))
     r = cfr.solve(sub, 4000)
     s = p2_strategy(sub, r.strategy, node=2)
     assert s["heads"] == pytest.approx(1 / 4, abs=5e-3) and s["tails"] == pytest.approx(3 / 4, abs=5e-3)
@@ -73,7 +74,7 @@ def test_solving_the_whole_game_makes_p1_indifferent():
 
 
 def test_reach_maxmargin_beats_maxmargin_and_the_blueprint():
-    sub = cfr.explicit_subgame(subgame_s(), np.array([[0.5, 0.5], [1.0, 0.0]]))
+    sub = explicit_subgame(subgame_s(), np.array([[0.5, 0.5], [1.0, 0.0]]))
     cbv = np.array([0.0, 0.5])
     # gifts: at P1's root the best value was max(Sell, Play) = (0.5, 0.5); Play gave (0, 0.5)
     gifts = gadgets.update_gifts(np.zeros(2), np.array([0.5, 0.5]), cbv)

@@ -9,6 +9,7 @@ import pytest
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import cfr, gadgets
+from pokerbot.solver.subgame import make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
 
 US, OPP = 1, 0
@@ -18,7 +19,7 @@ SIZES = BetSizes()
 @pytest.fixture(scope="module")
 def leduc():
     game = bundled_game("leduc.limit.2p")
-    full = cfr.make_subgame(BettingState(game), SIZES)
+    full = make_subgame(BettingState(game), SIZES)
     blueprint = cfr.solve(full, 25).strategy  # coarse: clearly exploitable
     return game, full, blueprint
 
@@ -60,7 +61,7 @@ def resolve_in(game, full, strategy, y, kind, iterations=600):
     Returns the combined strategy, the subgame, its solution and the alternatives."""
     t = full.tree
     st = state_at(game, t, y)
-    sub = cfr.make_subgame(st, SIZES)
+    sub = make_subgame(st, SIZES)
     assert sub.tree.num_nodes == 1 + (max_desc(t, y) - t.first_child[y] + 1)
     idx = {h: i for i, h in enumerate(full.hand_index.tolist())}
     hmap = np.array([idx[h] for h in sub.hand_index.tolist()])
@@ -115,7 +116,7 @@ def test_resolve_never_helps_the_opponent(leduc):
 
 def unsafe_in(game, full, strategy, y, iterations=600):
     t = full.tree
-    sub = cfr.make_subgame(state_at(game, t, y), SIZES)
+    sub = make_subgame(state_at(game, t, y), SIZES)
     idx = {h: i for i, h in enumerate(full.hand_index.tolist())}
     hmap = np.array([idx[h] for h in sub.hand_index.tolist()])
     _, reaches = cfr.node_values(full, strategy, US)
@@ -148,7 +149,7 @@ def test_gifts_and_offtree_alternatives():
 
 def test_gadget_input_is_checked():
     game = bundled_game("kuhn.limit.2p")
-    sub = cfr.make_subgame(BettingState(game), SIZES)
+    sub = make_subgame(BettingState(game), SIZES)
     with pytest.raises(ValueError, match="one value per subgame hand"):
         cfr.solve(sub, 5, gadget=cfr.Gadget("resolve", 0, np.zeros(7)))
     with pytest.raises(ValueError, match="gadget kind"):

@@ -10,6 +10,7 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import cfr, mccfr
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.betting_tree import build_betting_tree
+from pokerbot.solver.subgame import make_subgame
 from pokerbot.solver.tree import DECISION, BetSizes
 
 SIZES = BetSizes()
@@ -21,7 +22,7 @@ def setup(name):
     game = bundled_game(name)
     deals = mccfr.LosslessDeals(game)
     tree = build_betting_tree(game, SIZES, deals.bucket_counts)
-    sub = cfr.make_subgame(BettingState(game), SIZES)
+    sub = make_subgame(BettingState(game), SIZES)
     return game, deals, tree, sub
 
 
@@ -112,7 +113,7 @@ def check_subgame(game, deals, checks):
     hands = rg.hole_hands(game)
     reach = np.ones((2, len(hands)))
     reach[0] = [checks[deals.bucket(0, tuple(h), ())] for h in hands.tolist()]
-    return cfr.make_subgame(apply_betting(BettingState(game), "c"), SIZES, reach=reach)
+    return make_subgame(apply_betting(BettingState(game), "c"), SIZES, reach=reach)
 
 
 def test_a_kept_root_action_solves_the_subtree_for_the_frozen_range():

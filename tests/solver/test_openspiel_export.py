@@ -12,6 +12,7 @@ from pokerbot.protocol.cards import make_card  # noqa: E402
 from pokerbot.protocol.gamedef import bundled_game  # noqa: E402
 from pokerbot.solver import cfr  # noqa: E402
 from pokerbot.solver.openspiel_export import export_policy  # noqa: E402
+from pokerbot.solver.subgame import make_subgame  # noqa: E402
 from pokerbot.solver.tree import BetSizes  # noqa: E402
 
 
@@ -46,7 +47,7 @@ def to_tabular(os_game, exported):
 def test_openspiel_exploitability_and_best_responses_agree(name):
     os_name, ours_name, card_map, action_map, iterations = CASES[name]
     os_game = pyspiel.load_game(os_name)
-    sub = cfr.make_subgame(BettingState(bundled_game(ours_name)), BetSizes())
+    sub = make_subgame(BettingState(bundled_game(ours_name)), BetSizes())
     for iters in (5, iterations):  # a poor strategy and a good one
         strategy = cfr.solve(sub, iters).strategy
         tab = to_tabular(os_game, export_policy(sub, strategy, os_game, card_map, action_map))

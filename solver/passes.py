@@ -1,0 +1,1530 @@
+"""The numba kernels of vector CFR+ (``cfr`` drives them): terminal values (folds by
+per-card reach totals, showdowns by one sweep over the hands sorted by strength, see
+``_showdown``), the forward and backward passes over the public tree, block by block
+(``_walk_block``), the safe gadget's root, and the iteration loop (``run_cfr``).
+
+They stay in one module on purpose: numba's on-disk cache of a kernel is invalidated
+when its own source file changes, not when a kernel it calls changes in another file,
+so kernels that call each other live together. Arrays in and out only; ``Subgame``
+(``subgame``) bundles the arrays a solve passes in.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba as nb
+import numpy as np
+
+from . import ranges as rg
+from .tree import CHANCE, DECISION, FOLD_TERMINAL, MATRIX_TERMINAL, SHOWDOWN
+
+NUM_CARDS = 52
+#: Cards and hand positions used as gather indices are unsigned: numba then emits no
+#: negative-index wraparound for them (measured 1.7x faster on the terminal sweeps).
+CARD_DTYPE = np.uint8
+INDEX_DTYPE = np.uint32
+#: LLVM's fast-math flags for the kernels, without reassociation and contraction (fused
+#: multiply-add): with those, the rounding of a solve depended on how the kernels were
+#: compiled (inlined fresh in this process, or loaded from numba's cache), and a solver
+#: pool's worker and its parent gave different strategies for the same job. Without
+#: them solves are the same bit for bit however compiled, at the same speed.
+FASTMATH = {"nnan", "ninf", "nsz", "arcp", "afn"}
+#: Card index of the missing second card of one-card hands: its totals stay zero.
+NO_CARD = rg.NO_CARD  # NUM_CARDS: per-card totals have NUM_CARDS + 1 entries
+#: Columns of the showdown sweep's card table (see ``ranges.ladder``).
+LADDER_WIDTH = rg.LADDER_WIDTH
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _card_totals(q, c1, c2, card):
+    """card[c] += the reach q of the hands holding card c (NO_CARD left at 0); returns
+    the total reach. Hands with no reach are skipped (CFR+ leaves many). Over the
+    hands of ``c1`` (a row may be longer: see _walk_block)."""
+    total = 0.0
+    for j in range(c1.shape[0]):
+        x = q[j]
+        if x != 0.0:
+            total += x
+            card[c1[j]] += x
+            card[c2[j]] += x
+    card[NO_CARD] = 0.0
+    return total
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def compat_sums(q, c1, c2, dup, out):
+    """out[h] = sum of q over hands sharing no card with hand h. Two-card hands
+    (dup = 1) subtract h itself twice through the card totals and add it back once."""
+    card = np.zeros(NUM_CARDS + 1)
+    total = _card_totals(q, c1, c2, card)
+    for h in range(c1.shape[0]):
+        out[h] = total - card[c1[h]] - card[c2[h]] + dup * q[h]
+
+
+#: What a showdown sweep also computes for a fold terminal beside it (see _showdown).
+NO_FOLD, FOLD_SAME_REACH, FOLD_OTHER_REACH = 0, 1, 2
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out, fold_mode, y, fold_value, ys, fold_out):
+    """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
+    the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; ``ladder``
+    their tie groups, then their first and their second card-table slots, ``rows``
+    the table's rows: see ``ranges.ladder``); hands not in it (dead on this board)
+    get 0.
+
+    For a hand h (cards c1, c2) of tie group g, let R[c] be the reach of the hands
+    below g holding card c and R* their total reach; G, G* the same for group g and
+    F, F* for all hands. Inclusion-exclusion gives weaker = R* - R[c1] - R[c2] and
+    stronger = (F* - R* - G*) - (F - R - G)[c1] - (F - R - G)[c2], so the value is
+    K - D[c1] - D[c2] with D = 2R + G - F and K = 2R* + G* - F*. D is kept per
+    group only for the cards the group holds: column c of the card table lists the
+    groups holding c, weakest first, so one pass adds each hand's reach into its
+    two slots (G), a pass down the columns turns them into D (the running total is
+    R; vector operations over the 64 columns), and each hand's value then reads its
+    two slots and its group's K. K comes from the running total of the reach at
+    each group's end. No branch depends on the tie groups' sizes (an earlier sweep
+    over the groups lost about half its time to mispredicted group ends). The table
+    is in the arrays' precision (single in a solve), the running total in double.
+
+    The reach is gathered into strength order (in ``qs``) unless the order is the
+    identity (a river spot: hands stored weakest first); the table lives at the end
+    of ``qs`` (see ``_Work``). A fold terminal under the same decision node is
+    evaluated in the same call: fold_out[h] = fold_value * (compatible reach of
+    ``y``), where y is ``q`` itself (FOLD_SAME_REACH: from F and F*) or another
+    reach (FOLD_OTHER_REACH: its card totals are summed apart); NO_FOLD leaves
+    fold_out alone."""
+    n = order.shape[0]
+    W = LADDER_WIDTH
+    zero = qs.dtype.type(0.0)
+    table = qs[qs.shape[0] - (rows * W + n + 2 * W) :]
+    at_end = table[rows * W :]  # per group: the running reach total at its end, then K
+    F = table[rows * W + n :]
+    R = F[W:]
+    if identity:
+        x_ = q
+        ys = y
+    else:
+        for t in range(n):
+            qs[t] = q[order[t]]
+        x_ = qs
+        if fold_mode == FOLD_OTHER_REACH:
+            for t in range(n):
+                ys[t] = y[order[t]]
+        for h in range(out.shape[0]):  # dead hands
+            out[h] = 0.0
+        if fold_mode != NO_FOLD:
+            for h in range(fold_out.shape[0]):
+                fold_out[h] = 0.0
+    if n == 0:
+        return
+    gid = ladder[:n]  # three contiguous runs (a 2-D slice's strides cost about 15 %)
+    s1 = ladder[n : 2 * n]
+    s2 = ladder[2 * n :]
+    for j in range(rows * W):
+        table[j] = zero
+    total = 0.0
+    for t in range(n):
+        x = x_[t]
+        if x != zero:  # hands with no reach come in runs: the branch predicts well
+            table[s1[t]] += x
+            table[s2[t]] += x
+            total += x
+        at_end[gid[t]] = total  # the last hand of a group leaves the group's end total
+    for c in range(W):
+        F[c] = zero
+        R[c] = zero
+    for k in range(rows):
+        for c in range(W):
+            F[c] += table[k * W + c]
+    for k in range(rows):
+        for c in range(W):
+            g = table[k * W + c]
+            r = R[c]
+            table[k * W + c] = r + r + g - F[c]
+            R[c] = r + g
+    for k in range(rows):
+        table[k * W + NO_CARD] = zero
+    F[NO_CARD] = zero
+    groups = np.int64(gid[n - 1]) + 1
+    F_all = at_end[groups - 1]
+    below = zero
+    for g in range(groups):  # K = R* + (R* + G*) - F*
+        end = at_end[g]
+        at_end[g] = below + end - F_all
+        below = end
+    st = qs.dtype.type(stake)
+    if fold_mode == FOLD_SAME_REACH:  # both in one loop, in the arrays' precision
+        fv = qs.dtype.type(fold_value)
+        dp = qs.dtype.type(dup)
+        if identity:
+            for t in range(n):
+                a = s1[t]
+                b = s2[t]
+                out[t] = st * (at_end[gid[t]] - table[a] - table[b])
+                fold_out[t] = fv * (dp * x_[t] + F_all - F[a & (W - 1)] - F[b & (W - 1)])
+        else:
+            for t in range(n):
+                a = s1[t]
+                b = s2[t]
+                out[order[t]] = st * (at_end[gid[t]] - table[a] - table[b])
+                fold_out[order[t]] = fv * (dp * x_[t] + F_all - F[a & (W - 1)] - F[b & (W - 1)])
+        return
+    if fold_mode == FOLD_OTHER_REACH:
+        ycard = np.zeros(NUM_CARDS + 1)
+        ytotal = _card_totals(ys[:n], c1s, c2s, ycard)
+        for t in range(n):
+            v = fold_value * (ytotal - ycard[c1s[t]] - ycard[c2s[t]] + dup * ys[t])
+            if identity:
+                fold_out[t] = v
+            else:
+                fold_out[order[t]] = v
+    if identity:
+        for t in range(n):
+            out[t] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
+    else:
+        for t in range(n):
+            out[order[t]] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _showdown_node(
+    n,
+    q,
+    out,
+    spent,
+    board_of,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    qs,
+    tmp,
+    in_order,
+):
+    """out = the values of showdown node n against the opponent's reach ``q`` (its
+    stake, on its board's hand order; ``in_order``: rows are already in that order,
+    see _walk_block)."""
+    b = board_of[n]
+    s0 = board_start[b]
+    e0 = s0 + board_len[b]
+    _showdown(
+        q,
+        dup,
+        orders[s0:e0],
+        c1s[s0:e0],
+        c2s[s0:e0],
+        ladder[3 * s0 : 3 * e0],
+        board_rows[b],
+        board_identity[b] or in_order,
+        min(spent[n, 0], spent[n, 1]),
+        qs,
+        out,
+        NO_FOLD,
+        tmp,
+        0.0,
+        tmp,
+        tmp,
+    )
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def current_strategy(regret, kind, player, first_child, num_children, who, sigma, tmp):
+    """Regret matching at the decision nodes of player ``who`` (-1: all players),
+    uniform where no regret is positive. Inner loops run over hands (contiguous)."""
+    H = regret.shape[1]
+    zero = regret.dtype.type(0.0)  # a float64 literal would make single-precision loops double
+    for n in range(kind.shape[0]):
+        if kind[n] != DECISION or (who >= 0 and player[n] != who):
+            continue
+        f = first_child[n]
+        m = num_children[n]
+        for h in range(H):
+            tmp[h] = 0.0
+        for c in range(f, f + m):
+            for h in range(H):
+                tmp[h] += max(regret[c, h], zero)
+        uniform = sigma.dtype.type(1.0 / m)
+        for c in range(f, f + m):
+            for h in range(H):
+                t = tmp[h]
+                sigma[c, h] = max(regret[c, h], zero) / t if t > zero else uniform
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def traverse(
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+):
+    """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
+    slot[p] is s (it changes only below p's own decisions and chance nodes). update:
+    CFR+ regret and average updates (and the next strategy at i's nodes);
+    best_response: the best action per hand at i's nodes. A chance child removes the
+    hands holding its card (reach and value 0)."""
+    n_nodes = kind.shape[0]
+    H = c1.shape[0]
+    for h in range(H):
+        reach[0, 0, h] = reach0[h]
+        reach[1, 0, h] = reach1[h]
+    none = np.zeros(n_nodes, dtype=np.bool_)
+    _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
+    _backward(
+        0,
+        n_nodes,
+        0,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+        none,
+        False,
+    )
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _walk_block(
+    lo,
+    hi,
+    parent,
+    chance,
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    local_slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    block_reach,
+    block_cfv,
+    tmp,
+    qs,
+    in_block,
+    board,
+):
+    """One block: the chance child ``parent`` of chance node ``chance`` and the
+    subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
+    small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
+    is ``parent``, row m - lo + 1 block node m; ``local_slot`` the reach slots in
+    those terms) instead of rows of the tree-wide arrays, which a pass over a big
+    tree streams through memory. In: the chance node's reach (the top pass made it);
+    out: the parent's values (the top pass reads them). The parent's own work is done
+    here too, so that in parallel it runs on the block's thread.
+
+    ``board`` >= 0: every showdown of the block is on that board, and the block's
+    rows (block-local reaches and values, and the block nodes' rows of ``sigma``,
+    ``regret`` and ``avg``) hold its live hands in its strength order, in their
+    first ``board_len[board]`` columns: the reach is gathered into that order once
+    here and the parent's values scattered back, instead of at every showdown of the
+    block (see ``Subgame.block_board``, ``to_hand_order``)."""
+    H = c1.shape[0]
+    base = lo - 1
+    if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
+        # straight from the chance node's reach: the board's order leaves out the
+        # hands holding the dealt card, and their values come out 0
+        _showdown_node(
+            parent,
+            reach[1 - i, slot[1 - i, chance]],
+            cfv[parent],
+            spent,
+            board_of,
+            dup,
+            orders,
+            c1s,
+            c2s,
+            ladder,
+            board_start,
+            board_len,
+            board_rows,
+            board_identity,
+            qs,
+            tmp,
+            False,
+        )
+        return
+    in_order = board >= 0
+    if in_order:
+        s0 = board_start[board]
+        e0 = s0 + board_len[board]
+        perm = orders[s0:e0]
+        hc1 = c1s[s0:e0]
+        hc2 = c2s[s0:e0]
+        for p in range(2):
+            src = slot[p, chance]
+            for t in range(e0 - s0):
+                block_reach[p, 0, t] = reach[p, src, perm[t]]
+    else:
+        perm = orders[0:0]
+        hc1 = c1
+        hc2 = c2
+        _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
+    Hb = hc1.shape[0]
+    f = first_child[parent]
+    if kind[parent] == DECISION:
+        _decision_reach(parent, 0, base, player, first_child, num_children, sigma, block_reach, Hb)
+    else:  # a chance node right below a chance node (both players all in); never in order
+        for c in range(f, f + num_children[parent]):
+            _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
+    _forward(
+        lo,
+        hi,
+        base,
+        kind,
+        player,
+        first_child,
+        num_children,
+        dealt,
+        local_slot,
+        hc1,
+        hc2,
+        sigma,
+        block_reach,
+        in_block,
+        -1,
+    )
+    _backward(
+        lo,
+        hi,
+        base,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        local_slot,
+        hc1,
+        hc2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        block_reach,
+        block_cfv,
+        tmp,
+        qs,
+        in_block,
+        in_order,
+    )
+    if kind[parent] == DECISION:
+        _terminal_children(
+            parent,
+            base,
+            i,
+            kind,
+            player,
+            first_child,
+            num_children,
+            spent,
+            board_of,
+            local_slot,
+            hc1,
+            hc2,
+            dup,
+            orders,
+            c1s,
+            c2s,
+            ladder,
+            board_start,
+            board_len,
+            board_rows,
+            board_identity,
+            at_parent,
+            block_reach,
+            block_cfv,
+            tmp,
+            qs,
+            in_order,
+        )
+        _decision_values(
+            parent,
+            0,
+            0,
+            base,
+            i,
+            player,
+            first_child,
+            num_children,
+            sigma,
+            regret,
+            avg,
+            weight,
+            update,
+            best_response,
+            block_reach,
+            block_cfv,
+            tmp,
+            Hb,
+        )
+    else:
+        _chance_values(parent, 0, base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
+    if in_order:
+        for h in range(H):  # the hands holding the dealt card
+            cfv[parent, h] = 0.0
+        for t in range(Hb):
+            cfv[parent, perm[t]] = block_cfv[0, t]
+    else:
+        for h in range(H):
+            cfv[parent, h] = block_cfv[0, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _traverse_by_block(
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    top_end,
+    blocks,
+    block_parent,
+    block_chance,
+    in_block,
+    local_slot,
+    block_board,
+    block_reach,
+    block_cfv,
+    skip,
+):
+    """``traverse`` block by block: the nodes above the blocks forward, each block
+    forward then backward (``_walk_block``, in ``block_reach[0]`` and
+    ``block_cfv[0]``), then the top backward. The same values as ``traverse`` (blocks
+    are independent and each node's arithmetic is unchanged)."""
+    H = c1.shape[0]
+    for h in range(H):
+        reach[0, 0, h] = reach0[h]
+        reach[1, 0, h] = reach1[h]
+    if blocks.shape[0] == 0:
+        top_end = kind.shape[0]
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
+    for b in range(blocks.shape[0]):
+        _walk_block(
+            blocks[b, 0],
+            blocks[b, 1],
+            block_parent[b],
+            block_chance[b],
+            i,
+            kind,
+            player,
+            first_child,
+            num_children,
+            spent,
+            dealt,
+            board_of,
+            chance_weight,
+            slot,
+            local_slot,
+            c1,
+            c2,
+            dup,
+            orders,
+            c1s,
+            c2s,
+            ladder,
+            board_start,
+            board_len,
+            board_rows,
+            board_identity,
+            payoff,
+            at_parent,
+            sigma,
+            regret,
+            avg,
+            weight,
+            update,
+            best_response,
+            reach,
+            cfv,
+            block_reach[0],
+            block_cfv[0],
+            tmp,
+            qs,
+            in_block,
+            block_board[b],
+        )
+    _backward(
+        0,
+        top_end,
+        0,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+        in_block,
+        False,
+    )
+
+
+@nb.njit(cache=True, parallel=True)
+def _traverse_blocks(
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    top_end,
+    blocks,
+    block_parent,
+    block_chance,
+    in_block,
+    local_slot,
+    block_board,
+    block_reach,
+    block_cfv,
+    skip,
+):
+    """``_traverse_by_block`` with the blocks walked in parallel: share t of
+    ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
+    are alike in size, so strided shares balance; contiguous halves did not), in its
+    own block-local arrays (``block_reach[t]``, ``block_cfv[t]``)."""
+    H = c1.shape[0]
+    for h in range(H):
+        reach[0, 0, h] = reach0[h]
+        reach[1, 0, h] = reach1[h]
+    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
+    T = block_reach.shape[0]
+    for t in nb.prange(T):
+        t_tmp = np.empty_like(tmp)
+        t_qs = np.empty_like(qs)
+        for b in range(t, blocks.shape[0], T):
+            _walk_block(
+                blocks[b, 0],
+                blocks[b, 1],
+                block_parent[b],
+                block_chance[b],
+                i,
+                kind,
+                player,
+                first_child,
+                num_children,
+                spent,
+                dealt,
+                board_of,
+                chance_weight,
+                slot,
+                local_slot,
+                c1,
+                c2,
+                dup,
+                orders,
+                c1s,
+                c2s,
+                ladder,
+                board_start,
+                board_len,
+                board_rows,
+                board_identity,
+                payoff,
+                at_parent,
+                sigma,
+                regret,
+                avg,
+                weight,
+                update,
+                best_response,
+                reach,
+                cfv,
+                block_reach[t],
+                block_cfv[t],
+                t_tmp,
+                t_qs,
+                in_block,
+                block_board[b],
+            )
+    _backward(
+        0,
+        top_end,
+        0,
+        i,
+        kind,
+        player,
+        first_child,
+        num_children,
+        spent,
+        dealt,
+        board_of,
+        chance_weight,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        board_identity,
+        payoff,
+        at_parent,
+        sigma,
+        regret,
+        avg,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+        in_block,
+        False,
+    )
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip):
+    """Reaches below the nodes lo..hi-1 (parents come before children); node n's
+    row of ``reach`` is n - base. Nodes marked ``in_block`` (chance children whose
+    block walk computes them) are left out, and so are their rows. So are the
+    decisions of player ``skip`` (-1: none), whose rows are still current (see
+    run_cfr)."""
+    for n in range(lo, hi):
+        if in_block[n]:  # a chance child whose block's walk does it
+            continue
+        k = kind[n]
+        if k == DECISION:
+            if player[n] != skip:
+                _decision_reach(
+                    n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach, c1.shape[0]
+                )
+        elif k == CHANCE:
+            for c in range(first_child[n], first_child[n] + num_children[n]):
+                if not in_block[c]:
+                    _dealt_reach(n, c, reach, base, reach, c - base, dealt, slot, c1, c2)
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _decision_reach(n, src, base, player, first_child, num_children, sigma, reach, H):
+    """The actor's reach at the children of decision node n (rows c - base) from its
+    reach at n (row ``src``), for the first H hands."""
+    p = player[n]
+    for c in range(first_child[n], first_child[n] + num_children[n]):
+        for h in range(H):
+            reach[p, c - base, h] = reach[p, src, h] * sigma[c, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
+    """Both players' reach at chance node n's child c (into ``row`` of ``out``): n's
+    (rows slot - base of ``reach``), without the hands holding c's card."""
+    H = c1.shape[0]
+    d = dealt[c]
+    for p in range(2):
+        src = slot[p, n] - base
+        for h in range(H):
+            live = c1[h] != d and c2[h] != d
+            out[p, row, h] = reach[p, src, h] if live else 0.0
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _terminal_children(
+    n,
+    base,
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    board_of,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    at_parent,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    in_order,
+):
+    """Values of the showdown and fold children of decision node n (those marked
+    ``at_parent``) in one sweep: the fold's compatible totals come out of the
+    showdown's (the same opponent reach when i acts at n, else alongside). Node m's rows
+    of ``reach`` and ``cfv`` are m - base; their hands are those of ``c1``, in the
+    showdown board's strength order if ``in_order`` (see _walk_block)."""
+    o = 1 - i
+    H = c1.shape[0]
+    sd = -1
+    fd = -1
+    for c in range(first_child[n], first_child[n] + num_children[n]):
+        if at_parent[c]:
+            if kind[c] == SHOWDOWN:
+                sd = c
+            else:
+                fd = c
+    fold_value = 0.0
+    if fd >= 0:
+        folder = player[fd]
+        fold_value = spent[fd, folder] * (-1.0 if folder == i else 1.0)
+        if not _any_nonzero(reach[o, slot[o, fd] - base], H):  # the opponent never gets here (common under CFR+)
+            _zero_row(cfv, fd - base, H)
+            fd = -1
+    if sd >= 0 and not _any_nonzero(reach[o, slot[o, sd] - base], H):
+        _zero_row(cfv, sd - base, H)
+        sd = -1
+    if sd >= 0:
+        stake = min(spent[sd, 0], spent[sd, 1])
+        b = board_of[sd]
+        s0 = board_start[b]
+        e0 = s0 + board_len[b]
+        q = reach[o, slot[o, sd] - base]
+        if fd < 0:
+            _showdown(
+                q,
+                dup,
+                orders[s0:e0],
+                c1s[s0:e0],
+                c2s[s0:e0],
+                ladder[3 * s0 : 3 * e0],
+                board_rows[b],
+                board_identity[b] or in_order,
+                stake,
+                qs,
+                cfv[sd - base],
+                NO_FOLD,
+                q,
+                0.0,
+                tmp,
+                tmp,
+            )
+        else:
+            mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
+            _showdown(
+                q,
+                dup,
+                orders[s0:e0],
+                c1s[s0:e0],
+                c2s[s0:e0],
+                ladder[3 * s0 : 3 * e0],
+                board_rows[b],
+                board_identity[b] or in_order,
+                stake,
+                qs,
+                cfv[sd - base],
+                mode,
+                reach[o, slot[o, fd] - base],
+                fold_value,
+                tmp,
+                cfv[fd - base],
+            )
+    elif fd >= 0:
+        compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
+        for h in range(H):
+            cfv[fd - base, h] = fold_value * tmp[h]
+
+
+@nb.njit(cache=True)
+def _any_nonzero(q, n):
+    """Whether any of the first n hands has reach. Scans from the end: river hands are
+    stored weakest first (and a block's in its board's strength order), and the strong
+    end of a reach is rarely empty where the weak end is (at the reference river's
+    showdowns, CFR+ leaves the first nonzero about 500 hands from the start and 25-30
+    from the end)."""
+    for h in range(n - 1, -1, -1):
+        if q[h] != 0.0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def _zero_row(a, r, n):
+    for h in range(n):
+        a[r, h] = 0.0
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _backward(
+    lo,
+    hi,
+    base,
+    i,
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    in_block,
+    in_order,
+):
+    """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
+    n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
+    showdowns' board order if ``in_order``: see _walk_block). Nodes marked
+    ``in_block`` are left out (see _forward)."""
+    H = c1.shape[0]
+    o = 1 - i
+    for n in range(hi - 1, lo - 1, -1):
+        if in_block[n]:  # a chance child: its block's walk computed it
+            continue
+        k = kind[n]
+        if k == FOLD_TERMINAL:
+            if at_parent[n]:
+                continue
+            compat_sums(reach[o, slot[o, n] - base], c1, c2, dup, tmp)
+            folder = player[n]
+            v = spent[n, folder] * (-1.0 if folder == i else 1.0)
+            for h in range(H):
+                cfv[n - base, h] = v * tmp[h]
+        elif k == MATRIX_TERMINAL:  # explicit games: payoff[n, c, h] to player 0
+            q = reach[o, slot[o, n] - base]
+            for h in range(H):
+                v = 0.0
+                for j in range(H):
+                    v += (payoff[n, h, j] if i == 0 else -payoff[n, j, h]) * q[j]
+                cfv[n - base, h] = v
+        elif k == SHOWDOWN:
+            if at_parent[n]:
+                continue
+            _showdown_node(
+                n,
+                reach[o, slot[o, n] - base],
+                cfv[n - base],
+                spent,
+                board_of,
+                dup,
+                orders,
+                c1s,
+                c2s,
+                ladder,
+                board_start,
+                board_len,
+                board_rows,
+                board_identity,
+                qs,
+                tmp,
+                in_order,
+            )
+        elif k == CHANCE:
+            _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
+        else:
+            _terminal_children(
+                n,
+                base,
+                i,
+                kind,
+                player,
+                first_child,
+                num_children,
+                spent,
+                board_of,
+                slot,
+                c1,
+                c2,
+                dup,
+                orders,
+                c1s,
+                c2s,
+                ladder,
+                board_start,
+                board_len,
+                board_rows,
+                board_identity,
+                at_parent,
+                reach,
+                cfv,
+                tmp,
+                qs,
+                in_order,
+            )
+            _decision_values(
+                n,
+                n - base,
+                slot[i, n] - base,
+                base,
+                i,
+                player,
+                first_child,
+                num_children,
+                sigma,
+                regret,
+                avg,
+                weight,
+                update,
+                best_response,
+                reach,
+                cfv,
+                tmp,
+                H,
+            )
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv):
+    """Values at chance node n (into ``row``): its children's (rows c - base)
+    averaged over the cards each hand allows."""
+    H = c1.shape[0]
+    f = first_child[n]
+    for h in range(H):
+        cfv[row, h] = 0.0
+    for c in range(f, f + num_children[n]):
+        d = dealt[c]
+        for h in range(H):
+            if c1[h] != d and c2[h] != d:
+                cfv[row, h] += cfv[c - base, h]
+    for h in range(H):
+        cfv[row, h] *= chance_weight[n]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _decision_values(
+    n,
+    row,
+    me,
+    base,
+    i,
+    player,
+    first_child,
+    num_children,
+    sigma,
+    regret,
+    avg,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    H,
+):
+    """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
+    c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
+    for the first H hands."""
+    f = first_child[n]
+    m = num_children[n]
+    if player[n] == i:
+        if best_response:
+            for h in range(H):
+                cfv[row, h] = cfv[f - base, h]
+            for c in range(f + 1, f + m):
+                for h in range(H):
+                    cfv[row, h] = max(cfv[row, h], cfv[c - base, h])
+        else:
+            for h in range(H):
+                cfv[row, h] = 0.0
+            for c in range(f, f + m):
+                for h in range(H):
+                    cfv[row, h] += sigma[c, h] * cfv[c - base, h]
+            if update:
+                # the next strategy here too, while the rows are in cache (what
+                # _strategy would compute before the other player's pass)
+                # in the arrays' own precision: a float64 weight or literal would make
+                # these loops double (about 2x slower in single precision)
+                zero = regret.dtype.type(0.0)
+                w = avg.dtype.type(weight)
+                for h in range(H):
+                    tmp[h] = 0.0
+                for c in range(f, f + m):
+                    for h in range(H):
+                        r = regret[c, h] + cfv[c - base, h] - cfv[row, h]
+                        r = r if r > zero else zero
+                        regret[c, h] = r
+                        avg[c, h] += w * reach[i, me, h] * sigma[c, h]
+                        tmp[h] += r  # as _strategy: the same rounding
+                uniform = sigma.dtype.type(1.0 / m)
+                for c in range(f, f + m):
+                    for h in range(H):
+                        t = tmp[h]
+                        sigma[c, h] = regret[c, h] / t if t > zero else uniform
+    else:
+        for h in range(H):
+            cfv[row, h] = 0.0
+        for c in range(f, f + m):
+            for h in range(H):
+                cfv[row, h] += cfv[c - base, h]
+
+
+NO_GADGET, RESOLVE, MAXMARGIN = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def _gadget_reach(kind, g_regret, norm, out):
+    """The opponent's reach into the subgame under the gadget's current strategy:
+    Resolve, per hand the probability of entering (S) rather than taking the
+    alternative (T); Maxmargin, the probability of picking the hand over N(c)."""
+    H = out.shape[0]
+    if kind == RESOLVE:
+        for c in range(H):
+            t = max(g_regret[0, c], 0.0)
+            e = max(g_regret[1, c], 0.0)
+            out[c] = e / (t + e) if t + e > 0.0 else 0.5
+    else:
+        s = 0.0
+        live = 0
+        for c in range(H):
+            if norm[c] > 0.0:
+                s += max(g_regret[0, c], 0.0)
+                live += 1
+        for c in range(H):
+            if norm[c] <= 0.0:
+                out[c] = 0.0
+            elif s > 0.0:
+                out[c] = max(g_regret[0, c], 0.0) / s / norm[c]
+            else:
+                out[c] = 1.0 / live / norm[c]
+
+
+@nb.njit(cache=True)
+def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
+    """Regret matching+ at the gadget's root decision, given the opponent's
+    counterfactual values at the subgame root (``cfv_root``) and its reach ``enter``."""
+    H = cfv_root.shape[0]
+    if kind == RESOLVE:
+        for c in range(H):
+            if norm[c] <= 0.0:
+                continue
+            v_t = norm[c] * alt[c]  # the alternative, counterfactually
+            v_s = cfv_root[c]
+            v = (1.0 - enter[c]) * v_t + enter[c] * v_s
+            g_regret[0, c] = max(g_regret[0, c] + v_t - v, 0.0)
+            g_regret[1, c] = max(g_regret[1, c] + v_s - v, 0.0)
+    else:
+        mean = 0.0
+        for c in range(H):
+            if norm[c] > 0.0:
+                mean += enter[c] * norm[c] * (cfv_root[c] / norm[c] - alt[c])
+        for c in range(H):
+            if norm[c] > 0.0:
+                g_regret[0, c] = max(g_regret[0, c] + cfv_root[c] / norm[c] - alt[c] - mean, 0.0)
+
+
+@nb.njit(cache=True)
+def run_cfr(
+    kind,
+    player,
+    first_child,
+    num_children,
+    spent,
+    dealt,
+    board_of,
+    chance_weight,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    board_identity,
+    payoff,
+    at_parent,
+    reach0,
+    reach1,
+    regret,
+    avg,
+    sigma,
+    start_iteration,
+    iterations,
+    deadline_ns,
+    reach,
+    cfv,
+    tmp,
+    qs,
+    gadget,
+    g_player,
+    g_alt,
+    g_norm,
+    g_regret,
+    g_reach,
+    top_end,
+    blocks,
+    block_parent,
+    block_chance,
+    in_block,
+    local_slot,
+    block_board,
+    block_reach,
+    block_cfv,
+    parallel,
+):
+    """CFR+ iterations with alternating updates. Each decision node belongs to one
+    player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
+    player ``g_player`` enters the subgame through it: their root reach is the
+    gadget's (``g_reach``), updated after each of their passes. Returns the
+    iterations done."""
+    done = 0
+    current_strategy(regret, kind, player, first_child, num_children, -1, sigma, tmp)
+    r0 = reach0
+    r1 = reach1
+    for t in range(start_iteration, start_iteration + iterations):
+        for i in range(2):
+            # sigma is current for both players: the backward pass that updated a
+            # player's regrets also made their next strategy
+            # the top forward pass recomputes only the opponent's reach: player i's
+            # strategy has not changed since the previous pass computed i's reach
+            # (the other player's pass), and neither has a gadget's root reach for i
+            # (it changes after i's own pass); the first pass computes both
+            skip = -1 if t == start_iteration and i == 0 else i
+            if gadget != NO_GADGET:
+                _gadget_reach(gadget, g_regret, g_norm, g_reach)
+                if g_player == 0:
+                    r0 = g_reach
+                else:
+                    r1 = g_reach
+            if parallel:
+                _traverse_blocks(
+                    i,
+                    kind,
+                    player,
+                    first_child,
+                    num_children,
+                    spent,
+                    dealt,
+                    board_of,
+                    chance_weight,
+                    slot,
+                    c1,
+                    c2,
+                    dup,
+                    orders,
+                    c1s,
+                    c2s,
+                    ladder,
+                    board_start,
+                    board_len,
+                    board_rows,
+                    board_identity,
+                    payoff,
+                    at_parent,
+                    r0,
+                    r1,
+                    sigma,
+                    regret,
+                    avg,
+                    float(t + 1),
+                    True,
+                    False,
+                    reach,
+                    cfv,
+                    tmp,
+                    qs,
+                    top_end,
+                    blocks,
+                    block_parent,
+                    block_chance,
+                    in_block,
+                    local_slot,
+                    block_board,
+                    block_reach,
+                    block_cfv,
+                    skip,
+                )
+            else:
+                _traverse_by_block(
+                    i,
+                    kind,
+                    player,
+                    first_child,
+                    num_children,
+                    spent,
+                    dealt,
+                    board_of,
+                    chance_weight,
+                    slot,
+                    c1,
+                    c2,
+                    dup,
+                    orders,
+                    c1s,
+                    c2s,
+                    ladder,
+                    board_start,
+                    board_len,
+                    board_rows,
+                    board_identity,
+                    payoff,
+                    at_parent,
+                    r0,
+                    r1,
+                    sigma,
+                    regret,
+                    avg,
+                    float(t + 1),
+                    True,
+                    False,
+                    reach,
+                    cfv,
+                    tmp,
+                    qs,
+                    top_end,
+                    blocks,
+                    block_parent,
+                    block_chance,
+                    in_block,
+                    local_slot,
+                    block_board,
+                    block_reach,
+                    block_cfv,
+                    skip,
+                )
+            if gadget != NO_GADGET and i == g_player:
+                _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
+        done += 1
+        if deadline_ns > 0:
+            with nb.objmode(now="int64"):
+                now = time.perf_counter_ns()
+            if now >= deadline_ns:
+                break
+    return done
+
+
+@nb.njit(cache=True)
+def normalise(kind, first_child, num_children, avg, out):
+    """``average_strategy``'s kernel (a loop over the decision nodes in Python took
+    about 70 ms on the turn reference tree); sums in double, child by child. Writes
+    every row of ``out``."""
+    H = avg.shape[1]
+    total = np.zeros(H)
+    out[0, :] = 0.0
+    for n in range(kind.shape[0]):
+        if kind[n] != DECISION:  # its children (if any) are dealt cards, not actions
+            for c in range(first_child[n], first_child[n] + num_children[n]):
+                out[c, :] = 0.0
+            continue
+        f = first_child[n]
+        m = num_children[n]
+        for h in range(H):
+            total[h] = 0.0
+        for c in range(f, f + m):
+            for h in range(H):
+                total[h] += np.float64(avg[c, h])
+        for c in range(f, f + m):
+            for h in range(H):
+                out[c, h] = np.float64(avg[c, h]) / total[h] if total[h] > 0 else 1.0 / m
