@@ -13,6 +13,7 @@ match: 50/200 hands (25 %), 1.2 hands/s, 40s, A +80 ± 150 mbb/hand
 
 from __future__ import annotations
 
+import collections
 import math
 import shutil
 import sys
@@ -35,8 +36,10 @@ def format_duration(seconds: float) -> str:
 
 
 class ProgressBar:
-    """Done out of ``total`` ``unit`` (hands, seconds of training, ...), the rate, the
-    time left at that rate, and a status (e.g. the running result with its interval).
+    """Done out of ``total`` ``unit`` (hands, seconds of training, ...), the rate over
+    the last ``window`` seconds, the time left at that rate, and a status (e.g. the
+    running result with its interval). A recent rate keeps the ETA honest when the work
+    changes pace (an evaluation's fast opponents first, slow ones last).
 
     On a terminal the line is redrawn at most every ``redraw`` seconds; elsewhere a
     plain line is printed every ``plain_interval`` seconds and at the end. Messages
@@ -54,6 +57,7 @@ class ProgressBar:
         plain_interval: float = 30.0,
         redraw: float = 0.2,
         start: float | None = None,
+        window: float = 120.0,
     ) -> None:
         if total <= 0:
             raise ValueError(f"a progress bar needs a positive total, got {total}")
@@ -65,6 +69,8 @@ class ProgressBar:
         self.plain_interval = plain_interval
         self.redraw = redraw
         self.start = time.monotonic() if start is None else start
+        self.window = window
+        self._samples: collections.deque[tuple[float, float]] = collections.deque([(self.start, 0.0)])
         self.done = 0.0
         self.status = ""
         self._last_draw = -math.inf
@@ -74,6 +80,9 @@ class ProgressBar:
         """Set the amount done (not an increment) and optionally the status."""
         now = time.monotonic() if now is None else now
         self.done = min(max(done, 0.0), self.total)
+        self._samples.append((now, self.done))
+        while len(self._samples) > 2 and self._samples[1][0] <= now - self.window:
+            self._samples.popleft()  # keep one sample at or before the window's start
         if status is not None:
             self.status = status
         interval = self.redraw if self.tty else self.plain_interval
@@ -102,16 +111,17 @@ class ProgressBar:
     def line(self, now: float, final: bool = False) -> str:
         """The text of the progress line at time ``now``."""
         elapsed = max(now - self.start, 1e-9)
+        t0, d0 = self._samples[0]
+        rate = (self.done - d0) / max(now - t0, 1e-9)  # over the recent window
         whole = self.unit in ("s", "seconds")
         count = f"{self.done:,.0f}/{self.total:,.0f} {self.unit}"
         text = f"{count} ({100 * self.done / self.total:.0f} %)"
         if not whole and self.done > 0:
-            text += f", {self.done / elapsed:,.1f} {self.unit}/s"
+            text += f", {(self.done / elapsed if final else rate):,.1f} {self.unit}/s"
         if final:
             text += f", {format_duration(elapsed)}"
-        elif self.done > 0:
-            left = (self.total - self.done) * elapsed / self.done
-            text += f", ETA {format_duration(left)}"
+        elif rate > 0:
+            text += f", ETA {format_duration((self.total - self.done) / rate)}"
         if self.status:
             text += f", {self.status}"
         return f"{self.label}: {text}" if self.label else text

@@ -51,3 +51,16 @@ def test_done_is_clamped_and_total_must_be_positive():
     assert "10/10 hands (100 %)" in out.getvalue()
     with pytest.raises(ValueError, match="positive total"):
         ProgressBar(0, "hands")
+
+
+def test_the_rate_and_eta_follow_the_recent_pace():
+    out = io.StringIO()
+    bar = ProgressBar(1000, "hands", stream=out, tty=False, plain_interval=0, start=0.0, window=60.0)
+    bar.update(600, now=10.0)  # fast at first: 60 hands/s
+    for t in range(20, 200, 10):  # then 1 hand/s
+        bar.update(600 + (t - 10), now=float(t))
+    last = out.getvalue().splitlines()[-1]
+    # at t = 190: 780 done, the last 60 s at 1 hand/s: 220 left take 3m40s
+    assert last.startswith("780/1,000 hands (78 %), 1.0 hands/s, ETA 3m40s")
+    bar.finish(now=200.0)  # the final line gives the whole run's rate
+    assert out.getvalue().splitlines()[-1] == "780/1,000 hands (78 %), 3.9 hands/s, 3m20s"
