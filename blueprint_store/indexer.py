@@ -66,7 +66,7 @@ SCRATCH_SIZE = 32
 
 
 @nb.njit(cache=True)
-def _index_one(cards, round_end, rounds, keys, offsets, binom):
+def index_one(cards, round_end, rounds, keys, offsets, binom):
     """Index of one hand: ``cards`` in round order, round r being
     cards[round_end[r-1]:round_end[r]]. Returns -1 for a repeated card."""
     return index_with_scratch(cards, round_end, rounds, keys, offsets, binom, np.empty(SCRATCH_SIZE, np.int64))
@@ -74,7 +74,7 @@ def _index_one(cards, round_end, rounds, keys, offsets, binom):
 
 @nb.njit(cache=True)
 def index_with_scratch(cards, round_end, rounds, keys, offsets, binom, scratch):
-    """``_index_one`` without allocating: ``scratch`` is int64 of SCRATCH_SIZE
+    """``index_one`` without allocating: ``scratch`` is int64 of SCRATCH_SIZE
     (per-suit rank masks per round at [4 * suit + round], then suit codes at 16..19,
     suit numbers at 20..23, the suit order at 24..27)."""
     for j in range(16):

@@ -8,7 +8,7 @@ import numba as nb
 import numpy as np
 import pytest
 
-from pokerbot.blueprint_store.indexer import BINOM, HandIndexer, IndexerError, _index_one
+from pokerbot.blueprint_store.indexer import BINOM, HandIndexer, IndexerError, index_one
 
 HOLDEM = HandIndexer((2, 3, 1, 1))
 ROUND_CARDS = (2, 5, 6, 7)
@@ -83,7 +83,7 @@ def _count_all_flops(round_end, keys, offsets, binom, seen):
                         hand[2] = c
                         hand[3] = d
                         hand[4] = e
-                        seen[_index_one(hand, round_end, 2, keys, offsets, binom)] += 1
+                        seen[index_one(hand, round_end, 2, keys, offsets, binom)] += 1
 
 
 def test_every_hole_and_flop_maps_onto_the_whole_range():
