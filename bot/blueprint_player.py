@@ -34,6 +34,9 @@ import hashlib
 import random
 from collections import deque
 
+import numpy as np
+
+from pokerbot.blueprint_store.abstraction import hand_buckets
 from pokerbot.blueprint_store.actions import pot_fraction
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
@@ -41,6 +44,8 @@ from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.translation import translate
 from pokerbot.solver.tree import DECISION
+
+from .strategy_query import HANDS, ActionProbabilities, live_hands, merge_columns, same_for_every_hand
 
 
 class BlueprintStrategy:
@@ -275,7 +280,12 @@ class BlueprintStrategy:
             if u < acc:
                 choice = i
                 break
-        a = children[choice]
+        return self.concrete(state, ms.viewer, node, children[choice])
+
+    def concrete(self, state: BettingState, me: int, node: int, a: Action) -> Action:
+        """The real action for abstract action ``a`` of ``node`` (in ``self.view``): a
+        raise at the same pot fraction of the real pot, clamped to the legal range,
+        all-in staying all-in; a fold where checking is free becomes a check."""
         if a.type is not ActionType.RAISE:
             if a.type is ActionType.FOLD and not state.can_fold():
                 return CALL
@@ -285,8 +295,7 @@ class BlueprintStrategy:
             return CALL
         if not state.game.is_nolimit:
             return Action(ActionType.RAISE)
-        sp = tree.spent[node]
-        me = ms.viewer
+        sp = self.view.tree.spent[node]
         if a.size >= state.game.stack[me]:
             return raise_to(bounds[1])
         f = pot_fraction(a.size, (int(sp[0]), int(sp[1])), me)
@@ -294,3 +303,50 @@ class BlueprintStrategy:
         to_call = top - state.spent[me]
         to = top + int(round(f * (state.pot + to_call)))
         return raise_to(min(max(to, bounds[0]), bounds[1]))
+
+    # ------------------------------------------------------------------ querying
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """The blueprint's strategy at ``state`` for every hand (see ``strategy_query``),
+        off-tree raises translated as in play. The hand's walk (translations, the
+        extension in use) and the translation generator are restored afterwards, so a
+        question about another line leaves the real hand as it was."""
+        saved = (
+            self._walk_key,
+            list(self._walk_actions),
+            list(self._walk_path),
+            self._walk_node,
+            None if self._walk_real is None else self._walk_real.copy(),
+            self.view,
+            self.me,
+            self.rng.getstate(),
+        )
+        try:
+            if self._checked_game is not state.game:
+                self.bp.check_game(state.game)
+                self._checked_game = state.game
+            node = self._abstract_node(state, seat)
+            view = self.view
+            if node is None or int(view.tree.player[node]) != seat:
+                return same_for_every_hand(state, [CALL], [1.0])  # what act falls back to
+            tree = view.tree
+            r = int(tree.round[node])
+            board = state.board_cards[: state.game.total_board_cards(r)]
+            buckets = hand_buckets(view.cards, r, board)
+            live = live_hands(board) & (buckets >= 0)
+            probs = np.zeros((len(HANDS), int(tree.num_children[node])))
+            for b in np.unique(buckets[live]):
+                probs[live & (buckets == b)] = view.probabilities(node, int(b))
+            actions = [self.concrete(state, seat, node, a) for a in view.child_actions(node)]
+            return merge_columns(actions, probs)
+        finally:
+            (
+                self._walk_key,
+                self._walk_actions,
+                self._walk_path,
+                self._walk_node,
+                self._walk_real,
+                self.view,
+                self.me,
+                rng_state,
+            ) = saved
+            self.rng.setstate(rng_state)

@@ -12,8 +12,10 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, raise_to
+from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.matchstate import MatchState
+
+from .strategy_query import ActionProbabilities, merge_columns, same_for_every_hand
 
 
 class Strategy(Protocol):
@@ -34,8 +36,16 @@ class _Base:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
+    def act(self, ms: MatchState) -> Action:
+        raise NotImplementedError
+
     def hand_over(self, ms: MatchState) -> None:
         pass
+
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """A bot that ignores its cards and chooses without chance: what ``act`` sends,
+        for every hand (see ``strategy_query``)."""
+        return same_for_every_hand(state, [self.act(MatchState(seat, state))], [1.0])
 
 
 def _raise(ms: MatchState, to: int | None) -> Action:
@@ -74,6 +84,30 @@ class RandomStrategy(_Base):
         if not state.game.is_nolimit:
             return Action(ActionType.RAISE)
         return raise_to(self.rng.randint(bounds[0], bounds[1]))
+
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """The same weights for every hand; a no-limit raise stands for every raise-to
+        total in the legal range, equally likely."""
+        bounds = state.raise_bounds()
+        actions, weights = [FOLD, CALL], [self.FOLD_P if state.can_fold() else 0.0, self.CALL_P]
+        if bounds is not None:
+            actions.append(raise_to(bounds[0]) if state.game.is_nolimit else Action(ActionType.RAISE))
+            weights.append(self.RAISE_P)
+        keep = [i for i, w in enumerate(weights) if w > 0]
+        answer = same_for_every_hand(state, [actions[i] for i in keep], [weights[i] for i in keep])
+        if bounds is not None and state.game.is_nolimit:
+            return ActionProbabilities(answer.actions, answer.probabilities, (bounds[0], bounds[1]))
+        return answer
+
+
+class FoldStrategy(_Base):
+    """Check when checking is free, else fold: the weakest possible opponent (LBR's
+    sanity check: it must win exactly 250 mbb/game with fold/call, 750 with pot bets)."""
+
+    name = "fold"
+
+    def act(self, ms: MatchState) -> Action:
+        return FOLD if ms.state.can_fold() else CALL
 
 
 class CallStrategy(_Base):
@@ -141,8 +175,17 @@ class ProberStrategy:
             return _raise(ms, s.max_spent + int(round(self.size * (s.pot + to_call))))
         return a
 
-    def hand_over(self, ms: MatchState) -> None:
-        self.inner.hand_over(ms)
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """The blueprint's answer, its first raise of the first round (not all-in) moved
+        to the probing size, as ``act`` does."""
+        inner = self.inner.action_probabilities(state, seat)
+        s = state
+        if s.round != 0 or not s.game.is_nolimit or any(b.type is ActionType.RAISE for b in s.actions[0]):
+            return inner
+        to_call = s.max_spent - s.spent[seat]
+        probe = _raise(MatchState(seat, s), s.max_spent + int(round(self.size * (s.pot + to_call))))
+        actions = [probe if a.type is ActionType.RAISE and a.size < s.game.stack[seat] else a for a in inner.actions]
+        return merge_columns(actions, inner.probabilities)
 
 
 #: The prober's first-round raise size (pot fraction) when not told: this variable, else 0.75.
@@ -170,7 +213,7 @@ def blueprint_path(blueprint: str | None = None) -> str:
 
 
 STRATEGIES: dict[str, Callable[..., Strategy]] = {
-    s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, AllInStrategy)
+    s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, AllInStrategy, FoldStrategy)
 }
 STRATEGIES["blueprint"] = _blueprint
 STRATEGIES["prober"] = lambda seed=None, blueprint=None, **_o: ProberStrategy(seed, blueprint_path(blueprint))

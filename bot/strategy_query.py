@@ -1,0 +1,116 @@
+"""What a strategy would do with every hand: the white-box query behind LBR and AIVAT.
+
+``query(strategy, state, seat)`` answers, for a decision of ``seat`` in ``state`` (the
+public betting and board; the hole cards in ``state`` are ignored), the probability of
+each legal action for every one of the 1,326 hole-card pairs in canonical order
+(``HANDS``), zero rows for pairs that share a card with the board. Actions are the
+concrete ones the strategy would send: raises carry their raise-to totals.
+
+A query is a pure question: it does not change what the strategy later does in the
+real hand (strategies that keep state for the hand snapshot and restore it), and the
+same strategy with the same seed gives the same answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from pokerbot.protocol.betting import Action, ActionType, BettingState
+from pokerbot.solver.evaluator import all_hole_pairs
+
+#: The 1,326 hole-card pairs in canonical order: row h of every answer is HANDS[h].
+HANDS = all_hole_pairs()
+
+
+class QueryError(ValueError):
+    """A query that cannot be answered (not the seat's turn, a finished hand, a
+    strategy that cannot say what it would do with every hand)."""
+
+
+@dataclass(frozen=True)
+class ActionProbabilities:
+    """A strategy's answer at one decision.
+
+    ``actions``: the distinct legal actions it may take; ``probabilities[h, i]``: the
+    probability that it takes ``actions[i]`` holding ``HANDS[h]`` (rows sum to 1, or
+    to 0 for pairs that share a card with the board). ``raise_range``: when set, the
+    raise among ``actions`` stands for a raise-to total drawn uniformly from that
+    closed range (the random bot), not for its own size alone.
+    """
+
+    actions: tuple[Action, ...]
+    probabilities: np.ndarray
+    raise_range: tuple[int, int] | None = None
+
+    def probability_of(self, action: Action) -> np.ndarray:
+        """Per hand, the probability of taking ``action`` exactly (the likelihood a
+        Bayes update of the strategy's range needs); zeros for an action it never takes."""
+        if self.raise_range is not None and action.type is ActionType.RAISE:
+            lo, hi = self.raise_range
+            i = next(i for i, a in enumerate(self.actions) if a.type is ActionType.RAISE)
+            inside = lo <= action.size <= hi
+            return self.probabilities[:, i] / (hi - lo + 1) if inside else np.zeros(len(HANDS))
+        if action in self.actions:
+            return self.probabilities[:, self.actions.index(action)].copy()
+        return np.zeros(len(HANDS))
+
+
+class Queryable(Protocol):
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """The answer for ``seat`` to act in ``state`` (see ``query``)."""
+        ...
+
+
+def live_hands(board: list[int]) -> np.ndarray:
+    """Per hand, whether it shares no card with ``board``."""
+    if not board:
+        return np.ones(len(HANDS), dtype=bool)
+    blocked = np.zeros(52, dtype=bool)
+    blocked[np.asarray(board, dtype=np.int64)] = True
+    return ~(blocked[HANDS[:, 0]] | blocked[HANDS[:, 1]])
+
+
+def same_for_every_hand(state: BettingState, actions: list[Action], weights: list[float]) -> ActionProbabilities:
+    """The answer of a strategy that ignores its cards: ``weights`` (renormalised) over
+    ``actions`` for every live hand; equal actions merged."""
+    merged: dict[Action, float] = {}
+    for a, w in zip(actions, weights):
+        merged[a] = merged.get(a, 0.0) + w
+    total = sum(merged.values())
+    if total <= 0:
+        raise QueryError("a strategy's weights must not all be zero")
+    row = np.array([w / total for w in merged.values()])
+    probs = np.where(live_hands(state.board_cards)[:, None], row[None, :], 0.0)
+    return ActionProbabilities(tuple(merged), probs)
+
+
+def merge_columns(actions: list[Action], probabilities: np.ndarray) -> ActionProbabilities:
+    """Columns of equal actions added together (two abstract actions may become the same
+    concrete one, e.g. a fold where checking is free and a check)."""
+    distinct: list[Action] = []
+    for a in actions:
+        if a not in distinct:
+            distinct.append(a)
+    out = np.zeros((probabilities.shape[0], len(distinct)))
+    for i, a in enumerate(actions):
+        out[:, distinct.index(a)] += probabilities[:, i]
+    return ActionProbabilities(tuple(distinct), out)
+
+
+def query(strategy: object, state: BettingState, seat: int) -> ActionProbabilities:
+    """What ``strategy`` would do as ``seat`` in ``state`` with every hand (see the
+    module doc). Raises QueryError when it is not ``seat``'s turn or the strategy
+    cannot be queried."""
+    if state.finished:
+        raise QueryError("the hand is over: no decision to ask about")
+    if state.current_player != seat:
+        raise QueryError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
+    ask = getattr(strategy, "action_probabilities", None)
+    if ask is None:
+        name = getattr(strategy, "name", type(strategy).__name__)
+        raise QueryError(f"strategy {name!r} cannot say what it would do with every hand")
+    answer: ActionProbabilities = ask(state.copy(), seat)
+    return answer
