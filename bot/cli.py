@@ -326,6 +326,50 @@ def _cmd_improve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lbr(args: argparse.Namespace) -> int:
+    import json
+
+    from pokerbot.blueprint_store.store import StoreError
+    from pokerbot.bot.lbr import LBRError, markdown_line, run_lbr
+    from pokerbot.bot.strategies import blueprint_path
+    from pokerbot.protocol.logs import configure
+
+    configure("warning")
+    blueprint = None
+    if args.strategy in ("blueprint", "prober", "libratus", "unsafe"):
+        blueprint = blueprint_path(args.blueprint)
+        if not os.path.exists(blueprint):
+            print(f"pokerbot lbr: no blueprint at {blueprint} (--blueprint PATH)", file=sys.stderr)
+            return 2
+    if args.hands < 1 or args.workers < 1:
+        print("pokerbot lbr: --hands and --workers must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        summary = run_lbr(
+            args.strategy,
+            args.hands,
+            args.seed,
+            args.setting,
+            args.out,
+            blueprint,
+            args.workers,
+            progress=not args.no_progress,
+        )
+    except (LBRError, StoreError, ValueError) as e:
+        print(f"pokerbot lbr: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(
+            f"LBR ({summary['setting']}) against {summary['strategy']}: {summary['mbb_per_game']:+,.1f} "
+            f"± {summary['ci95']:,.1f} mbb/game won by LBR (95 %), {summary['hands']:,} hands, "
+            f"{summary['seconds_per_hand']:.3f} s per hand; {os.path.join(args.out, 'summary.json')}"
+        )
+        print(markdown_line(summary))
+    return 0
+
+
 def _cmd_blueprint(args: argparse.Namespace) -> int:
     from pokerbot.blueprint_store.info import print_info
     from pokerbot.blueprint_store.store import StoreError
@@ -580,6 +624,20 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument("--threads", type=_positive, default=None, help="solver threads (default: every core)")
     im.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     im.set_defaults(func=_cmd_improve)
+
+    lb = sub.add_parser(
+        "lbr", help="Local Best Response against a strategy: how much a one-step lookahead opponent wins (mbb/game)"
+    )
+    lb.add_argument("--strategy", default="blueprint", choices=sorted(STRATEGIES), help="the strategy LBR plays")
+    lb.add_argument("--blueprint", default=None, help="its blueprint store (default: blueprints/default.bp)")
+    lb.add_argument("--setting", default="fcpa", help="LBR's actions: fcpa (default) or fcpa56 (56 turn/river sizes)")
+    lb.add_argument("--hands", type=int, default=1000, help="hands, LBR's seat alternating (default 1,000)")
+    lb.add_argument("--seed", type=int, default=0, help="the deals' and the strategy's seed")
+    lb.add_argument("--workers", type=int, default=1, help="processes playing hands in parallel")
+    lb.add_argument("--out", default="lbr-results", help="hands.jsonl (resumable) and summary.json go here")
+    lb.add_argument("--json", action="store_true", help="print the summary as JSON")
+    lb.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    lb.set_defaults(func=_cmd_lbr)
 
     bi = sub.add_parser("blueprint", help="inspect a blueprint store: pokerbot blueprint info PATH")
     bi.add_argument("action", choices=["info"], help="what to do")

@@ -187,6 +187,9 @@ class ProberStrategy:
         actions = [probe if a.type is ActionType.RAISE and a.size < s.game.stack[seat] else a for a in inner.actions]
         return merge_columns(actions, inner.probabilities)
 
+    def hand_over(self, ms: MatchState) -> None:
+        self.inner.hand_over(ms)
+
 
 #: The prober's first-round raise size (pot fraction) when not told: this variable, else 0.75.
 PROBE_SIZE_ENV = "POKERBOT_PROBE_SIZE"

@@ -55,7 +55,17 @@ def test_limit_game_raises():
 def test_unknown_strategy():
     with pytest.raises(ValueError, match="unknown strategy"):
         make_strategy("nope")
-    assert set(STRATEGIES) == {"random", "call", "raise-pot", "allin", "blueprint", "libratus", "unsafe", "prober", "fold"}
+    assert set(STRATEGIES) == {
+        "random",
+        "call",
+        "raise-pot",
+        "allin",
+        "blueprint",
+        "libratus",
+        "unsafe",
+        "prober",
+        "fold",
+    }
 
 
 def test_prober_opens_with_its_own_size_and_otherwise_plays_the_blueprint(small_blueprint):

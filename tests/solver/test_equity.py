@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from pokerbot.protocol.cards import parse_cards as pc
@@ -41,3 +42,53 @@ def test_batch_equals_one_by_one():
     deck = list(range(52))
     assert runout_equities(spots, deck, 5) == [runout_equity(a, b, c, deck, 5) for a, b, c in spots]
     assert runout_equities([], deck, 5) == []
+
+
+def brute_range_equity(hero, board, weights):
+    """The hero's equity against a weighted range by phevaluator (lower rank wins), every
+    completion of the board enumerated, hands clashing with a completion left out."""
+    phevaluator = pytest.importorskip("phevaluator")
+    from itertools import combinations
+
+    from pokerbot.solver.evaluator import all_hole_pairs
+
+    pairs = all_hole_pairs().tolist()
+    remaining = [c for c in range(52) if c not in set(hero) | set(board)]
+    win = total = 0.0
+    for extra in combinations(remaining, 5 - len(board)):
+        full = list(board) + list(extra)
+        mine = phevaluator.evaluate_cards(*hero, *full)
+        for h in np.flatnonzero(weights):
+            a, b = pairs[h]
+            if {a, b} & (set(full) | set(hero)):
+                continue
+            theirs = phevaluator.evaluate_cards(a, b, *full)
+            total += weights[h]
+            win += weights[h] * (1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
+    return win / total
+
+
+@pytest.mark.parametrize("board_size", [3, 4, 5])
+def test_range_equity_agrees_with_an_independent_evaluator(board_size):
+    from pokerbot.solver.equity import range_equity
+
+    rng = np.random.default_rng(board_size)
+    for _ in range(3):
+        cards = rng.permutation(52)
+        hero, board = cards[:2].tolist(), cards[2 : 2 + board_size].tolist()
+        weights = np.zeros(1326)
+        weights[rng.choice(1326, 12 if board_size == 3 else 60, replace=False)] = rng.random(
+            12 if board_size == 3 else 60
+        )
+        assert range_equity(hero, board, weights) == pytest.approx(brute_range_equity(hero, board, weights), abs=1e-12)
+
+
+def test_range_equity_refuses_preflop_and_wrong_weights():
+    from pokerbot.solver.equity import range_equity
+
+    with pytest.raises(ValueError, match="3 to 5 cards"):
+        range_equity([0, 1], [], np.ones(1326))
+    with pytest.raises(ValueError, match="1326"):
+        range_equity([0, 1], [2, 3, 4], np.ones(10))
+    # a range left with nothing: even
+    assert range_equity([0, 1], [2, 3, 4, 5, 6], np.zeros(1326)) == 0.5
