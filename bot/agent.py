@@ -29,6 +29,7 @@ fallback, unsafe, safe, nested), the iterations and the solve time.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 
@@ -49,6 +50,7 @@ from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
 
 from .blueprint_player import BlueprintStrategy
 from .solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
+from .strategy_query import HANDS, ActionProbabilities, merge_columns
 from .time_budget import ReplyClock, TimeBudget
 
 log = structlog.get_logger("agent")
@@ -384,14 +386,31 @@ class LibratusAgent:
         now), solution (the current solution), or previous- / blueprint-fallback
         (no solve was possible: the best strategy already available)."""
         state = ms.state
-        me = ms.viewer
-        if self._hand != state.hand_id:
-            self._hand = state.hand_id
-            self._solution = None
-            self._gifts = np.zeros(len(rg.hole_hands(state.game)))
-            self._scale = self._scale_for(state.hand_id)
+        self._start_hand(state.hand_id, state)
         if state.round < self.solve_round or state.game.num_rounds != 4:
             return self._blueprint_act(ms)
+        sol, node, source = self._solution_at(ms)
+        if sol is None:
+            action, blueprint_source = self._blueprint_act(ms)
+            return action, source or blueprint_source
+        assert source is not None  # a solution always comes with where it came from
+        return self._sample(sol, node, state, ms.viewer), source
+
+    def _start_hand(self, hand_id: int, state: BettingState) -> None:
+        if self._hand != hand_id:
+            self._hand = hand_id
+            self._solution = None
+            self._gifts = np.zeros(len(rg.hole_hands(state.game)))
+            self._scale = self._scale_for(hand_id)
+
+    def _solution_at(self, ms: MatchState) -> tuple[Solution | None, int, str | None]:
+        """From the solving round on: the solution to play ``ms`` from, solving or
+        re-solving as Libratus does, and the decision node in it, with where it came
+        from. (None, -1, source) when the blueprint plays instead: source
+        "blueprint-fallback" when no solve was possible and no solution covers the
+        state, None when the state left the solution (the blueprint names it)."""
+        state = ms.state
+        me = ms.viewer
         source = "solution"
         try:
             if self._solution is None:
@@ -411,12 +430,69 @@ class LibratusAgent:
                     self._solution = self._resolve(state, me)
                     source = self._solution.kind
         except SolveUnavailable:
-            return self._fallback(ms)
+            # no new solve: the current solution where the hand is still in it, else the blueprint
+            sol = self._solution
+            if sol is not None:
+                node, _, missing = _walk(sol, state)
+                if missing is None and sol.sub.tree.kind[node] == DECISION:
+                    return sol, node, "previous-fallback"
+            return None, -1, "blueprint-fallback"
         node, _, missing = _walk(self._solution, state)
         if missing is not None or self._solution.sub.tree.kind[node] != DECISION:
             log.warning("decision outside the solution", hand=state.hand_id, betting=state.betting_string())
-            return self._blueprint_act(ms)
-        return self._sample(self._solution, node, state, me), source
+            return None, -1, None
+        return self._solution, node, source
+
+    # ------------------------------------------------------------------ querying
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """What the agent would do at ``state`` with every hand (see ``strategy_query``):
+        before the solving round, the blueprint's answer; from it on, the strategy at
+        ``state`` of the solution it would play from, made by the same solves as in
+        play (unsafe at the round's first decision, then safe, nested or unsafe
+        re-solves, under the same iteration rule and time budget). Its hand state (the
+        solution, gifts, the hand's bet-size scale, the time budget, the blueprint's
+        walk) is restored afterwards: a question leaves the real hand as it was."""
+        saved = (
+            self._hand,
+            self._solution,
+            None if self._gifts is None else self._gifts.copy(),
+            self._scale,
+            self._last_solve,
+            self._note,
+            copy.deepcopy(self.budget),
+            self.bp_player.snapshot(),
+        )
+        try:
+            self._start_hand(state.hand_id, state)
+            if state.round < self.solve_round or state.game.num_rounds != 4:
+                return self.bp_player.action_probabilities(state, seat)
+            sol, node, _ = self._solution_at(MatchState(seat, state))
+            if sol is None:
+                return self.bp_player.action_probabilities(state, seat)
+            tree = sol.sub.tree
+            f, m = int(tree.first_child[node]), int(tree.num_children[node])
+            block = np.asarray(sol.strategy[f : f + m, :], dtype=np.float64).T  # (subgame hands, m)
+            sums = block.sum(axis=1, keepdims=True)
+            block = np.where(sums > 0, block / np.where(sums > 0, sums, 1.0), 1.0 / m)  # as _sample
+            probs = np.zeros((len(HANDS), m))
+            probs[sol.sub.hand_index] = block
+            actions = []
+            for a in tree.actions[f : f + m]:
+                assert a is not None  # only the root has no action into it
+                actions.append(CALL if a.type is ActionType.FOLD and not state.can_fold() else a)
+            return merge_columns(actions, probs)
+        finally:
+            (
+                self._hand,
+                self._solution,
+                self._gifts,
+                self._scale,
+                self._last_solve,
+                self._note,
+                self.budget,
+                walk,
+            ) = saved
+            self.bp_player.restore(walk)
 
     def _blueprint_act(self, ms: MatchState) -> tuple[Action, str]:
         before = self.bp_player.fallbacks
@@ -429,17 +505,6 @@ class LibratusAgent:
             self._note = {"extension": f"{view.kind} {view.size:.3f}"}
         off = node is not None and [int(x) for x in view.tree.spent[node]] != list(ms.state.spent)
         return action, "translation" if off else "blueprint"
-
-    def _fallback(self, ms: MatchState) -> tuple[Action, str]:
-        """No new solve: follow the current solution where the hand is still in it,
-        else the blueprint (with translation)."""
-        sol = self._solution
-        if sol is not None:
-            node, _, missing = _walk(sol, ms.state)
-            if missing is None and sol.sub.tree.kind[node] == DECISION:
-                return self._sample(sol, node, ms.state, ms.viewer), "previous-fallback"
-        action, _ = self._blueprint_act(ms)
-        return action, "blueprint-fallback"
 
     @staticmethod
     def _round_start(state: BettingState) -> BettingState:

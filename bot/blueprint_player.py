@@ -305,12 +305,10 @@ class BlueprintStrategy:
         return raise_to(min(max(to, bounds[0]), bounds[1]))
 
     # ------------------------------------------------------------------ querying
-    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
-        """The blueprint's strategy at ``state`` for every hand (see ``strategy_query``),
-        off-tree raises translated as in play. The hand's walk (translations, the
-        extension in use) and the translation generator are restored afterwards, so a
-        question about another line leaves the real hand as it was."""
-        saved = (
+    def snapshot(self) -> tuple:
+        """What a question about another line could change: the hand's walk (its
+        translations, the extension in use) and the translation generator."""
+        return (
             self._walk_key,
             list(self._walk_actions),
             list(self._walk_path),
@@ -320,6 +318,27 @@ class BlueprintStrategy:
             self.me,
             self.rng.getstate(),
         )
+
+    def restore(self, saved: tuple) -> None:
+        """Back to a ``snapshot``."""
+        (
+            self._walk_key,
+            self._walk_actions,
+            self._walk_path,
+            self._walk_node,
+            self._walk_real,
+            self.view,
+            self.me,
+            rng_state,
+        ) = saved
+        self.rng.setstate(rng_state)
+
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """The blueprint's strategy at ``state`` for every hand (see ``strategy_query``),
+        off-tree raises translated as in play. The hand's walk (translations, the
+        extension in use) and the translation generator are restored afterwards, so a
+        question about another line leaves the real hand as it was."""
+        saved = self.snapshot()
         try:
             if self._checked_game is not state.game:
                 self.bp.check_game(state.game)
@@ -339,14 +358,4 @@ class BlueprintStrategy:
             actions = [self.concrete(state, seat, node, a) for a in view.child_actions(node)]
             return merge_columns(actions, probs)
         finally:
-            (
-                self._walk_key,
-                self._walk_actions,
-                self._walk_path,
-                self._walk_node,
-                self._walk_real,
-                self.view,
-                self.me,
-                rng_state,
-            ) = saved
-            self.rng.setstate(rng_state)
+            self.restore(saved)

@@ -344,6 +344,9 @@ def _cmd_lbr(args: argparse.Namespace) -> int:
     if args.hands < 1 or args.workers < 1:
         print("pokerbot lbr: --hands and --workers must be at least 1", file=sys.stderr)
         return 2
+    options: dict = {}
+    if args.strategy in ("libratus", "unsafe"):
+        options = {"solve_round": args.solve_round - 1, "solve_seconds": args.solve_seconds, "workers": 0}
     try:
         summary = run_lbr(
             args.strategy,
@@ -354,6 +357,7 @@ def _cmd_lbr(args: argparse.Namespace) -> int:
             blueprint,
             args.workers,
             progress=not args.no_progress,
+            options=options,
         )
     except (LBRError, StoreError, ValueError) as e:
         print(f"pokerbot lbr: {e}", file=sys.stderr)
@@ -635,6 +639,10 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--seed", type=int, default=0, help="the deals' and the strategy's seed")
     lb.add_argument("--workers", type=int, default=1, help="processes playing hands in parallel")
     lb.add_argument("--out", default="lbr-results", help="hands.jsonl (resumable) and summary.json go here")
+    lb.add_argument(
+        "--solve-round", type=int, default=4, choices=[3, 4], help="the agent's first solving round: 3 turn, 4 river"
+    )
+    lb.add_argument("--solve-seconds", type=float, default=2.0, help="the agent's solve deadline (default 2)")
     lb.add_argument("--json", action="store_true", help="print the summary as JSON")
     lb.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     lb.set_defaults(func=_cmd_lbr)

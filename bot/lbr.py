@@ -183,11 +183,11 @@ def _play_chunk(args: tuple) -> list[tuple[int, float, float]]:
     strategy made from its name (in the worker's process)."""
     from .strategies import make_strategy
 
-    name, blueprint, game_name, seed, setting, hands = args
+    name, blueprint, game_name, seed, setting, hands, options = args
     from pokerbot.protocol.gamedef import bundled_game
 
     game = bundled_game(game_name)
-    strategy = make_strategy(name, seed, blueprint=blueprint)
+    strategy = make_strategy(name, seed, blueprint=blueprint, **options)
     out = []
     for hand in hands:
         t0 = time.perf_counter()
@@ -207,11 +207,13 @@ def run_lbr(
     game_name: str = "holdem.nolimit.2p",
     progress: bool = True,
     chunk: int = 10,
+    options: dict | None = None,
 ) -> dict:
     """LBR against ``strategy`` for ``hands`` hands (both seats alternating), results
     in ``out_dir``: every hand appended to ``hands.jsonl`` as it finishes (a run
     stopped midway resumes from it: hands already there are not played again) and
-    ``summary.json``. Returns the summary."""
+    ``summary.json``. ``options`` go to the strategy (the agent's solve_round,
+    solve_seconds). Returns the summary."""
     from pokerbot.protocol.gamedef import bundled_game
 
     from .progress import ProgressBar
@@ -219,7 +221,8 @@ def run_lbr(
 
     check_setting(setting)
     game = bundled_game(game_name)
-    probe = make_strategy(strategy, seed, blueprint=blueprint)  # fails early: unknown name, missing store
+    options = dict(options or {})
+    probe = make_strategy(strategy, seed, blueprint=blueprint, **options)  # fails early: unknown name, missing store
     if getattr(probe, "action_probabilities", None) is None:
         raise LBRError(f"strategy {strategy!r} cannot be queried yet (see docs/strategy-api.md)")
     os.makedirs(out_dir, exist_ok=True)
@@ -236,7 +239,7 @@ def run_lbr(
     todo = [h for h in range(hands) if h not in done]
     bar = ProgressBar(hands, "hands", label=f"LBR {setting} vs {strategy}") if progress else None
     chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
-    jobs = [(strategy, blueprint, game_name, seed, setting, c) for c in chunks]
+    jobs = [(strategy, blueprint, game_name, seed, setting, c, options) for c in chunks]
 
     def record(rows: list[tuple[int, float, float]], f) -> None:
         for hand, chips, seconds in rows:
@@ -272,6 +275,7 @@ def run_lbr(
         "setting": setting,
         "seed": seed,
         "game": game_name,
+        "options": options,
         **summarize(chips, game.big_blind),
         "seconds_per_hand": float(np.mean([done[h][1] for h in range(hands)])) if hands else 0.0,
     }

@@ -187,6 +187,9 @@ def build_tree(
 
     if state.finished:
         raise ValueError("the hand is over")
+    if any(state.hole_cards):  # a public tree: hole cards play no part, and must not block the cards dealt
+        state = state.copy()
+        state.hole_cards = [[] for _ in state.hole_cards]
     if len(state.board_cards) != game.total_board_cards(state.round):
         raise ValueError("the state's board must hold exactly the cards of the rounds reached")
     for r in range(state.round + 1, game.num_rounds):

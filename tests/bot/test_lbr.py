@@ -97,8 +97,5 @@ def test_the_command_prints_a_markdown_line_and_refuses_what_it_cannot_play(tmp_
     assert "| fold | fcpa | +750 ± " in out
     assert main(["lbr", "--strategy", "fold", "--setting", "fc", "--out", str(tmp_path / "b")]) == 2
     assert "before the flop" in capsys.readouterr().err
-    args = ["lbr", "--strategy", "libratus", "--blueprint", small_blueprint, "--out", str(tmp_path / "c")]
-    assert main(args) == 2
-    assert "cannot be queried yet" in capsys.readouterr().err
     assert main(["lbr", "--strategy", "blueprint", "--blueprint", str(tmp_path / "none.bp")]) == 2
     assert "no blueprint at" in capsys.readouterr().err

@@ -195,3 +195,79 @@ def test_the_prober_moves_the_first_raise_to_its_size(small_blueprint):
     played = {prober.act(MatchState(s.current_player, s)) for _ in range(1)}
     assert played <= set(answer.actions)
     assert np.allclose(answer.probabilities.sum(axis=1), inner.probabilities.sum(axis=1))
+
+
+def river_agent(blueprint, seed=4):
+    from pokerbot.bot.agent import LibratusAgent
+    from pokerbot.bot.time_budget import TimeBudget
+
+    # limits far from binding: every solve runs its full iteration count, so solves
+    # are the same bit for bit whenever they run
+    return LibratusAgent(seed, blueprint, solve_seconds=60.0, budget=TimeBudget(600.0, 600.0, 600.0))
+
+
+def agent_hand(agent, deck, seat, questions):
+    """The agent's actions in one hand against an opponent who bets 0.7 pot at its
+    first chance on the turn and river and calls otherwise (forcing safe re-solves);
+    before each of the agent's river decisions, ``questions`` asks what it would do
+    after other bets of its opponent (nested re-solves)."""
+    s = BettingState(HUNL, 3, [deck[0:2], deck[2:4]])
+    taken = []
+    while not s.finished:
+        need = HUNL.total_board_cards(s.round)
+        if len(s.board_cards) < need:
+            s.deal_board_cards(deck[4 + len(s.board_cards) : 4 + need])
+        p = s.current_player
+        if p == seat:
+            if s.round == 3:
+                for frac in questions:
+                    other = s.copy()
+                    if other.can_apply(CALL):
+                        other.apply(CALL)
+                    bounds = other.raise_bounds()
+                    if not other.finished and bounds is not None:
+                        other.apply(raise_to(min(max(other.max_spent + int(frac * other.pot), bounds[0]), bounds[1])))
+                        answer = query(agent, other, seat)
+                        assert np.allclose(answer.probabilities[live_hands(other.board_cards)].sum(axis=1), 1.0)
+            a = agent.act(MatchState(seat, s))
+            taken.append((s.round, str(a)))
+            s.apply(a)
+        else:
+            bounds = s.raise_bounds()
+            if s.round >= 2 and not any(b.type is ActionType.RAISE for b in s.actions[s.round]) and bounds is not None:
+                s.apply(raise_to(min(max(s.max_spent + int(0.7 * s.pot), bounds[0]), bounds[1])))
+            else:
+                s.apply(CALL)
+    return taken
+
+
+def test_the_agent_answers_from_its_solves_and_a_question_leaves_its_hand_as_it_was(small_blueprint):
+    river_decisions = 0
+    for trial in range(20):
+        deck = list(range(52))
+        random.Random(trial).shuffle(deck)
+        plain = agent_hand(river_agent(small_blueprint), deck, trial % 2, [])
+        asked = agent_hand(river_agent(small_blueprint), deck, trial % 2, [0.33, 1.3])
+        assert asked == plain
+        river_decisions += sum(r == 3 for r, _ in plain)
+    assert river_decisions >= 8  # questions were asked between solves and re-solves
+
+
+def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
+    agent = river_agent(small_blueprint)
+    deck = list(range(52))
+    random.Random(3).shuffle(deck)
+    s = apply_betting(BettingState(HUNL, 5, [deck[0:2], deck[2:4]]), "r300c/cc/cc/")
+    s.deal_board_cards(deck[4:9])
+    seat = s.current_player
+    answer = query(agent, s, seat)
+    live = live_hands(s.board_cards)
+    assert np.allclose(answer.probabilities[live].sum(axis=1), 1.0) and not answer.probabilities[~live].any()
+    assert any(a.type is ActionType.RAISE and a.size not in (600, 900) for a in answer.actions)  # the subgame's sizes
+    # what it plays with its real hand has that hand's probability in the answer
+    h = [tuple(x) for x in HANDS.tolist()].index(tuple(sorted(deck[2 * seat : 2 * seat + 2])))
+    a = agent.act(MatchState(seat, s))
+    assert answer.probability_of(a)[h] > 0
+    # the same seed and state: the same answer, solved again from scratch
+    again = query(river_agent(small_blueprint), s, seat)
+    assert again.actions == answer.actions and np.array_equal(again.probabilities, answer.probabilities)

@@ -527,3 +527,24 @@ def test_a_turn_solve_converges_with_rows_in_board_order():
     for lo, hi in sub.tree.blocks[sub.block_board >= 0]:
         top[lo:hi] = False
     np.testing.assert_array_equal(back[top], a[top])
+
+
+def test_a_public_tree_ignores_the_hole_cards_in_its_state():
+    """A turn state that knows both players' cards (as a solver inside a match with both
+    hands, or the agent with its own) builds the same tree as one that knows none: the
+    river cards dealt must not be blocked by them."""
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.protocol.gamedef import bundled_game
+
+    game = bundled_game("holdem.nolimit.2p")
+    board = parse_cards("QsJh2h8d")
+    sizes = BetSizes(bets=((0.5,),), max_raises=1)
+    known = BettingState(game, 0, [parse_cards("3c4c"), parse_cards("AsAd")])
+    blind = BettingState(game, 0)
+    for s in (known, blind):
+        apply_betting(s, "r300c/cc/")
+        s.deal_board_cards(board)
+    a, b = build_tree(known, sizes), build_tree(blind, sizes)
+    assert a.num_nodes == b.num_nodes and np.array_equal(a.dealt, b.dealt)
+    assert {int(c) for c in a.dealt if c >= 0} >= set(parse_cards("3c4cAsAd"))  # hole cards are dealt on the river
+    assert known.hole_cards[1] == parse_cards("AsAd")  # the caller's state is left as it was
