@@ -184,6 +184,9 @@ class LibratusAgent:
         self.clock = clock or ReplyClock()
         self._last_solve: dict = {}
         self._note: dict = {}  # more about a decision for its log line (the extension in use)
+        #: the state of the last decision made and the solution and node it was played from
+        #: (None: the blueprint's): a question about that state answers from them
+        self._decided: tuple | None = None
         self._decision_t0 = time.perf_counter()
 
     def prepare(self) -> None:
@@ -390,15 +393,21 @@ class LibratusAgent:
         if state.round < self.solve_round or state.game.num_rounds != 4:
             return self._blueprint_act(ms)
         sol, node, source = self._solution_at(ms)
+        self._decided = (self._state_key(state, ms.viewer), sol, node)
         if sol is None:
             action, blueprint_source = self._blueprint_act(ms)
             return action, source or blueprint_source
         assert source is not None  # a solution always comes with where it came from
         return self._sample(sol, node, state, ms.viewer), source
 
+    @staticmethod
+    def _state_key(state: BettingState, seat: int) -> tuple:
+        return (state.hand_id, seat, state.betting_string(), tuple(state.board_cards))
+
     def _start_hand(self, hand_id: int, state: BettingState) -> None:
         if self._hand != hand_id:
             self._hand = hand_id
+            self._decided = None
             self._solution = None
             self._gifts = np.zeros(len(rg.hole_hands(state.game)))
             self._scale = self._scale_for(hand_id)
@@ -449,11 +458,13 @@ class LibratusAgent:
         before the solving round, the blueprint's answer; from it on, the strategy at
         ``state`` of the solution it would play from, made by the same solves as in
         play (unsafe at the round's first decision, then safe, nested or unsafe
-        re-solves, under the same iteration rule and time budget). Its hand state (the
+        re-solves, under the same iteration rule and time budget); at the state of the
+        decision it has just made, the solution that decision was played from. Its hand state (the
         solution, gifts, the hand's bet-size scale, the time budget, the blueprint's
         walk) is restored afterwards: a question leaves the real hand as it was."""
         saved = (
             self._hand,
+            self._decided,
             self._solution,
             None if self._gifts is None else self._gifts.copy(),
             self._scale,
@@ -464,9 +475,14 @@ class LibratusAgent:
         )
         try:
             self._start_hand(state.hand_id, state)
+            self.budget.start_hand(state.hand_id)  # as act does: the hand's time budget
+            self._decision_t0 = time.perf_counter()
             if state.round < self.solve_round or state.game.num_rounds != 4:
                 return self.bp_player.action_probabilities(state, seat)
-            sol, node, _ = self._solution_at(MatchState(seat, state))
+            if self._decided is not None and self._decided[0] == self._state_key(state, seat):
+                _, sol, node = self._decided  # the decision just made here: what it was played from
+            else:
+                sol, node, _ = self._solution_at(MatchState(seat, state))
             if sol is None:
                 return self.bp_player.action_probabilities(state, seat)
             tree = sol.sub.tree
@@ -484,6 +500,7 @@ class LibratusAgent:
         finally:
             (
                 self._hand,
+                self._decided,
                 self._solution,
                 self._gifts,
                 self._scale,

@@ -156,8 +156,10 @@ def play_hand(
                 on_decision(state, decision)
             state.apply(decision.action)
         else:
-            answer = query(strategy, state, opponent)
+            # act first: asked afterwards at the same state, a solving agent answers from
+            # the solution it just played from instead of solving again
             action = strategy.act(MatchState(opponent, state))  # type: ignore[attr-defined]
+            answer = query(strategy, state, opponent)
             belief.observe_action(answer.probability_of(action))
             state.apply(action)
     last = game.total_board_cards(game.num_rounds - 1)

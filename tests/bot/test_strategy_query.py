@@ -263,7 +263,9 @@ def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
     answer = query(agent, s, seat)
     live = live_hands(s.board_cards)
     assert np.allclose(answer.probabilities[live].sum(axis=1), 1.0) and not answer.probabilities[~live].any()
-    assert any(a.type is ActionType.RAISE and a.size not in (600, 900) for a in answer.actions)  # the subgame's sizes
+    blueprint = query(agent.bp_player, s, seat)
+    assert answer.actions != blueprint.actions  # a river subgame's sizes, not the blueprint's
+    assert len([a for a in answer.actions if a.type is ActionType.RAISE]) > 2
     # what it plays with its real hand has that hand's probability in the answer
     h = [tuple(x) for x in HANDS.tolist()].index(tuple(sorted(deck[2 * seat : 2 * seat + 2])))
     a = agent.act(MatchState(seat, s))
@@ -271,3 +273,6 @@ def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
     # the same seed and state: the same answer, solved again from scratch
     again = query(river_agent(small_blueprint), s, seat)
     assert again.actions == answer.actions and np.array_equal(again.probabilities, answer.probabilities)
+    # asked after it played here: the solution it played from (no solve), the same answer
+    after = query(agent, s, seat)
+    assert after.actions == answer.actions and np.array_equal(after.probabilities, answer.probabilities)
