@@ -18,8 +18,9 @@ Settings (the actions LBR considers, per round):
 
 - ``fc``: fold or call in every round;
 - ``fcpa``: call in the first two rounds, then fold, call, pot or all-in;
-- ``fcpa56``: as ``fcpa``, with 56 bet sizes on the turn and river (the paper's many
-  sizes: 0.1 to 5.6 pots in steps of 0.1), and all-in.
+- ``fcpa56``: as ``fcpa``, with 56 bet sizes on the turn and river, 0.1 to 5.6 pots in
+  steps of 0.1, and all-in (the paper's many-sizes setting had 56 sizes; this grid is
+  ours, not the paper's list).
 
 Equity is exact from the flop on; ``fc`` needs the equity before the flop too, which
 this module does not compute yet, so only the ``fcpa`` settings run.
