@@ -22,8 +22,9 @@ Settings (the actions LBR considers, per round):
   steps of 0.1, and all-in (the paper's many-sizes setting had 56 sizes; this grid is
   ours, not the paper's list).
 
-Equity is exact from the flop on; ``fc`` needs the equity before the flop too, which
-this module does not compute yet, so only the ``fcpa`` settings run.
+Equity is exact: over every completion of the board from the flop on, and before the
+flop over every 5-card board against each hand of the range (``solver.equity``), each
+new class of LBR's hand costing a few seconds once per process.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ Z95 = 1.959963984540054
 
 #: Bets LBR considers on the turn and river, as fractions of the pot after calling.
 SETTINGS: dict[str, tuple[tuple[float, ...] | None, ...]] = {
-    # None: call only; a tuple: fold, call and those pot fractions plus all-in
+    # None: call only; a tuple: fold, call and those pot fractions plus all-in; () fold or call
+    "fc": ((), (), (), ()),
     "fcpa": (None, None, (1.0,), (1.0,)),
     "fcpa56": (
         None,
@@ -65,8 +67,6 @@ class LBRError(ValueError):
 
 
 def check_setting(setting: str) -> None:
-    if setting == "fc":
-        raise LBRError("the fc setting needs LBR's equity before the flop, which is not computed yet; use fcpa")
     if setting not in SETTINGS:
         raise LBRError(f"unknown LBR setting {setting!r}; settings: {', '.join(SETTINGS)}")
 
@@ -110,7 +110,7 @@ def lbr_decision(strategy: object, state: BettingState, seat: int, rng: Range, s
     asked = state.max_spent - state.spent[seat]
     utilities: dict[Action, float] = {CALL: wp * pot - (1 - wp) * asked}
     bounds = state.raise_bounds()
-    if bounds is not None:
+    if bounds is not None and bets:
         totals = {min(max(state.max_spent + int(round(f * (pot + asked))), bounds[0]), bounds[1]) for f in bets}
         totals.add(bounds[1])  # all-in
         opponent = 1 - seat

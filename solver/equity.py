@@ -7,6 +7,7 @@ all remaining boards instead of the one board that fell.
 
 from __future__ import annotations
 
+from itertools import permutations
 from math import comb
 
 import numba as nb
@@ -278,11 +279,19 @@ def _range_equity(
 def range_equity(hero, board, weights: np.ndarray) -> float:
     """The hero's exact showdown equity against a range: ``weights`` over the 1,326
     hole pairs of ``evaluator.all_hole_pairs`` (need not be normalised), over every
-    way the board (3 to 5 cards) can finish; hands sharing a card with the hero, the
-    board or a completion do not count there. 0.5 when no hand of the range is left."""
+    way the board (none, or 3 to 5 cards) can finish; hands sharing a card with the
+    hero, the board or a completion do not count there. 0.5 when no hand of the range
+    is left. Before the flop it uses ``preflop_equities``."""
     board = [int(c) for c in board]
+    if not board:
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        if weights.shape != (1326,):
+            raise ValueError(f"weights over the 1326 hole pairs, got shape {weights.shape}")
+        live = weights * _live_against(hero)
+        total = live.sum()
+        return float(live @ preflop_equities(hero) / total) if total > 0 else 0.5
     if not 3 <= len(board) <= 5:
-        raise ValueError(f"range equity is exact from the flop on: a board of 3 to 5 cards, got {len(board)}")
+        raise ValueError(f"a board of 0 or 3 to 5 cards, got {len(board)}")
     used = set(board) | {int(c) for c in hero}
     remaining = [c for c in range(ev.NUM_CARDS) if c not in used]
     rem_keys, rem_masks = ev.hand_keys(np.array(remaining, dtype=np.int64)[:, None])
@@ -320,3 +329,46 @@ def _range_keys() -> tuple[np.ndarray, np.ndarray]:
     if _RANGE_KEYS is None:
         _RANGE_KEYS = ev.hand_keys(ev.all_hole_pairs())
     return _RANGE_KEYS
+
+
+_SUIT_PERMUTATIONS = [tuple(p) for p in permutations(range(4))]
+#: Exact preflop equities already computed, by (canonical hero, canonical opponent hand).
+_PREFLOP: dict[tuple, float] = {}
+
+
+def _permute(cards, perm) -> tuple[int, ...]:
+    return tuple(sorted((c & ~3) | perm[c & 3] for c in cards))
+
+
+def preflop_equities(hero) -> np.ndarray:
+    """The hero's exact showdown equity (wins + ties / 2) against each of the 1,326
+    hole pairs of ``evaluator.all_hole_pairs`` over every 5-card board of the other 48
+    cards (0 for pairs sharing a card with the hero). Pairs equal up to a permutation
+    of suits that keeps the hero's hand are computed once, and kept for the process:
+    a new hero class costs a few seconds (a few hundred exact enumerations), then
+    nothing."""
+    hero = tuple(sorted(int(c) for c in hero))
+    if len(hero) != 2 or len(set(hero)) != 2 or not all(0 <= c < ev.NUM_CARDS for c in hero):
+        raise ValueError(f"a hero hand is two distinct cards, got {hero}")
+    images = [(_permute(hero, p), p) for p in _SUIT_PERMUTATIONS]
+    canon = min(h for h, _ in images)
+    perms = [p for h, p in images if h == canon]  # every suit permutation taking the hero to canon
+    pairs = ev.all_hole_pairs().tolist()
+    keys: list[tuple[int, ...] | None] = []
+    for a, b in pairs:
+        if a in hero or b in hero:
+            keys.append(None)
+        else:
+            keys.append(min(_permute((a, b), p) for p in perms))
+    missing = sorted({k for k in keys if k is not None and (canon, k) not in _PREFLOP})
+    if missing:
+        found = runout_equities([(list(canon), list(k), []) for k in missing], list(range(ev.NUM_CARDS)), 5)
+        for k, (win, tie) in zip(missing, found):
+            _PREFLOP[(canon, k)] = win + tie / 2
+    return np.array([0.0 if k is None else _PREFLOP[(canon, k)] for k in keys])
+
+
+def _live_against(hero) -> np.ndarray:
+    pairs = ev.all_hole_pairs()
+    a, b = int(hero[0]), int(hero[1])
+    return ~((pairs[:, 0] == a) | (pairs[:, 1] == a) | (pairs[:, 0] == b) | (pairs[:, 1] == b))

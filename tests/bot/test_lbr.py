@@ -32,12 +32,27 @@ def test_lbr_beats_a_calling_station_by_a_large_margin():
     assert s["mbb_per_game"] - s["ci95"] > 1000  # all-in with the better half of its hands
 
 
+def test_lbr_wins_250_in_expectation_against_always_fold_with_fold_and_call():
+    """In the big blind +50 every hand; in the small blind LBR calls (every hand has over
+    a quarter of the pot's equity against a full range) and checks down: a showdown of
+    200 chips and nothing else, worth 0 over the deals by symmetry: 250 mbb/game."""
+    bot = make_strategy("fold", 1)
+    decisions = []
+    values = [
+        play_hand(bot, HUNL, 3, hand, "fc", on_decision=lambda s, d: decisions.append((s.round, str(d.action))))
+        for hand in range(6)
+    ]
+    assert values[0::2] == [50.0] * 3
+    assert all(v in (-100.0, 0.0, 100.0) for v in values[1::2])
+    assert decisions and all(a == "c" for _, a in decisions)  # it never folds, never bets
+    assert {r for r, _ in decisions} == {0, 1, 2, 3}
+
+
 def test_settings_lbr_cannot_play_are_refused():
-    with pytest.raises(LBRError, match="before the flop"):
-        check_setting("fc")
     with pytest.raises(LBRError, match="unknown"):
         check_setting("fcx")
-    check_setting("fcpa")
+    for s in ("fc", "fcpa", "fcpa56"):
+        check_setting(s)
 
 
 def test_range_tracking_equals_a_brute_force_bayes_update(small_blueprint):
@@ -95,7 +110,7 @@ def test_the_command_prints_a_markdown_line_and_refuses_what_it_cannot_play(tmp_
     assert main(["lbr", "--strategy", "fold", "--hands", "10", "--out", str(tmp_path / "a"), "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "| fold | fcpa | +750 ± " in out
-    assert main(["lbr", "--strategy", "fold", "--setting", "fc", "--out", str(tmp_path / "b")]) == 2
-    assert "before the flop" in capsys.readouterr().err
+    assert main(["lbr", "--strategy", "fold", "--setting", "fcx", "--out", str(tmp_path / "b")]) == 2
+    assert "unknown LBR setting" in capsys.readouterr().err
     assert main(["lbr", "--strategy", "blueprint", "--blueprint", str(tmp_path / "none.bp")]) == 2
     assert "no blueprint at" in capsys.readouterr().err

@@ -83,11 +83,34 @@ def test_range_equity_agrees_with_an_independent_evaluator(board_size):
         assert range_equity(hero, board, weights) == pytest.approx(brute_range_equity(hero, board, weights), abs=1e-12)
 
 
-def test_range_equity_refuses_preflop_and_wrong_weights():
+def test_preflop_equities_agree_with_exact_enumeration_of_each_pair():
+    """The suit-isomorphism shortcut against a full enumeration per pair, for two heroes
+    of the same class (one computed from the other's cache) and one of another."""
+    from pokerbot.solver.equity import preflop_equities, range_equity
+    from pokerbot.solver.evaluator import all_hole_pairs
+
+    pairs = all_hole_pairs().tolist()
+    rng = np.random.default_rng(7)
+    for hero in ([51, 47], [50, 46], [12, 29]):  # AsKs, AhKh (same class), 5s9d
+        eq = preflop_equities(hero)
+        for h in rng.choice(1326, 6, replace=False):
+            if set(pairs[h]) & set(hero):
+                assert eq[h] == 0.0
+                continue
+            win, tie = runout_equity(hero, pairs[h], [], list(range(52)), 5)
+            assert eq[h] == pytest.approx(win + tie / 2, abs=1e-12)
+        weights = np.zeros(1326)
+        weights[[3, 700, 1200]] = [1.0, 2.0, 0.5]
+        live = [h for h in (3, 700, 1200) if not set(pairs[h]) & set(hero)]
+        expected = sum(weights[h] * eq[h] for h in live) / sum(weights[h] for h in live)
+        assert range_equity(hero, [], weights) == pytest.approx(expected, abs=1e-12)
+
+
+def test_range_equity_refuses_bad_boards_and_wrong_weights():
     from pokerbot.solver.equity import range_equity
 
-    with pytest.raises(ValueError, match="3 to 5 cards"):
-        range_equity([0, 1], [], np.ones(1326))
+    with pytest.raises(ValueError, match="0 or 3 to 5 cards"):
+        range_equity([0, 1], [2, 3], np.ones(1326))
     with pytest.raises(ValueError, match="1326"):
         range_equity([0, 1], [2, 3, 4], np.ones(10))
     # a range left with nothing: even
