@@ -634,7 +634,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lb.add_argument("--strategy", default="blueprint", choices=sorted(STRATEGIES), help="the strategy LBR plays")
     lb.add_argument("--blueprint", default=None, help="its blueprint store (default: blueprints/default.bp)")
-    lb.add_argument("--setting", default="fcpa", help="LBR's actions: fcpa (default), fcpa56 (56 turn/river sizes) or fc (fold/call only)")
+    lb.add_argument(
+        "--setting", default="fcpa", help="LBR's actions: fcpa (default), fcpa56 (56 turn/river sizes), fc (fold/call)"
+    )
     lb.add_argument("--hands", type=int, default=1000, help="hands, LBR's seat alternating (default 1,000)")
     lb.add_argument("--seed", type=int, default=0, help="the deals' and the strategy's seed")
     lb.add_argument("--workers", type=int, default=1, help="processes playing hands in parallel")
