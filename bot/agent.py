@@ -389,7 +389,7 @@ class LibratusAgent:
         now), solution (the current solution), or previous- / blueprint-fallback
         (no solve was possible: the best strategy already available)."""
         state = ms.state
-        self._start_hand(state.hand_id, state)
+        self._start_hand(state)
         if state.round < self.solve_round or state.game.num_rounds != 4:
             return self._blueprint_act(ms)
         sol, node, source = self._solution_at(ms)
@@ -404,13 +404,14 @@ class LibratusAgent:
     def _state_key(state: BettingState, seat: int) -> tuple:
         return (state.hand_id, seat, state.betting_string(), tuple(state.board_cards))
 
-    def _start_hand(self, hand_id: int, state: BettingState) -> None:
-        if self._hand != hand_id:
-            self._hand = hand_id
+    def _start_hand(self, state: BettingState) -> None:
+        """A new hand: no solution or gifts yet, the hand's bet-size scale."""
+        if self._hand != state.hand_id:
+            self._hand = state.hand_id
             self._decided = None
             self._solution = None
             self._gifts = np.zeros(len(rg.hole_hands(state.game)))
-            self._scale = self._scale_for(hand_id)
+            self._scale = self._scale_for(state.hand_id)
 
     def _solution_at(self, ms: MatchState) -> tuple[Solution | None, int, str | None]:
         """From the solving round on: the solution to play ``ms`` from, solving or
@@ -474,7 +475,7 @@ class LibratusAgent:
             self.bp_player.snapshot(),
         )
         try:
-            self._start_hand(state.hand_id, state)
+            self._start_hand(state)
             self.budget.start_hand(state.hand_id)  # as act does: the hand's time budget
             self._decision_t0 = time.perf_counter()
             if state.round < self.solve_round or state.game.num_rounds != 4:

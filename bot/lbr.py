@@ -30,7 +30,6 @@ new class of LBR's hand costing a few seconds once per process.
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import time
@@ -40,13 +39,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from pokerbot.protocol.betting import CALL, FOLD, Action, BettingState, raise_to
-from pokerbot.protocol.gamedef import GameDef
+from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.equity import range_equity
 
+from .match import summarize as match_summary
 from .strategy_query import live_hands, query
-
-Z95 = 1.959963984540054
 
 #: Bets LBR considers on the turn and river, as fractions of the pot after calling.
 SETTINGS: dict[str, tuple[tuple[float, ...] | None, ...]] = {
@@ -98,14 +96,14 @@ class Decision:
     utilities: dict[str, float]
 
 
-def lbr_decision(strategy: object, state: BettingState, seat: int, rng: Range, setting: str) -> Decision:
-    """LBR's action as ``seat`` in ``state`` against ``strategy`` holding ``rng``."""
+def lbr_decision(strategy: object, state: BettingState, seat: int, belief: Range, setting: str) -> Decision:
+    """LBR's action as ``seat`` in ``state`` against ``strategy`` holding the range ``belief``."""
     bets = SETTINGS[setting][state.round]
     if bets is None:
         return Decision(CALL, {})
     hole = state.hole_cards[seat]
     board = state.board_cards
-    wp = range_equity(hole, board, rng.weights)
+    wp = range_equity(hole, board, belief.weights)
     pot = sum(state.spent)
     asked = state.max_spent - state.spent[seat]
     utilities: dict[Action, float] = {CALL: wp * pot - (1 - wp) * asked}
@@ -114,7 +112,7 @@ def lbr_decision(strategy: object, state: BettingState, seat: int, rng: Range, s
         totals = {min(max(state.max_spent + int(round(f * (pot + asked))), bounds[0]), bounds[1]) for f in bets}
         totals.add(bounds[1])  # all-in
         opponent = 1 - seat
-        weights = rng.normalised()
+        weights = belief.normalised()
         for to in sorted(totals):
             after = state.copy()
             a = raise_to(to)
@@ -173,22 +171,24 @@ def play_hand(
 
 
 def summarize(chips: list[float], big_blind: int) -> dict:
-    """LBR's mean winnings in mbb/game and the half-width of the 95 % interval."""
-    n = len(chips)
-    mbb = np.asarray(chips, dtype=np.float64) / big_blind * 1000.0
-    mean = float(mbb.mean()) if n else float("nan")
-    half = float(Z95 * mbb.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    return {"hands": n, "mbb_per_game": mean, "ci95": half}
+    """LBR's mean winnings in mbb/game and the half-width of the 95 % interval (the match
+    runner's summary; NaN where there are too few hands)."""
+    s = match_summary(np.asarray(chips, dtype=np.float64), big_blind)
+    nan = float("nan")
+    return {
+        "hands": s["hands"],
+        "mbb_per_game": nan if s["mbb_per_hand"] is None else s["mbb_per_hand"],
+        "ci95": nan if s["ci95"] is None else s["ci95"],
+    }
 
 
 def _play_chunk(args: tuple) -> list[tuple[int, float, float]]:
     """Worker: (hand, LBR's chips, seconds) for each hand of a chunk, against a fresh
-    strategy made from its name (in the worker's process)."""
+    strategy made from its name (in the worker's process), so that the results do not
+    depend on how the hands were shared among workers."""
     from .strategies import make_strategy
 
     name, blueprint, game_name, seed, setting, hands, options = args
-    from pokerbot.protocol.gamedef import bundled_game
-
     game = bundled_game(game_name)
     strategy = make_strategy(name, seed, blueprint=blueprint, **options)
     out = []
@@ -217,8 +217,6 @@ def run_lbr(
     stopped midway resumes from it: hands already there are not played again) and
     ``summary.json``. ``options`` go to the strategy (the agent's solve_round,
     solve_seconds). Returns the summary."""
-    from pokerbot.protocol.gamedef import bundled_game
-
     from .progress import ProgressBar
     from .strategies import make_strategy
 

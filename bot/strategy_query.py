@@ -14,7 +14,6 @@ same strategy with the same seed gives the same answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
@@ -58,12 +57,6 @@ class ActionProbabilities:
         return np.zeros(len(HANDS))
 
 
-class Queryable(Protocol):
-    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
-        """The answer for ``seat`` to act in ``state`` (see ``query``)."""
-        ...
-
-
 def live_hands(board: list[int]) -> np.ndarray:
     """Per hand, whether it shares no card with ``board``."""
     if not board:
@@ -76,15 +69,11 @@ def live_hands(board: list[int]) -> np.ndarray:
 def same_for_every_hand(state: BettingState, actions: list[Action], weights: list[float]) -> ActionProbabilities:
     """The answer of a strategy that ignores its cards: ``weights`` (renormalised) over
     ``actions`` for every live hand; equal actions merged."""
-    merged: dict[Action, float] = {}
-    for a, w in zip(actions, weights):
-        merged[a] = merged.get(a, 0.0) + w
-    total = sum(merged.values())
+    total = sum(weights)
     if total <= 0:
         raise QueryError("a strategy's weights must not all be zero")
-    row = np.array([w / total for w in merged.values()])
-    probs = np.where(live_hands(state.board_cards)[:, None], row[None, :], 0.0)
-    return ActionProbabilities(tuple(merged), probs)
+    row = np.array(weights, dtype=np.float64) / total
+    return merge_columns(actions, np.where(live_hands(state.board_cards)[:, None], row[None, :], 0.0))
 
 
 def merge_columns(actions: list[Action], probabilities: np.ndarray) -> ActionProbabilities:
