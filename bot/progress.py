@@ -58,6 +58,7 @@ class ProgressBar:
         redraw: float = 0.2,
         start: float | None = None,
         window: float = 120.0,
+        done: float = 0.0,
     ) -> None:
         if total <= 0:
             raise ValueError(f"a progress bar needs a positive total, got {total}")
@@ -70,8 +71,8 @@ class ProgressBar:
         self.redraw = redraw
         self.start = time.monotonic() if start is None else start
         self.window = window
-        self._samples: collections.deque[tuple[float, float]] = collections.deque([(self.start, 0.0)])
-        self.done = 0.0
+        self.done = min(max(done, 0.0), self.total)  # already done when the bar starts: not in the rate
+        self._samples: collections.deque[tuple[float, float]] = collections.deque([(self.start, self.done)])
         self.status = ""
         self._last_draw = -math.inf
         self._drawn = False
@@ -157,8 +158,10 @@ class PhasedProgress:
         if phase != self.phase or self.bar is None:
             self.close()
             self.phase = phase
+            # the first report of a phase may come after some of its work: the rate (and
+            # ETA) count from that report on
             self.bar = ProgressBar(
-                total, unit, label=phase, stream=self.stream, tty=self.tty, plain_interval=self.plain_interval
+                total, unit, label=phase, stream=self.stream, tty=self.tty, plain_interval=self.plain_interval, done=done
             )
         self.bar.update(done, status)
 

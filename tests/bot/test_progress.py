@@ -64,3 +64,19 @@ def test_the_rate_and_eta_follow_the_recent_pace():
     assert last.startswith("780/1,000 hands (78 %), 1.0 hands/s, ETA 3m40s")
     bar.finish(now=200.0)  # the final line gives the whole run's rate
     assert out.getvalue().splitlines()[-1] == "780/1,000 hands (78 %), 3.9 hands/s, 3m20s"
+
+
+def test_a_phase_first_reported_midway_counts_its_rate_from_that_report(monkeypatch):
+    """The card abstraction reports a round first after thousands of boards, and MCCFR
+    after its first 10 s: that work is not squeezed into the instant the bar appears
+    (which showed millions of boards per second and an ETA of 0 s)."""
+    clock = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    out = io.StringIO()
+    phases = progress.PhasedProgress(stream=out, tty=False, plain_interval=0)
+    phases("MCCFR", 10, 3000, "s", "")
+    assert "ETA" not in out.getvalue()  # no pace known yet
+    clock[0] += 30.0
+    phases("MCCFR", 40, 3000, "s", "")
+    # 30 s of training in 30 s: 2,960 s left
+    assert out.getvalue().splitlines()[-1] == "MCCFR: 40/3,000 s (1 %), ETA 49m20s"
