@@ -70,13 +70,19 @@ def check_setting(setting: str) -> None:
 
 
 class Range:
-    """The strategy's range: a weight per hole pair, updated by Bayes' rule."""
+    """The strategy's range: a weight per hand, updated by Bayes' rule."""
 
-    def __init__(self, lbr_hole: list[int], board: list[int]) -> None:
-        self.weights = live_hands(list(lbr_hole) + list(board)).astype(np.float64)
+    def __init__(self, weights: np.ndarray) -> None:
+        self.weights = np.array(weights, dtype=np.float64)
 
-    def observe_board(self, board: list[int]) -> None:
-        self.weights *= live_hands(board)
+    @classmethod
+    def holdem(cls, lbr_hole: list[int], board: list[int]) -> Range:
+        """Every hole pair not blocked by LBR's cards and the board, equally likely."""
+        return cls(live_hands(list(lbr_hole) + list(board)))
+
+    def observe_board(self, live: np.ndarray) -> None:
+        """Drop the hands the new board cards block (``live``: 1 for hands still possible)."""
+        self.weights *= live
 
     def observe_action(self, likelihood: np.ndarray) -> None:
         """Multiply in the probability, per hand, of the action the strategy took."""
@@ -96,14 +102,19 @@ class Decision:
     utilities: dict[str, float]
 
 
-def lbr_decision(strategy: object, state: BettingState, seat: int, belief: Range, setting: str) -> Decision:
-    """LBR's action as ``seat`` in ``state`` against ``strategy`` holding the range ``belief``."""
-    bets = SETTINGS[setting][state.round]
+def best_action(
+    state: BettingState,
+    seat: int,
+    bets: tuple[float, ...] | None,
+    wp: float,
+    fold_probability: Callable[[BettingState], float],
+) -> Decision:
+    """LBR's choice as ``seat`` in ``state``, in any game: ``bets`` the pot fractions it
+    considers (None: call only; empty: fold or call), ``wp`` its equity against the
+    range, ``fold_probability(after)`` the range's chance of folding in the state after
+    a bet. The utilities are the module's formulas; when none beats 0 it folds."""
     if bets is None:
         return Decision(CALL, {})
-    hole = state.hole_cards[seat]
-    board = state.board_cards
-    wp = range_equity(hole, board, belief.weights)
     pot = sum(state.spent)
     asked = state.max_spent - state.spent[seat]
     utilities: dict[Action, float] = {CALL: wp * pot - (1 - wp) * asked}
@@ -111,20 +122,34 @@ def lbr_decision(strategy: object, state: BettingState, seat: int, belief: Range
     if bounds is not None and bets:
         totals = {min(max(state.max_spent + int(round(f * (pot + asked))), bounds[0]), bounds[1]) for f in bets}
         totals.add(bounds[1])  # all-in
-        opponent = 1 - seat
-        weights = belief.normalised()
         for to in sorted(totals):
             after = state.copy()
             a = raise_to(to)
             after.apply(a)
-            fold = query(strategy, after, opponent).probability_of(FOLD)
-            fp = float(weights @ fold)
+            fp = fold_probability(after)
             x = to - state.max_spent
             utilities[a] = fp * pot + (1 - fp) * (wp * (pot + x) - (1 - wp) * (asked + x))
     best = max(utilities, key=lambda a: utilities[a])
     if utilities[best] <= 0 and state.can_fold():
         best = FOLD
     return Decision(best, {str(a): u for a, u in utilities.items()})
+
+
+def lbr_decision(strategy: object, state: BettingState, seat: int, belief: Range, setting: str) -> Decision:
+    """LBR's action in hold'em as ``seat`` in ``state`` against ``strategy`` holding the
+    range ``belief``: exact equity over the remaining board, fold probabilities asked of
+    the strategy."""
+    bets = SETTINGS[setting][state.round]
+    if bets is None:
+        return Decision(CALL, {})
+    wp = range_equity(state.hole_cards[seat], state.board_cards, belief.weights)
+    opponent = 1 - seat
+    weights = belief.normalised()
+
+    def fold_probability(after: BettingState) -> float:
+        return float(weights @ query(strategy, after, opponent).probability_of(FOLD))
+
+    return best_action(state, seat, bets, wp, fold_probability)
 
 
 def deal(seed: int, hand: int) -> list[int]:
@@ -143,12 +168,12 @@ def play_hand(
     seat = hand % 2
     opponent = 1 - seat
     state = BettingState(game, hand, [deck[0:2], deck[2:4]])
-    belief = Range(deck[2 * seat : 2 * seat + 2], [])
+    belief = Range.holdem(deck[2 * seat : 2 * seat + 2], [])
     while not state.finished:
         need = game.total_board_cards(state.round)
         if len(state.board_cards) < need:
             state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
-            belief.observe_board(state.board_cards)
+            belief.observe_board(live_hands(state.board_cards))
         if state.current_player == seat:
             decision = lbr_decision(strategy, state, seat, belief, setting)
             if on_decision is not None:

@@ -7,7 +7,7 @@ import pytest
 from pokerbot.bot.blueprint_player import BlueprintStrategy
 from pokerbot.bot.lbr import LBRError, Range, check_setting, play_hand, summarize
 from pokerbot.bot.strategies import make_strategy
-from pokerbot.bot.strategy_query import HANDS, query
+from pokerbot.bot.strategy_query import HANDS, live_hands, query
 from pokerbot.protocol.betting import ActionType, BettingState
 from pokerbot.protocol.gamedef import bundled_game
 
@@ -60,7 +60,7 @@ def test_range_tracking_equals_a_brute_force_bayes_update(small_blueprint):
     against each hand's probability of that line, from the store's own lookup."""
     player = BlueprintStrategy(seed=2, blueprint=small_blueprint)
     lbr_hole, board = [48, 49], [0, 17, 34]
-    belief = Range(lbr_hole, [])
+    belief = Range.holdem(lbr_hole, [])
     states = []
     s = BettingState(HUNL, 0)
     for _ in range(2):  # the small blind's (position 1) first raise preflop, then on the flop
@@ -72,7 +72,7 @@ def test_range_tracking_equals_a_brute_force_bayes_update(small_blueprint):
         s.call()  # LBR, in the big blind, calls
         if s.round == 1 and not s.board_cards:
             s.deal_board_cards(board)
-            belief.observe_board(board)
+            belief.observe_board(live_hands(board))
             s.call()  # and checks the flop to the small blind
     brute = np.zeros(len(HANDS))
     node_cache = {}

@@ -1,0 +1,171 @@
+"""LBR on no-limit Leduc, where everything is exact: LBR's expected winnings against a
+fixed strategy, enumerated over every deal and every action the strategy may take,
+never exceed the exact best-response value against it (the solver's best response,
+which tests/solver/test_openspiel_export.py checks against OpenSpiel's); against a
+calling station LBR wins most of what a best response wins. The LBR here is the
+module's own choice (``best_action``) and range (``Range``); only the game (6 cards,
+one hole card, one board card) and the equity are Leduc's."""
+
+from itertools import permutations
+
+import numpy as np
+import pytest
+
+from pokerbot.bot.lbr import Range, best_action
+from pokerbot.protocol.betting import FOLD, ActionType, BettingState
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.hand_rank import hand_strength
+from pokerbot.solver import cfr
+from pokerbot.solver.subgame import make_subgame
+from pokerbot.solver.tree import CHANCE, BetSizes
+
+LEDUC = bundled_game("leduc.nolimit.2p")
+# the tree offers what LBR's fcpa setting bets (the pot, all-in), so LBR's actions are the tree's
+SIZES = BetSizes(bets=((1.0,),), max_raises=8)
+FCPA = (1.0,)  # LBR's bets in both rounds: fold, call, pot, all-in
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    return make_subgame(BettingState(LEDUC), SIZES)
+
+
+def child_taking(sub, node: int, action) -> int:
+    t = sub.tree
+    for c in range(t.first_child[node], t.first_child[node] + t.num_children[node]):
+        if t.actions[c] == action:
+            return c
+    raise AssertionError(f"LBR took {action}, not in the tree at node {node}")
+
+
+def child_spending(sub, node: int, spent: list[int]) -> int:
+    t = sub.tree
+    for c in range(t.first_child[node], t.first_child[node] + t.num_children[node]):
+        if list(t.spent[c]) == list(spent):
+            return c
+    raise AssertionError(f"LBR's bet is not in the tree at node {node}")
+
+
+def score(mine: int, theirs: int, board: int) -> float:
+    a, b = hand_strength([mine, board]), hand_strength([theirs, board])
+    return 1.0 if a > b else 0.5 if a == b else 0.0
+
+
+def equity(card: int, board: list[int], hands: list[int], weights: np.ndarray) -> float:
+    """LBR's exact equity against the range, over the board card still to come."""
+    total = win = 0.0
+    for h, w in zip(hands, weights):
+        if w == 0:
+            continue
+        boards = board or [b for b in LEDUC.deck() if b not in (card, h)]
+        win += w * sum(score(card, h, b) for b in boards) / len(boards)
+        total += w
+    return win / total
+
+
+def lbr_value(sub, strategy: np.ndarray, seat: int, peek: bool = False) -> float:
+    """LBR's expected winnings in position ``seat`` against ``strategy`` (rows: the tree's
+    children, columns: the subgame's hands), over all deals and the strategy's actions.
+    ``peek``: LBR knows the strategy's card (a cheat, to show the bound can fail)."""
+    t = sub.tree
+    hands = [int(h[0]) for h in sub.hands]
+    opp = 1 - seat
+
+    def walk(node: int, state: BettingState, belief: Range, board_card: int) -> float:
+        if not state.finished and len(state.board_cards) < LEDUC.total_board_cards(state.round):
+            assert t.kind[node] == CHANCE
+            node = next(
+                c
+                for c in range(t.first_child[node], t.first_child[node] + t.num_children[node])
+                if t.dealt[c] == board_card
+            )
+            state.deal_board_cards([board_card])
+            belief.observe_board(np.array([h != board_card for h in hands], dtype=np.float64))
+        if state.finished:
+            if not any(state.folded) and not state.board_cards:
+                state.deal_board_cards([board_card])  # all-in before the board card
+            return float(state.payoffs()[seat])
+        if state.current_player == seat:
+            w = belief.normalised()
+            if peek:
+                w = np.array([float(h == state.hole_cards[opp][0]) for h in hands])
+            wp = equity(state.hole_cards[seat][0], state.board_cards, hands, w)
+
+            def fold_probability(after: BettingState) -> float:
+                c = child_spending(sub, node, after.spent)
+                return float(w @ strategy[child_taking(sub, c, FOLD), :])
+
+            decision = best_action(state, seat, FCPA, wp, fold_probability)
+            c = child_taking(sub, node, decision.action)
+            state.apply(decision.action)
+            return walk(c, state, belief, board_card)
+        mine = hands.index(state.hole_cards[opp][0])
+        value = 0.0
+        for c in range(t.first_child[node], t.first_child[node] + t.num_children[node]):
+            p = strategy[c, mine]
+            if p == 0:
+                continue
+            after, seen = state.copy(), Range(belief.weights)
+            seen.observe_action(strategy[c, :])
+            after.apply(t.actions[c])
+            value += p * walk(c, after, seen, board_card)
+        return value
+
+    deals = list(permutations(LEDUC.deck(), 3))
+    total = 0.0
+    for own, theirs, board in deals:
+        holes = [[], []]
+        holes[seat], holes[opp] = [own], [theirs]
+        belief = Range(np.array([h != own for h in hands], dtype=np.float64))
+        total += walk(0, BettingState(LEDUC, 0, holes), belief, board)
+    return total / len(deals)
+
+
+def best_response_value(sub, strategy: np.ndarray, seat: int) -> float:
+    joint = cfr._joint_weight(sub)
+    return float(sub.reach[seat] @ cfr.counterfactual_values(sub, strategy, seat, best_response=True)) / joint
+
+
+def always_call(sub) -> np.ndarray:
+    s = np.zeros((sub.tree.num_nodes, len(sub.hands)))
+    for c, a in enumerate(sub.tree.actions):
+        if a is not None and a.type is ActionType.CALL:
+            s[c, :] = 1.0
+    return s
+
+
+def dirichlet(sub, seed: int) -> np.ndarray:
+    """A random mixed strategy: at each decision, per hand, probabilities drawn uniformly."""
+    rng = np.random.default_rng(seed)
+    t = sub.tree
+    s = np.zeros((t.num_nodes, len(sub.hands)))
+    for n in range(t.num_nodes):
+        m = t.num_children[n]
+        if t.kind[n] != CHANCE and m > 0:
+            f = t.first_child[n]
+            s[f : f + m, :] = rng.dirichlet(np.ones(m), size=len(sub.hands)).T
+    return s
+
+
+@pytest.mark.parametrize("name", ["always call", "random mixed", "CFR+ 10 iterations", "CFR+ 500 iterations"])
+def test_lbr_never_wins_more_than_a_best_response(leduc, name):
+    strategy = {
+        "always call": lambda: always_call(leduc),
+        "random mixed": lambda: dirichlet(leduc, 3),
+        "CFR+ 10 iterations": lambda: cfr.solve(leduc, 10).strategy,
+        "CFR+ 500 iterations": lambda: cfr.solve(leduc, 500).strategy,
+    }[name]()
+    for seat in (0, 1):
+        lbr, br = lbr_value(leduc, strategy, seat), best_response_value(leduc, strategy, seat)
+        assert lbr <= br + 1e-9, (seat, lbr, br)
+        if name == "always call":  # an obviously exploitable strategy: LBR takes most of it
+            assert lbr > 0.8 * br > 0
+
+
+def test_the_bound_can_fail_for_a_player_who_sees_the_cards(leduc):
+    """Negative control: the same LBR told the strategy's card beats the best response
+    (which must play without it), so the comparison above can fail."""
+    strategy = cfr.solve(leduc, 500).strategy
+    peeking = sum(lbr_value(leduc, strategy, s, peek=True) for s in (0, 1))
+    assert peeking > sum(best_response_value(leduc, strategy, s) for s in (0, 1)) + 10
