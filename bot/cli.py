@@ -122,10 +122,26 @@ def _cmd_play(args: argparse.Namespace) -> int:
             for s in agents:
                 s.pool = pool
         agents[0].prepare()  # kernels and workers warm before the first hand (process-wide)
-    return _play_seats(args.host, ports, game, strategies, args.connect_timeout)
+    writer = None
+    if args.strategy_log is not None:
+        if len(ports) > 1:
+            print("pokerbot play: --strategy-log logs one seat; give one port", file=sys.stderr)
+            return 2
+        from pokerbot.bot.strategy_log import StrategyLogWriter
+
+        try:
+            writer = StrategyLogWriter(args.strategy_log)
+        except OSError as e:
+            print(f"pokerbot play: cannot write the strategy log: {e}", file=sys.stderr)
+            return 2
+    try:
+        return _play_seats(args.host, ports, game, strategies, args.connect_timeout, writer)
+    finally:
+        if writer is not None:
+            writer.close()
 
 
-def _play_seats(host: str, ports: list[int], game, strategies: list, connect_timeout: float) -> int:
+def _play_seats(host: str, ports: list[int], game, strategies: list, connect_timeout: float, writer=None) -> int:
     """The seats of this process (one thread and event loop each after the first, one
     shared solver pool). The first seat runs in the main thread and takes the stop
     signals; when it ends, the process ends. Exit status: the worst of the seats'."""
@@ -137,7 +153,9 @@ def _play_seats(host: str, ports: list[int], game, strategies: list, connect_tim
     status = [0] * len(ports)
 
     def seat(i: int) -> None:
-        status[i] = run_event_loop(play(host, ports[i], game, strategies[i], connect_timeout))
+        status[i] = run_event_loop(
+            play(host, ports[i], game, strategies[i], connect_timeout, writer if i == 0 else None)
+        )
 
     threads = [
         threading.Thread(target=seat, args=(i,), daemon=True, name=f"seat-{i + 1}") for i in range(1, len(ports))
@@ -165,6 +183,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.concurrent and not args.duplicate:
         print("pokerbot match: --concurrent needs --duplicate", file=sys.stderr)
         return 2
+    if args.aivat and not match.PlayerSpec("A", args.player_a).ours:
+        print("pokerbot match: --aivat needs player A to be one of our strategies", file=sys.stderr)
+        return 2
     if {args.player_a, args.player_b} & {"libratus", "unsafe", "blueprint", "prober"}:
         status = _ensure_blueprint(args)
         if status:
@@ -183,6 +204,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 args.common_random_numbers,
                 args.concurrent,
                 progress=not args.no_progress,
+                aivat=args.aivat,
             )
         )
     except (RuntimeError, ValueError, OSError) as e:
@@ -374,6 +396,45 @@ def _cmd_lbr(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_aivat(args: argparse.Namespace) -> int:
+    import json
+
+    import numpy as np
+
+    from pokerbot.bot.aivat import AIVATError, correct_match, write_csv
+    from pokerbot.bot.match import summarize
+
+    try:
+        game = load_gamedef(args.game)
+        rows = correct_match(args.dealer_log, game, args.player, args.strategy_log, args.opponent_log)
+    except (GameDefError, AIVATError, ValueError, OSError) as e:
+        print(f"pokerbot aivat: {e}", file=sys.stderr)
+        return 2
+    if not rows:
+        print(f"pokerbot aivat: no finished hands in {args.dealer_log}", file=sys.stderr)
+        return 2
+    if args.csv:
+        write_csv(args.csv, [(os.path.basename(args.dealer_log), rows)])
+    bb = game.big_blind
+    out = {
+        "player": args.player,
+        "hands": len(rows),
+        "opponent_corrected": args.opponent_log is not None,
+        "fallback_hands": sum(r.fallback for r in rows),
+        **{k: summarize(np.array([getattr(r, k) for r in rows]), bb) for k in ("raw", "allin_adjusted", "aivat")},
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    for k, label in (("raw", "raw"), ("allin_adjusted", "all-in adjusted"), ("aivat", "AIVAT")):
+        s = out[k]
+        ci = "n/a" if s["ci95"] is None else f"{s['ci95']:,.1f}"
+        print(f"{args.player} {label:<16} {s['mbb_per_hand']:+10,.1f} ± {ci} mbb/hand (95 %), {s['hands']:,} hands")
+    if out["fallback_hands"]:
+        print(f"{out['fallback_hands']} hands could not be corrected (their all-in adjusted value stands in)")
+    return 0
+
+
 def _cmd_blueprint(args: argparse.Namespace) -> int:
     from pokerbot.blueprint_store.info import print_info
     from pokerbot.blueprint_store.store import StoreError
@@ -517,6 +578,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pl.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to wait for the dealer (default 30)")
     pl.add_argument(
+        "--strategy-log",
+        default=None,
+        metavar="PATH",
+        help="append what the strategy would do with every hand at each of its decisions (for AIVAT: "
+        "pokerbot aivat); written after each reply",
+    )
+    pl.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -560,6 +628,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="give both players one seed: blueprint-based players then choose alike in the same "
         "situation, so a duplicate pair cancels wherever both play the blueprint",
+    )
+    m.add_argument(
+        "--aivat",
+        action="store_true",
+        help="also report A's result corrected by AIVAT (our players log their strategy at every "
+        "decision; per-hand corrections in OUT/aivat.csv; see docs/evaluation.md)",
     )
     m.add_argument(
         "--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)"
@@ -628,6 +702,23 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument("--threads", type=_positive, default=None, help="solver threads (default: every core)")
     im.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     im.set_defaults(func=_cmd_improve)
+
+    av = sub.add_parser("aivat", help="AIVAT-corrected result of a player from a dealer log and its strategy log")
+    av.add_argument("dealer_log", help="the dealer's log (ours or the reference dealer's)")
+    av.add_argument("--player", required=True, help="the player's name in the log")
+    av.add_argument(
+        "--strategy-log", required=True, metavar="PATH", help="its strategy log (pokerbot play --strategy-log)"
+    )
+    av.add_argument(
+        "--opponent-log",
+        default=None,
+        metavar="PATH",
+        help="the opponent's strategy log, when it is one of ours (its decisions are corrected too)",
+    )
+    av.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+    av.add_argument("--csv", default=None, metavar="PATH", help="write the per-hand corrections")
+    av.add_argument("--json", action="store_true", help="print the figures as JSON")
+    av.set_defaults(func=_cmd_aivat)
 
     lb = sub.add_parser(
         "lbr", help="Local Best Response against a strategy: how much a one-step lookahead opponent wins (mbb/game)"

@@ -38,7 +38,7 @@ from pokerbot.protocol.dealer import (
     DealerConfig,
 )
 from pokerbot.protocol.gamedef import GameDef
-from pokerbot.protocol.matchstate import MatchStateError, parse_state_line
+from pokerbot.protocol.matchstate import LoggedHand, MatchStateError, parse_state_line
 
 from .progress import ProgressBar
 from .strategies import STRATEGIES
@@ -58,8 +58,17 @@ class PlayerSpec:
         base = self.spec if self.spec in STRATEGIES else os.path.basename(shlex.split(self.spec)[0])
         return f"{self.label}-" + re.sub(r"[^A-Za-z0-9_.-]", "_", base)[:40]
 
-    def command(self, host: str, port: int, game_file: str, seed: int, limits: dict | None = None) -> list[str]:
-        """How to start this player; our strategies are told the dealer's time limits."""
+    def command(
+        self,
+        host: str,
+        port: int,
+        game_file: str,
+        seed: int,
+        limits: dict | None = None,
+        strategy_log: str | None = None,
+    ) -> list[str]:
+        """How to start this player; our strategies are told the dealer's time limits
+        and, with ``strategy_log``, log their strategy at every decision (for AIVAT)."""
         if self.spec in STRATEGIES:
             told = [
                 f"--{k}={v}" for k, v in sorted((limits or {}).items()) if k in ("t_response", "t_hand", "t_per_hand")
@@ -78,8 +87,14 @@ class PlayerSpec:
                 "--seed",
                 str(seed),
                 *told,
+                *(["--strategy-log", strategy_log] if strategy_log else []),
             ]
         return shlex.split(self.spec) + [host, str(port)]
+
+    @property
+    def ours(self) -> bool:
+        """One of our strategies (it can log its strategy), not an outside program."""
+        return self.spec in STRATEGIES
 
 
 @dataclass
@@ -131,18 +146,10 @@ def allin_values(state: BettingState, equity: tuple[float, float]) -> list[float
     return [ev0, -ev0]
 
 
-def read_match_log(
-    path: str, game: GameDef, adjust: bool = True, cache: dict | None = None
-) -> tuple[list[HandResult], str | None]:
-    """The hands of a dealer log (checked against the rules) and its SCORE line.
-    All-in hands are adjusted to their expected value over every remaining board (all
-    cores, one batch); ``cache`` keeps equities between logs (a duplicate match deals
-    the same cards twice)."""
-    from pokerbot.solver.equity import runout_equities
-
+def read_logged_hands(path: str, game: GameDef) -> tuple[list[LoggedHand], str | None]:
+    """The finished hands of a dealer log (checked against the rules) and its SCORE line."""
     logged_hands = []
     score = None
-    cache = {} if cache is None else cache
     with open(path, encoding="utf-8") as f:
         for line_no, line in enumerate(f, start=1):
             line = line.rstrip("\n")
@@ -155,6 +162,20 @@ def read_match_log(
                 logged_hands.append(parse_state_line(line, game))
             except MatchStateError as e:
                 raise ValueError(f"{path}:{line_no}: {e}") from None
+    return logged_hands, score
+
+
+def read_match_log(
+    path: str, game: GameDef, adjust: bool = True, cache: dict | None = None
+) -> tuple[list[HandResult], str | None]:
+    """The hands of a dealer log (checked against the rules) and its SCORE line.
+    All-in hands are adjusted to their expected value over every remaining board (all
+    cores, one batch); ``cache`` keeps equities between logs (a duplicate match deals
+    the same cards twice)."""
+    from pokerbot.solver.equity import runout_equities
+
+    logged_hands, score = read_logged_hands(path, game)
+    cache = {} if cache is None else cache
     spots = [allin_spot(h.state) if adjust else None for h in logged_hands]
     todo = sorted({s for s in spots if s is not None and s not in cache})
     if len(todo) > 500:
@@ -223,6 +244,7 @@ async def play_match(
     spin_us: int = DEFAULT_SPIN_US,
     read_log: bool = True,
     on_start: Callable[[Dealer, int], None] | None = None,
+    strategy_logs: bool = False,
 ) -> MatchRun:
     """One match on our dealer with the players as subprocesses. Player A gets the
     seed ``seed``, B ``seed + 1``, unless ``common_random_numbers``: then both get
@@ -230,7 +252,8 @@ async def play_match(
     another dealer shares the event loop: polling blocks it). ``read_log`` False
     leaves the hands to the caller (``MatchRun.hands`` empty): reading a long log
     blocks the event loop too. ``on_start(dealer, seat)`` is told the dealer and the
-    seat of player A once the match starts (for progress)."""
+    seat of player A once the match starts (for progress). ``strategy_logs``: our
+    players log their strategy at every decision to ``strategy_log_path``."""
     limits = limits or {}
     cfg = DealerConfig(
         match_name=os.path.join(out_dir, name),
@@ -252,6 +275,9 @@ async def play_match(
         procs = []
         for seat, port in zip(seats, ports):
             err = open(os.path.join(out_dir, f"{name}.{seat.name}.stderr"), "w")
+            slog = strategy_log_path(out_dir, name, seat) if strategy_logs and seat.ours else None
+            if slog is not None and os.path.exists(slog):
+                os.remove(slog)  # the player appends: never mix in an older run's decisions
             try:
                 procs.append(
                     await asyncio.create_subprocess_exec(
@@ -261,6 +287,7 @@ async def play_match(
                             game_file,
                             seed + (0 if seat.label == "A" or common_random_numbers else 1),
                             {"t_response": cfg.t_response_ms, "t_hand": cfg.t_hand_ms, "t_per_hand": cfg.t_per_hand_ms},
+                            slog,
                         ),
                         stdin=asyncio.subprocess.DEVNULL,
                         stdout=err,
@@ -300,6 +327,10 @@ async def play_match(
     log_path = cfg.match_name + ".log"
     results, score = read_match_log(log_path, game, cache=equity_cache) if read_log else ([], None)
     return MatchRun(name, seats, status, dealer.result.error, results, score, seconds, log_path, started)
+
+
+def strategy_log_path(out_dir: str, match_name: str, seat: PlayerSpec) -> str:
+    return os.path.join(out_dir, f"{match_name}.{seat.name}.strategy.jsonl")
 
 
 def hands_logged(out_dir: str) -> int:
@@ -416,6 +447,7 @@ async def run(
     common_random_numbers: bool = False,
     concurrent: bool = False,
     progress: bool = False,
+    aivat: bool = False,
 ) -> dict:
     """Play the match (and with ``duplicate`` the second one, same cards, seats
     swapped) and write the summary. ``concurrent`` plays the two seat orders of a
@@ -426,9 +458,13 @@ async def run(
     then make the same choice in the same situation in both matches, so a duplicate pair differs only where the two
     strategies differ: the shared part of the hand cancels exactly instead of on
     average, which narrows the interval a lot (an unbiased estimate either way).
-    ``progress`` draws the hands played and A's running result on stderr."""
+    ``progress`` draws the hands played and A's running result on stderr. ``aivat``:
+    our players log their strategies and A's result is also given corrected by AIVAT
+    (``aivat``; A must be one of our strategies), with a per-hand CSV."""
     os.makedirs(out_dir, exist_ok=True)
     a, b = PlayerSpec("A", specs[0]), PlayerSpec("B", specs[1])
+    if aivat and not a.ours:
+        raise ValueError("AIVAT needs player A to be one of our strategies (it logs what it would do with every hand)")
     bb = game.big_blind
     cache: dict = {}
     crn = common_random_numbers
@@ -451,6 +487,7 @@ async def run(
                         name,
                         limits,
                         common_random_numbers=crn,
+                        strategy_logs=aivat,
                         spin_us=0,
                         read_log=False,
                         on_start=on_start,
@@ -480,6 +517,7 @@ async def run(
                     limits,
                     equity_cache=cache,
                     common_random_numbers=crn,
+                    strategy_logs=aivat,
                     on_start=on_start,
                 )
             ]
@@ -496,6 +534,7 @@ async def run(
                         limits,
                         equity_cache=cache,
                         common_random_numbers=crn,
+                        strategy_logs=aivat,
                         on_start=on_start,
                     )
                 )
@@ -543,6 +582,8 @@ async def run(
                 (player_series(runs[0].hands, a.name, True) + player_series(runs[1].hands, a.name, True)) / 2,
             )
         )
+    if aivat:
+        chart_series += _aivat_report(summary, runs, game, a, b, out_dir, cache)
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     chart = os.path.join(out_dir, "winnings.png")
@@ -551,6 +592,49 @@ async def run(
     if any(len(s) for _, s in chart_series):
         write_chart(os.path.join(out_dir, "winnings.png"), chart_series, bb, f"{a.name} vs {b.name}")
     return summary
+
+
+def _aivat_report(
+    summary: dict, runs: list[MatchRun], game: GameDef, a: PlayerSpec, b: PlayerSpec, out_dir: str, cache: dict
+) -> list[tuple[str, np.ndarray]]:
+    """AIVAT for A in every run and over duplicate pairs, into the summary and
+    ``aivat.csv``; returns the chart's series."""
+    from .aivat import correct_match, write_csv
+
+    bb = game.big_blind
+    by_run = []
+    series = []
+    for r, entry in zip(runs, summary["matches"]):
+        if not os.path.exists(r.log_path):
+            continue
+        seat_b = r.seats[1] if r.seats[0].label == "A" else r.seats[0]
+        theirs = strategy_log_path(out_dir, r.name, seat_b) if b.ours else None
+        rows = correct_match(r.log_path, game, a.name, strategy_log_path(out_dir, r.name, a), theirs, cache)
+        by_run.append((r.name, rows))
+        values = np.array([x.aivat for x in rows])
+        entry["A"]["aivat"] = summarize(values, bb)
+        entry["A"]["aivat_fallback_hands"] = sum(x.fallback for x in rows)
+        series.append((f"{r.name} AIVAT", values))
+    csv_path = os.path.join(out_dir, "aivat.csv")
+    write_csv(csv_path, by_run)
+    summary["aivat"] = {
+        "player": "A",
+        "value_function": "check-down (module pokerbot.bot.aivat)",
+        "opponent_corrected": b.ours,
+        "csv": csv_path,
+        "fallback_hands": sum(x.fallback for _, rows in by_run for x in rows),
+    }
+    if len(by_run) == 2 and "duplicate" in summary:
+        first = {x.hand: x.aivat for x in by_run[0][1]}
+        second = {x.hand: x.aivat for x in by_run[1][1]}
+        common = sorted(first.keys() & second.keys())
+        paired = np.array([(first[h] + second[h]) / 2 for h in common])
+        summary["duplicate"]["aivat"] = summarize(paired, bb)
+        d, v = summary["duplicate"]["allin_adjusted"], summary["duplicate"]["aivat"]
+        if d["ci95"] and v["ci95"]:
+            summary["aivat"]["variance_ratio_vs_duplicate"] = (d["ci95"] / v["ci95"]) ** 2
+        series.append(("duplicate AIVAT (A, mean of both seats)", paired))
+    return series
 
 
 def print_summary(summary: dict, out_dir: str) -> None:
@@ -569,6 +653,8 @@ def print_summary(summary: dict, out_dir: str) -> None:
         for who in ("A", "B"):
             p = m[who]
             print(f"  {p['name']:<24} raw {fmt(p['raw'])}   all-in adjusted {fmt(p['allin_adjusted'])}")
+        if "aivat" in m["A"]:
+            print(f"  {m['A']['name']:<24} AIVAT {fmt(m['A']['aivat'])}")
     if "duplicate" in summary:
         d = summary["duplicate"]
         crn = " (common random numbers)" if summary.get("common_random_numbers") else ""
@@ -576,5 +662,13 @@ def print_summary(summary: dict, out_dir: str) -> None:
             f"duplicate{crn}, player A ({summary['players']['A']}): raw {fmt(d['raw'])}   "
             f"all-in adjusted {fmt(d['allin_adjusted'])}"
         )
+        if "aivat" in d:
+            ratio = summary["aivat"].get("variance_ratio_vs_duplicate")
+            print(
+                f"duplicate{crn} with AIVAT, player A: {fmt(d['aivat'])}"
+                + (f"   variance {ratio:.1f}x lower than duplicate alone" if ratio else "")
+            )
+    if "aivat" in summary:
+        print(f"AIVAT per hand: {summary['aivat']['csv']}")
     chart = os.path.join(out_dir, "winnings.png")
     print(f"summary: {os.path.join(out_dir, 'summary.json')}" + (f", chart: {chart}" if os.path.exists(chart) else ""))

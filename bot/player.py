@@ -30,6 +30,8 @@ from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.logs import log_enabled
 
 from .strategies import Strategy
+from .strategy_log import StrategyLogWriter
+from .strategy_query import query
 
 log = structlog.get_logger("player")
 
@@ -70,13 +72,21 @@ def _uninstall(installed: list[signal.Signals]) -> None:
         loop.remove_signal_handler(sig)
 
 
-async def play(host: str, port: int, game: GameDef, strategy: Strategy, connect_timeout: float = 30.0) -> int:
+async def play(
+    host: str,
+    port: int,
+    game: GameDef,
+    strategy: Strategy,
+    connect_timeout: float = 30.0,
+    strategy_log: StrategyLogWriter | None = None,
+) -> int:
     """Play until the dealer closes the connection or a stop signal comes. Returns an
-    exit status (see the module doc)."""
+    exit status (see the module doc). With ``strategy_log``, every decision's answer
+    for all hands is logged after the reply is sent (``strategy_log``)."""
     stop = _Stop()
     installed = _install(stop)
     try:
-        return await _play(host, port, game, strategy, connect_timeout, stop)
+        return await _play(host, port, game, strategy, connect_timeout, stop, strategy_log)
     finally:
         _uninstall(installed)
 
@@ -90,7 +100,15 @@ def _stopped(stop: _Stop, **fields) -> int:
     return 0
 
 
-async def _play(host: str, port: int, game: GameDef, strategy: Strategy, connect_timeout: float, stop: _Stop) -> int:
+async def _play(
+    host: str,
+    port: int,
+    game: GameDef,
+    strategy: Strategy,
+    connect_timeout: float,
+    stop: _Stop,
+    strategy_log: StrategyLogWriter | None,
+) -> int:
     try:
         conn = await ClientConnection.connect(host, port, game, connect_timeout)
     except asyncio.CancelledError:
@@ -123,6 +141,11 @@ async def _play(host: str, port: int, game: GameDef, strategy: Strategy, connect
                 action = CALL
             sent = conn.send_action(received, action)
             decisions += 1
+            if strategy_log is not None:
+                try:  # after the reply: the dealer's clock does not see it
+                    strategy_log.write(ms.hand_id, ms.viewer, ms.state, sent, query(strategy, ms.state, ms.viewer))
+                except Exception:  # a failed query costs the log one decision, not the seat
+                    log.exception("strategy_log_failed", hand=ms.hand_id, betting=ms.state.betting_string())
             if debug:  # the arguments alone cost more than a call decision
                 log.debug(
                     "decision",

@@ -7,6 +7,7 @@ all remaining boards instead of the one board that fell.
 
 from __future__ import annotations
 
+import os
 from itertools import permutations
 from math import comb
 
@@ -321,6 +322,110 @@ def range_equity(hero, board, weights: np.ndarray) -> float:
     return win / total if total > 0 else 0.5
 
 
+@nb.njit(cache=True)
+def _equities_against(
+    board_key,
+    board_mask,
+    villain_key,
+    villain_mask,
+    rem_keys,
+    rem_masks,
+    k,
+    keys,
+    masks,
+    row_offsets,
+    rank_values,
+    flush_values,
+    strengths,
+    villain,
+    win,
+    total,
+):
+    """Per hand, (wins + ties / 2) and completions counted against one villain hand,
+    over every completion of the board by k in {0, 1, 2} of the remaining cards (those
+    not on the board or in the villain's hand); a hand sharing a card with the
+    villain, the board or a completion does not count there."""
+    m = rem_keys.shape[0]
+    villain_keys = np.empty(1, dtype=np.int64)
+    villain_masks = np.empty(1, dtype=np.int64)
+    villain_keys[0] = villain_key
+    villain_masks[0] = villain_mask
+    first_end = m if k >= 1 else 1
+    for a in range(first_end):
+        second_start = a + 1 if k == 2 else 0
+        second_end = m if k == 2 else 1
+        for b in range(second_start, second_end):
+            bk = board_key
+            bm = board_mask
+            if k >= 1:
+                bk += rem_keys[a]
+                bm |= rem_masks[a]
+            if k == 2:
+                bk += rem_keys[b]
+                bm |= rem_masks[b]
+            ev.strengths_from_keys(bk, bm, villain_keys, villain_masks, row_offsets, rank_values, flush_values, villain)
+            ev.strengths_from_keys(bk, bm, keys, masks, row_offsets, rank_values, flush_values, strengths)
+            theirs = villain[0]
+            for h in range(keys.shape[0]):
+                if strengths[h] < 0 or (masks[h] & villain_mask) != 0:
+                    continue
+                total[h] += 1.0
+                if strengths[h] > theirs:
+                    win[h] += 1.0
+                elif strengths[h] == theirs:
+                    win[h] += 0.5
+
+
+def equities_against(villain, board) -> np.ndarray:
+    """Every hole pair's exact showdown equity (wins + ties / 2) against one known
+    hand, over every way the board (none, or 3 to 5 cards) can finish: a vector over
+    the 1,326 pairs of ``evaluator.all_hole_pairs``, NaN for pairs sharing a card with
+    the villain or the board. Before the flop it uses ``preflop_equities``."""
+    villain = [int(c) for c in villain]
+    board = [int(c) for c in board]
+    pairs = ev.all_hole_pairs()
+    blocked = np.zeros(ev.NUM_CARDS, dtype=bool)
+    blocked[villain + board] = True
+    dead = blocked[pairs[:, 0]] | blocked[pairs[:, 1]]
+    if not board:
+        out = 1.0 - preflop_equities(villain)
+        out[dead] = np.nan
+        return out
+    if not 3 <= len(board) <= 5:
+        raise ValueError(f"a board of 0 or 3 to 5 cards, got {len(board)}")
+    if len(set(villain) | set(board)) != len(villain) + len(board):
+        raise ValueError("the villain's hand and the board share a card")
+    remaining = [c for c in range(ev.NUM_CARDS) if not blocked[c]]
+    rem_keys, rem_masks = ev.hand_keys(np.array(remaining, dtype=np.int64)[:, None])
+    villain_key, villain_mask = ev.board_key(villain)
+    board_key, board_mask = ev.board_key(board)
+    keys, masks = _range_keys()
+    win = np.zeros(keys.shape[0])
+    total = np.zeros(keys.shape[0])
+    _equities_against(
+        board_key,
+        board_mask,
+        villain_key,
+        villain_mask,
+        rem_keys,
+        rem_masks,
+        5 - len(board),
+        keys,
+        masks,
+        ev.ROW_OFFSETS,
+        ev.RANK_VALUES,
+        ev.FLUSH_VALUES,
+        np.empty(keys.shape[0], dtype=np.int32),
+        np.empty(1, dtype=np.int32),
+        win,
+        total,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = win / total
+    out[dead] = np.nan
+    return out
+
+
 _RANGE_KEYS: tuple[np.ndarray, np.ndarray] | None = None
 
 
@@ -332,43 +437,120 @@ def _range_keys() -> tuple[np.ndarray, np.ndarray]:
 
 
 _SUIT_PERMUTATIONS = [tuple(p) for p in permutations(range(4))]
-#: Exact preflop equities already computed, by (canonical hero, canonical opponent hand).
+#: Exact preflop equities already known, by (canonical hero, canonical opponent hand):
+#: from the table shipped beside this module, else computed (and kept for the process).
 _PREFLOP: dict[tuple, float] = {}
+#: Every canonical (hero, opponent) pair's exact preflop equity, written by
+#: ``write_preflop_table`` (``python -m pokerbot.solver.equity --write-preflop-table``).
+PREFLOP_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "preflop_equity.npz")
+#: 5-card boards of the 48 cards two hands leave: the table's denominator.
+PREFLOP_BOARDS = comb(48, 5)
+_TABLE_LOADED = False
+#: preflop_equities' answers by hero, for the process (a query is then a lookup).
+_BY_HERO: dict[tuple[int, ...], np.ndarray] = {}
 
 
 def _permute(cards, perm) -> tuple[int, ...]:
     return tuple(sorted((c & ~3) | perm[c & 3] for c in cards))
 
 
-def preflop_equities(hero) -> np.ndarray:
-    """The hero's exact showdown equity (wins + ties / 2) against each of the 1,326
-    hole pairs of ``evaluator.all_hole_pairs`` over every 5-card board of the other 48
-    cards (0 for pairs sharing a card with the hero). Pairs equal up to a permutation
-    of suits that keeps the hero's hand are computed once, and kept for the process:
-    a new hero class costs a few seconds (a few hundred exact enumerations), then
-    nothing."""
-    hero = tuple(sorted(int(c) for c in hero))
-    if len(hero) != 2 or len(set(hero)) != 2 or not all(0 <= c < ev.NUM_CARDS for c in hero):
-        raise ValueError(f"a hero hand is two distinct cards, got {hero}")
+def _canonical_keys(hero) -> tuple[tuple[int, ...], list[tuple[int, ...] | None]]:
+    """The hero's canonical form and, per hole pair, the pair's canonical form under the
+    suit permutations that take the hero there (None for pairs sharing a hero card)."""
     images = [(_permute(hero, p), p) for p in _SUIT_PERMUTATIONS]
     canon = min(h for h, _ in images)
     perms = [p for h, p in images if h == canon]  # every suit permutation taking the hero to canon
-    pairs = ev.all_hole_pairs().tolist()
     keys: list[tuple[int, ...] | None] = []
-    for a, b in pairs:
+    for a, b in ev.all_hole_pairs().tolist():
         if a in hero or b in hero:
             keys.append(None)
         else:
             keys.append(min(_permute((a, b), p) for p in perms))
+    return canon, keys
+
+
+def _load_preflop_table() -> None:
+    global _TABLE_LOADED
+    _TABLE_LOADED = True
+    if not os.path.exists(PREFLOP_TABLE):
+        return
+    with np.load(PREFLOP_TABLE) as t:
+        pairs, counts = t["pairs"], t["doubled_wins"]
+    for (a, b, c, d), n in zip(pairs.tolist(), counts.tolist()):
+        _PREFLOP[((a, b), (c, d))] = n / (2.0 * PREFLOP_BOARDS)
+
+
+def preflop_equities(hero) -> np.ndarray:
+    """The hero's exact showdown equity (wins + ties / 2) against each of the 1,326
+    hole pairs of ``evaluator.all_hole_pairs`` over every 5-card board of the other 48
+    cards (0 for pairs sharing a card with the hero). Read from the shipped table;
+    without it, pairs equal up to a permutation of suits that keeps the hero's hand are
+    computed once and kept for the process (a new hero class: a few seconds)."""
+    hero = tuple(sorted(int(c) for c in hero))
+    if len(hero) != 2 or len(set(hero)) != 2 or not all(0 <= c < ev.NUM_CARDS for c in hero):
+        raise ValueError(f"a hero hand is two distinct cards, got {hero}")
+    if hero in _BY_HERO:
+        return _BY_HERO[hero].copy()
+    if not _TABLE_LOADED:
+        _load_preflop_table()
+    canon, keys = _canonical_keys(hero)
     missing = sorted({k for k in keys if k is not None and (canon, k) not in _PREFLOP})
     if missing:
         found = runout_equities([(list(canon), list(k), []) for k in missing], list(range(ev.NUM_CARDS)), 5)
         for k, (win, tie) in zip(missing, found):
             _PREFLOP[(canon, k)] = win + tie / 2
-    return np.array([0.0 if k is None else _PREFLOP[(canon, k)] for k in keys])
+    _BY_HERO[hero] = np.array([0.0 if k is None else _PREFLOP[(canon, k)] for k in keys])
+    return _BY_HERO[hero].copy()
+
+
+def canonical_preflop_pairs() -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every (canonical hero, canonical opponent) pair: what the table holds."""
+    heroes = sorted({_canonical_keys(tuple(h))[0] for h in ev.all_hole_pairs().tolist()})
+    out = []
+    for hero in heroes:
+        _, keys = _canonical_keys(hero)
+        out.extend((hero, k) for k in sorted({k for k in keys if k is not None}))
+    return out
+
+
+def write_preflop_table(path: str = PREFLOP_TABLE, batch: int = 2000, progress=None) -> int:
+    """Compute every canonical pair's exact preflop equity (all cores) and write the
+    table atomically; returns the number of pairs. ``progress(done, total)`` after
+    each batch."""
+    pairs = canonical_preflop_pairs()
+    counts = np.zeros(len(pairs), dtype=np.int32)
+    for start in range(0, len(pairs), batch):
+        chunk = pairs[start : start + batch]
+        found = runout_equities([(list(h), list(v), []) for h, v in chunk], list(range(ev.NUM_CARDS)), 5)
+        for i, (win, tie) in enumerate(found):
+            counts[start + i] = int(round((2 * win + tie) * PREFLOP_BOARDS))
+        if progress is not None:
+            progress(min(start + batch, len(pairs)), len(pairs))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp.npz"
+    np.savez_compressed(tmp, pairs=np.array([h + v for h, v in pairs], dtype=np.int8), doubled_wins=counts)
+    os.replace(tmp, path)
+    return len(pairs)
 
 
 def _live_against(hero) -> np.ndarray:
     pairs = ev.all_hole_pairs()
     a, b = int(hero[0]), int(hero[1])
     return ~((pairs[:, 0] == a) | (pairs[:, 1] == a) | (pairs[:, 0] == b) | (pairs[:, 1] == b))
+
+
+if __name__ == "__main__":
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="write the exact preflop equity table shipped with the package")
+    parser.add_argument("--write-preflop-table", metavar="PATH", nargs="?", const=PREFLOP_TABLE)
+    args = parser.parse_args()
+    if args.write_preflop_table is None:
+        parser.error("nothing to do: give --write-preflop-table [PATH]")
+
+    def report(done: int, total: int) -> None:
+        print(f"preflop table: {done:,}/{total:,} pairs", file=sys.stderr, flush=True)
+
+    n = write_preflop_table(args.write_preflop_table, progress=report)
+    print(f"wrote {n:,} pairs to {args.write_preflop_table}")

@@ -1,0 +1,194 @@
+"""AIVAT on hold'em hands played in-process by our strategies, with their decisions
+logged as ``pokerbot play --strategy-log`` logs them: a check-down between two calling
+stations is worth exactly 0 after correction (the cards are all there is to it); the
+check-down value's expectation over the next card is its value before it (what lets the
+hold'em estimate skip enumerating cards), card removal included; against a mixing
+strategy the corrected and raw results agree on average and the corrected one is less
+noisy; logs round-trip and a missing decision is an error, not a silent guess."""
+
+import random
+
+import numpy as np
+import pytest
+
+from pokerbot.bot.aivat import AIVATError, CheckDownValues, estimate, hand_events
+from pokerbot.bot.strategies import make_strategy
+from pokerbot.bot.strategy_log import LoggedDecision, StrategyLogWriter, read_strategy_log
+from pokerbot.bot.strategy_query import HANDS, live_hands, query
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
+
+HUNL = bundled_game("holdem.nolimit.2p")
+pytestmark = pytest.mark.timeout(600)
+
+
+def play_logged(players, hand: int, seed: int):
+    """One hand between ``players`` (by position), each decision logged with the
+    player's answer for every hand. Returns the final state and a log per position."""
+    deck = list(range(52))
+    random.Random(f"aivat-test:{seed}:{hand}").shuffle(deck)
+    state = BettingState(HUNL, hand, [deck[0:2], deck[2:4]])
+    logs: list[dict] = [{}, {}]
+    while not state.finished:
+        need = HUNL.total_board_cards(state.round)
+        if len(state.board_cards) < need:
+            state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
+        seat = state.current_player
+        action = players[seat].act(MatchState(seat, state))
+        answer = query(players[seat], state, seat)
+        key = (hand, state.betting_string())
+        logs[seat][key] = LoggedDecision(hand, seat, key[1], tuple(state.board_cards), action, answer)
+        state.apply(action)
+    last = HUNL.total_board_cards(HUNL.num_rounds - 1)
+    if not any(state.folded) and len(state.board_cards) < last:
+        state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + last])
+    for seat in (0, 1):
+        over = getattr(players[seat], "hand_over", None)
+        if over is not None:
+            over(MatchState(seat, state))
+    return state, logs
+
+
+def test_two_calling_stations_are_worth_exactly_zero_after_correction():
+    players = [make_strategy("call", 1), make_strategy("call", 2)]
+    raw = []
+    for hand in range(12):
+        final, logs = play_logged(players, hand, 1)
+        for seat in (0, 1):
+            prior, events, payoff = hand_events(final, seat, logs[seat], logs[1 - seat])
+            est = estimate(prior, events, payoff)
+            assert est.value == pytest.approx(0.0, abs=1e-9)
+            raw.append(final.payoffs()[seat])
+    assert any(v != 0 for v in raw)  # the raw results are not
+
+
+def test_the_check_down_value_is_a_martingale_over_the_next_card_with_card_removal():
+    rng = np.random.default_rng(4)
+    y, board = [12, 37], [0, 17, 34, 51]
+    values = CheckDownValues(0, y)
+    live = live_hands(y + board).astype(float)
+    reach = live * rng.random(len(HANDS))  # any posterior over our hands
+    state_value = 300.0 * (2 * values.equity(tuple(board)) - 1)
+    before = reach @ state_value / reach.sum()
+    expected = 0.0
+    for c in [c for c in range(52) if c not in y + board]:
+        keep = reach * live_hands([c])
+        p_card = keep.sum() / reach.sum() / (52 - 2 - 2 - len(board) - 0)  # P(c | y, h), per hand uniform over 44
+        after = keep @ (300.0 * (2 * values.equity(tuple(board + [c])) - 1)) / keep.sum()
+        expected += p_card * after
+    # sum over c of P(c) is 1: each hand of ours leaves 44 of the 46 unseen cards
+    assert expected == pytest.approx(before, abs=1e-9)
+
+
+def test_against_a_mixing_strategy_the_corrected_result_agrees_and_is_less_noisy(small_blueprint):
+    bp = make_strategy("blueprint", 3, blueprint=small_blueprint)
+    rnd = make_strategy("random", 4)
+    raw, corrected = [], []
+    for hand in range(300):
+        players = [bp, rnd] if hand % 2 == 0 else [rnd, bp]
+        final, logs = play_logged(players, hand, 7)
+        seat = hand % 2  # the blueprint's position
+        prior, events, payoff = hand_events(final, seat, logs[seat], logs[1 - seat])
+        corrected.append(estimate(prior, events, payoff).value)
+        raw.append(final.payoffs()[seat])
+    raw, corrected = np.array(raw, float), np.array(corrected)
+    diff = corrected - raw  # both unbiased for the same mean
+    assert abs(diff.mean()) < 4 * diff.std(ddof=1) / np.sqrt(len(diff))
+    assert corrected.std() < 0.8 * raw.std(), (corrected.std(), raw.std())
+
+
+def test_a_log_round_trips_skips_a_cut_line_and_a_missing_decision_is_an_error(tmp_path):
+    players = [make_strategy("random", 5), make_strategy("call", 6)]
+    final, logs = play_logged(players, 0, 3)
+    path = str(tmp_path / "s.jsonl")
+    w = StrategyLogWriter(path)
+    for d in logs[0].values():
+        w.write(d.hand, d.seat, _state_at(final, d.betting), d.taken, d.answer)
+    w.close()
+    with open(path, "a") as f:
+        f.write('{"hand": 1, "seat": 0, "betting": "r3')  # cut by an interruption
+    back = read_strategy_log(path, HUNL)
+    assert back.keys() == logs[0].keys()
+    for k, d in back.items():
+        assert d.taken == logs[0][k].taken and d.answer.actions == logs[0][k].answer.actions
+        assert d.answer.raise_range == logs[0][k].answer.raise_range
+        assert np.allclose(d.answer.probabilities, logs[0][k].answer.probabilities, atol=1e-7)
+    with pytest.raises(AIVATError, match="no logged decision"):
+        hand_events(final, 0, {}, None)
+
+
+def _state_at(final: BettingState, betting: str) -> BettingState:
+    from pokerbot.protocol.betting import apply_betting
+
+    return apply_betting(BettingState(HUNL, final.hand_id, final.hole_cards), betting)
+
+
+def test_a_match_with_aivat_reports_it_beside_the_others_and_its_csv_adds_up(tmp_path, capsys):
+    import csv
+    import json
+
+    from pokerbot.bot.cli import main
+
+    out = tmp_path / "m"
+    assert (
+        main(
+            [
+                "match",
+                "random",
+                "raise-pot",
+                "--hands",
+                "6",
+                "--duplicate",
+                "--aivat",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "A-random                 AIVAT" in printed and "duplicate with AIVAT" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["aivat"]["opponent_corrected"] and summary["aivat"]["fallback_hands"] == 0
+    assert all(m["A"]["aivat"]["hands"] == 6 for m in summary["matches"])
+    assert summary["duplicate"]["aivat"]["hands"] == 6
+    with open(out / "aivat.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 12
+    for r in rows:
+        parts = sum(float(r[k]) for k in ("observed", "chance", "own", "opponent"))
+        assert float(r["aivat"]) == pytest.approx(parts, abs=1e-4)
+    mean = np.mean([float(r["aivat"]) for r in rows if r["run"] == "match1"]) / HUNL.big_blind * 1000
+    assert summary["matches"][0]["A"]["aivat"]["mbb_per_hand"] == pytest.approx(mean, abs=1e-3)
+
+    # the same from the logs alone, as for a match against an outside program
+    assert (
+        main(
+            [
+                "aivat",
+                str(out / "match1.log"),
+                "--player",
+                "A-random",
+                "--strategy-log",
+                str(out / "match1.A-random.strategy.jsonl"),
+                "--json",
+            ]
+        )
+        == 0
+    )
+    alone = json.loads(capsys.readouterr().out)
+    assert not alone["opponent_corrected"] and alone["hands"] == 6
+    assert alone["raw"]["mbb_per_hand"] == pytest.approx(summary["matches"][0]["A"]["raw"]["mbb_per_hand"])
+
+
+def test_aivat_needs_our_strategy_logs(tmp_path, capsys):
+    from pokerbot.bot.cli import main
+
+    assert main(["match", "/bin/false", "call", "--hands", "2", "--aivat", "--out", str(tmp_path / "x")]) == 2
+    assert "player A to be one of our strategies" in capsys.readouterr().err
+    log = tmp_path / "d.log"
+    log.write_text("STATE:0:f:2c3c|4d5d:-50|50:A|B\n")
+    assert main(["aivat", str(log), "--player", "C", "--strategy-log", str(tmp_path / "none.jsonl")]) == 2
+    assert "pokerbot aivat:" in capsys.readouterr().err
