@@ -161,7 +161,13 @@ class PhasedProgress:
             # the first report of a phase may come after some of its work: the rate (and
             # ETA) count from that report on
             self.bar = ProgressBar(
-                total, unit, label=phase, stream=self.stream, tty=self.tty, plain_interval=self.plain_interval, done=done
+                total,
+                unit,
+                label=phase,
+                stream=self.stream,
+                tty=self.tty,
+                plain_interval=self.plain_interval,
+                done=done,
             )
         self.bar.update(done, status)
 
