@@ -303,7 +303,11 @@ def correct_match(
         seat = h.names.index(player)
         raw, adjusted = r.values[seat], r.adjusted[seat]
         try:
-            est = estimate(*hand_events(h.state, seat, ours, theirs))
+            est = (
+                two_sided(h.state, seat, ours, theirs)
+                if theirs is not None
+                else estimate(*hand_events(h.state, seat, ours))
+            )
         except AIVATError as e:
             rows.append(HandRow(h.state.hand_id, seat, raw, adjusted, adjusted, adjusted, 0.0, 0.0, 0.0, True, str(e)))
             continue
@@ -311,6 +315,28 @@ def correct_match(
             HandRow(h.state.hand_id, seat, raw, adjusted, est.value, est.observed, est.chance, est.own, est.opponent)
         )
     return rows
+
+
+def two_sided(
+    final: BettingState,
+    seat: int,
+    own_log: Mapping[tuple[int, str], LoggedDecision],
+    opponent_log: Mapping[tuple[int, str], LoggedDecision],
+) -> Estimate:
+    """With both strategies logged: the mean of our estimate and minus the opponent's
+    (each unbiased for our winnings). Where both players play alike, as the two seat
+    orders of a duplicate pair do wherever two of our strategies share the blueprint,
+    the pair's estimates then cancel exactly, as its raw results do; a one-sided
+    estimate would not."""
+    a = estimate(*hand_events(final, seat, own_log, opponent_log))
+    b = estimate(*hand_events(final, 1 - seat, opponent_log, own_log))
+    return Estimate(
+        (a.value - b.value) / 2,
+        (a.observed - b.observed) / 2,
+        (a.chance - b.chance) / 2,
+        (a.own - b.opponent) / 2,  # our decisions: corrected on our side as ours, on theirs as the opponent's
+        (a.opponent - b.own) / 2,
+    )
 
 
 def write_csv(path: str, rows_by_run: list[tuple[str, list[HandRow]]]) -> None:

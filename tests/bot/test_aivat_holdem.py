@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from pokerbot.bot.aivat import AIVATError, CheckDownValues, estimate, hand_events
+from pokerbot.bot.aivat import AIVATError, CheckDownValues, estimate, hand_events, two_sided
 from pokerbot.bot.strategies import make_strategy
 from pokerbot.bot.strategy_log import LoggedDecision, StrategyLogWriter, read_strategy_log
 from pokerbot.bot.strategy_query import HANDS, live_hands, query
@@ -96,6 +96,26 @@ def test_against_a_mixing_strategy_the_corrected_result_agrees_and_is_less_noisy
     diff = corrected - raw  # both unbiased for the same mean
     assert abs(diff.mean()) < 4 * diff.std(ddof=1) / np.sqrt(len(diff))
     assert corrected.std() < 0.8 * raw.std(), (corrected.std(), raw.std())
+
+
+def test_two_sided_estimates_cancel_in_a_duplicate_pair_played_alike(small_blueprint):
+    """Two copies of one strategy with one seed (common random numbers) play both seat
+    orders of the same deals alike, so the raw results of a pair cancel. The two-sided
+    estimate cancels too; the one-sided one (negative control) does not."""
+    a1, b1 = (make_strategy("blueprint", 9, blueprint=small_blueprint) for _ in range(2))
+    a2, b2 = (make_strategy("blueprint", 9, blueprint=small_blueprint) for _ in range(2))
+    one_sided = []
+    for hand in range(30):
+        first, logs1 = play_logged([a1, b1], hand, 2)  # A in position 0
+        second, logs2 = play_logged([b2, a2], hand, 2)  # A in position 1, the same deal
+        assert first.payoffs()[0] + second.payoffs()[1] == 0
+        pair = two_sided(first, 0, logs1[0], logs1[1]).value + two_sided(second, 1, logs2[1], logs2[0]).value
+        assert pair == pytest.approx(0.0, abs=1e-6)
+        one_sided.append(
+            estimate(*hand_events(first, 0, logs1[0], logs1[1])).value
+            + estimate(*hand_events(second, 1, logs2[1], logs2[0])).value
+        )
+    assert max(abs(v) for v in one_sided) > 1.0
 
 
 def test_a_log_round_trips_skips_a_cut_line_and_a_missing_decision_is_an_error(tmp_path):
