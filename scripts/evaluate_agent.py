@@ -4,14 +4,15 @@ benchmark opponent on our dealer, then one table of paired results.
 
     .venv/bin/python scripts/evaluate_agent.py [--hands 10000] [--seed 7] [--parallel 2] \
         [--opponents allin,raise-pot,random,call,blueprint,unsafe] [--out eval/] [--blueprint PATH] \
-        [--common-random-numbers] [--concurrent]
+        [--common-random-numbers] [--concurrent] [--aivat]
 
 ``--hands`` is per seat order: a duplicate match plays it twice (so 10,000 means 20,000
 hands). Each opponent's match goes to ``<out>/vs-<opponent>/``; an opponent whose
 ``summary.json`` is already there is not played again, so an interrupted evaluation
 resumes where it stopped. The table gives mbb/hand of the agent, raw and all-in
 adjusted, with 95 % intervals, the wall time per hand of each match and the agent's own
-reply time per hand (from its log). Matches run ``--parallel`` at a time (one core
+reply time per hand (from its log); with ``--aivat`` also the duplicate result
+corrected by AIVAT and its variance ratio to duplicate alone. Matches run ``--parallel`` at a time (one core
 each: the agent's solves are single-threaded).
 """
 
@@ -57,6 +58,8 @@ def run_one(opponent: str, args: argparse.Namespace, say=print) -> tuple[str, in
         cmd.append("--common-random-numbers")
     if args.concurrent:
         cmd.append("--concurrent")
+    if args.aivat:
+        cmd.append("--aivat")
     if args.blueprint:
         cmd += ["--blueprint", args.blueprint]
     os.makedirs(out, exist_ok=True)
@@ -68,10 +71,10 @@ def run_one(opponent: str, args: argparse.Namespace, say=print) -> tuple[str, in
     return opponent, status
 
 
-def row(opponent: str, out: str) -> str:
+def row(opponent: str, out: str, aivat: bool = False) -> str:
     path = os.path.join(out, f"vs-{opponent}", "summary.json")
     if not os.path.exists(path):
-        return f"| {opponent} | not played | | | |"
+        return f"| {opponent} | not played | | | |" + (" |" if aivat else "")
     with open(path) as f:
         s = json.load(f)
     d = s.get("duplicate") or {}
@@ -89,9 +92,17 @@ def row(opponent: str, out: str) -> str:
     agent = summarise([p for p in logs if os.path.exists(p)])
     # the agent logs its decisions at info level (play's default); older logs may lack them
     reply = f"{agent['reply_seconds_total'] / max(hands, 1):.3f} s" if agent["decisions"] else "n/a"
+    corrected = ""
+    if aivat:
+        v, ratio = d.get("aivat"), (s.get("aivat") or {}).get("variance_ratio_vs_duplicate")
+        corrected = (
+            f" {v['mbb_per_hand']:+,.0f} ± {v['ci95']:,.0f}" + (f" ({ratio:.1f}x)" if ratio else "") + " |"
+            if v
+            else " n/a |"
+        )
     return (
         f"| {opponent} | {raw['mbb_per_hand']:+,.0f} ± {raw['ci95']:,.0f} | "
-        f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} | {hands:,} | {wall:.3f} s / {reply} |"
+        f"{adj['mbb_per_hand']:+,.0f} ± {adj['ci95']:,.0f} |{corrected} {hands:,} | {wall:.3f} s / {reply} |"
     )
 
 
@@ -115,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         help="one seed for both players (see pokerbot match): against blueprint, prober and unsafe the "
         "duplicate pairs then cancel up to the agent's first solve",
     )
+    p.add_argument(
+        "--aivat",
+        action="store_true",
+        help="also correct the duplicate results by AIVAT (a column with the variance ratio to duplicate alone)",
+    )
     args = p.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     # one bar over every hand of the evaluation, from the dealers' logs (a match that is
@@ -132,10 +148,11 @@ def main(argv: list[str] | None = None) -> int:
         follower.join()
         bar.update(sum(hands_logged(d) for d in dirs))
         bar.finish()
-    print("\n| opponent | agent mbb/hand (raw, 95 %) | all-in adjusted | hands | time per hand: wall / agent |")
-    print("|---|---:|---:|---:|---:|")
+    extra = " AIVAT (variance ratio) |" if args.aivat else ""
+    print(f"\n| opponent | agent mbb/hand (raw, 95 %) | all-in adjusted |{extra} hands | time per hand: wall / agent |")
+    print("|---|---:|---:|" + ("---:|" if args.aivat else "") + "---:|---:|")
     for o in opponents:
-        print(row(o, args.out))
+        print(row(o, args.out, args.aivat))
     return 0 if all(status == 0 for _, status in results) else 1
 
 

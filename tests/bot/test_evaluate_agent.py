@@ -55,3 +55,16 @@ def test_a_finished_evaluation_resumes_to_its_table_with_a_full_bar(tmp_path, ca
     assert "evaluation: 8/8 hands (100 %)" in out
     assert "| call | +250 ± 10 | +250 ± 10 | 4 |" in out and "| allin | +250 ± 10 |" in out
     assert "libratus vs" not in out  # nothing was played again
+
+
+def test_the_table_gains_an_aivat_column_with_the_variance_ratio(tmp_path, capsys):
+    write_match(tmp_path, "call", (2, 2))
+    path = tmp_path / "vs-call" / "summary.json"
+    s = json.loads(path.read_text())
+    s["duplicate"]["aivat"] = {"mbb_per_hand": 180.0, "ci95": 4.0}
+    s["aivat"] = {"variance_ratio_vs_duplicate": 6.25}
+    path.write_text(json.dumps(s))
+    assert evaluate_agent.main(["--hands", "2", "--opponents", "call", "--out", str(tmp_path), "--aivat"]) == 0
+    out = capsys.readouterr().out
+    assert "| all-in adjusted | AIVAT (variance ratio) | hands |" in out
+    assert "| call | +250 ± 10 | +250 ± 10 | +180 ± 4 (6.2x) | 4 |" in out
