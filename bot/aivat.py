@@ -40,7 +40,7 @@ from pokerbot.protocol.betting import ActionType, BettingState
 from pokerbot.solver.equity import equities_against
 
 from .strategy_log import LoggedDecision
-from .strategy_query import HANDS, live_hands
+from .strategy_query import HANDS, ActionProbabilities, live_hands
 
 
 class AIVATError(ValueError):
@@ -159,9 +159,8 @@ class CheckDownValues:
             return np.full(len(HANDS), float(state.spent[1 - self.seat]))
         return self.called(float(max(state.spent)), board)
 
-    def columns(self, state: BettingState, decision: LoggedDecision, board: tuple[int, ...]) -> np.ndarray:
-        """(H, k): U after each action of a logged answer at ``state``."""
-        answer = decision.answer
+    def columns(self, state: BettingState, answer: ActionProbabilities, board: tuple[int, ...]) -> np.ndarray:
+        """(H, k): U after each action of an answer at ``state``."""
         out = np.empty((len(HANDS), len(answer.actions)))
         for i, a in enumerate(answer.actions):
             if answer.raise_range is not None and a.type is ActionType.RAISE:
@@ -222,21 +221,22 @@ def hand_events(
         for action in final.actions[r]:
             actor = replay.current_player
             if actor == seat:
-                d = _decision(own_log, hand, replay, action)
-                columns = values.columns(replay, d, board)
+                answer = _decision(own_log, hand, replay, action).answer
+                likelihood = answer.probability_of(action)
+                if likelihood[_hand_index(final.hole_cards[seat])] <= 0:
+                    raise AIVATError(f"hand {hand}: the log gives {action} probability 0 with the hand held")
                 after = replay.copy()
                 after.apply(action)
-                events.append(
-                    OwnDecision(
-                        d.answer.probabilities, columns, d.answer.probability_of(action), values.after(after, board)
-                    )
-                )
+                columns = values.columns(replay, answer, board)
+                events.append(OwnDecision(answer.probabilities, columns, likelihood, values.after(after, board)))
             elif opponent_log is not None:
-                d = _decision(opponent_log, hand, replay, action)
-                columns = values.columns(replay, d, board)
+                answer = _decision(opponent_log, hand, replay, action).answer
+                if answer.probability_of(action)[_hand_index(y)] <= 0:
+                    raise AIVATError(f"hand {hand}: the opponent's log gives {action} probability 0 with its hand")
                 after = replay.copy()
                 after.apply(action)
-                row = d.answer.probabilities[_hand_index(y)]
+                columns = values.columns(replay, answer, board)
+                row = answer.probabilities[_hand_index(y)]
                 events.append(OpponentDecision(row, columns, values.after(after, board)))
             replay.apply(action)
     if any(final.folded):
@@ -308,7 +308,7 @@ def correct_match(
                 if theirs is not None
                 else estimate(*hand_events(h.state, seat, ours))
             )
-        except AIVATError as e:
+        except ValueError as e:  # AIVATError, or a corrupt decision in a log: this hand falls back
             rows.append(HandRow(h.state.hand_id, seat, raw, adjusted, adjusted, adjusted, 0.0, 0.0, 0.0, True, str(e)))
             continue
         rows.append(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from dataclasses import dataclass
 from typing import TextIO
 
 import numpy as np
@@ -27,16 +26,33 @@ from pokerbot.protocol.gamedef import GameDef
 from .strategy_query import HANDS, ActionProbabilities
 
 
-@dataclass(frozen=True)
 class LoggedDecision:
-    """One decision as logged: the answer and the action actually sent."""
+    """One decision as logged: the answer and the action actually sent. A decision read
+    from a log keeps its probabilities encoded until ``answer`` is asked for (a match's
+    log decoded at once would take gigabytes)."""
 
-    hand: int
-    seat: int
-    betting: str
-    board: tuple[int, ...]
-    taken: Action
-    answer: ActionProbabilities
+    def __init__(
+        self,
+        hand: int,
+        seat: int,
+        betting: str,
+        board: tuple[int, ...],
+        taken: Action,
+        answer: ActionProbabilities | tuple[tuple[Action, ...], str, tuple[int, int] | None],
+    ) -> None:
+        self.hand, self.seat, self.betting, self.board, self.taken = hand, seat, betting, board, taken
+        self._answer = answer
+
+    @property
+    def answer(self) -> ActionProbabilities:
+        if isinstance(self._answer, ActionProbabilities):
+            return self._answer
+        actions, text, raise_range = self._answer
+        try:
+            probabilities = decode(text, len(actions))
+        except (zlib.error, ValueError) as e:
+            raise ValueError(f"hand {self.hand}: corrupt probabilities in the strategy log at {self.betting!r}") from e
+        return ActionProbabilities(actions, probabilities, raise_range)
 
 
 def encode(probabilities: np.ndarray) -> str:
@@ -85,9 +101,10 @@ def read_strategy_log(path: str, game: GameDef) -> dict[tuple[int, str], LoggedD
                 row = json.loads(line)
                 actions = tuple(parse_action(a, game) for a in row["actions"])
                 rr = row.get("raise_range")
-                answer = ActionProbabilities(
-                    actions, decode(row["probabilities"], len(actions)), tuple(rr) if rr else None
-                )
+                text = row["probabilities"]
+                if len(base64.b64decode(text, validate=True)) == 0:
+                    raise ValueError("no probabilities")
+                answer = (actions, text, (int(rr[0]), int(rr[1])) if rr else None)
                 d = LoggedDecision(
                     int(row["hand"]),
                     int(row["seat"]),
@@ -96,7 +113,7 @@ def read_strategy_log(path: str, game: GameDef) -> dict[tuple[int, str], LoggedD
                     parse_action(row["taken"], game),
                     answer,
                 )
-            except (ValueError, KeyError, TypeError, zlib.error):
+            except (ValueError, KeyError, TypeError, IndexError):
                 continue
             out[(d.hand, d.betting)] = d
     return out

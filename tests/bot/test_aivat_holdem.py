@@ -212,3 +212,28 @@ def test_aivat_needs_our_strategy_logs(tmp_path, capsys):
     log.write_text("STATE:0:f:2c3c|4d5d:-50|50:A|B\n")
     assert main(["aivat", str(log), "--player", "C", "--strategy-log", str(tmp_path / "none.jsonl")]) == 2
     assert "pokerbot aivat:" in capsys.readouterr().err
+
+
+def test_a_corrupt_decision_costs_only_its_hand(tmp_path):
+    """A hand whose logged decision cannot be decoded falls back to its all-in adjusted
+    value and says why; the other hands are corrected."""
+    from pokerbot.bot.aivat import correct_match
+    from pokerbot.protocol.matchstate import format_state_line
+
+    players = [make_strategy("random", 5), make_strategy("call", 6)]
+    dealer, ours = tmp_path / "m.log", tmp_path / "ours.jsonl"
+    w = StrategyLogWriter(str(ours))
+    with open(dealer, "w") as f:
+        for hand in range(4):
+            final, logs = play_logged(players, hand, 3)
+            f.write(format_state_line(final, final.payoffs(), ["A-random", "B-call"]) + "\n")
+            for d in logs[0].values():
+                w.write(d.hand, d.seat, _state_at(final, d.betting), d.taken, d.answer)
+    w.close()
+    lines = ours.read_text().splitlines()
+    first = [i for i, x in enumerate(lines) if x.startswith('{"hand":1,')][0]
+    lines[first] = lines[first].replace('"probabilities":"', '"probabilities":"AAAA')  # valid base64, not zlib
+    ours.write_text("\n".join(lines) + "\n")
+    rows = correct_match(str(dealer), HUNL, "A-random", str(ours))
+    assert [r.fallback for r in rows] == [False, True, False, False]
+    assert "corrupt probabilities" in rows[1].error and rows[1].aivat == rows[1].allin_adjusted
