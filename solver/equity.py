@@ -506,7 +506,7 @@ def preflop_equities(hero) -> np.ndarray:
 def canonical_preflop_pairs() -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Every (canonical hero, canonical opponent) pair: what the table holds."""
     heroes = sorted({_canonical_keys(tuple(h))[0] for h in ev.all_hole_pairs().tolist()})
-    out = []
+    out: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     for hero in heroes:
         _, keys = _canonical_keys(hero)
         out.extend((hero, k) for k in sorted({k for k in keys if k is not None}))
