@@ -23,8 +23,12 @@ Settings (the actions LBR considers, per round):
   ours, not the paper's list).
 
 Equity is exact: over every completion of the board from the flop on, and before the
-flop over every 5-card board against each hand of the range (``solver.equity``), each
-new class of LBR's hand costing a few seconds once per process.
+flop over every 5-card board against each hand of the range (``solver.equity``, from
+its shipped preflop table).
+
+The choice (``best_action``) and the range (``Range``) do not depend on the game: the
+tests run them on no-limit Leduc, where LBR's winnings can be compared with an exact
+best response.
 """
 
 from __future__ import annotations

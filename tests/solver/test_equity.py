@@ -115,3 +115,50 @@ def test_range_equity_refuses_bad_boards_and_wrong_weights():
         range_equity([0, 1], [2, 3, 4], np.ones(10))
     # a range left with nothing: even
     assert range_equity([0, 1], [2, 3, 4, 5, 6], np.zeros(1326)) == 0.5
+
+
+def test_the_shipped_preflop_table_is_complete_and_agrees_with_ompeval():
+    """Every canonical (hero, opponent) pair is in the table, as an exact count over the
+    1,712,304 boards; random entries agree with OMPEval's exact preflop equity."""
+    from pokerbot.protocol.cards import card_to_str
+    from pokerbot.solver.equity import PREFLOP_BOARDS, PREFLOP_TABLE, canonical_preflop_pairs
+
+    with np.load(PREFLOP_TABLE) as t:
+        pairs, counts = t["pairs"].tolist(), t["doubled_wins"]
+    assert [(tuple(p[:2]), tuple(p[2:])) for p in pairs] == canonical_preflop_pairs()
+    assert counts.min() > 0 and counts.max() < 2 * PREFLOP_BOARDS
+    rng = np.random.default_rng(3)
+    for i in rng.choice(len(pairs), 4, replace=False):
+        a, b, c, d = pairs[i]
+        ref = equity.equity([card_to_str(a) + card_to_str(b), card_to_str(c) + card_to_str(d)], board="", exact=True)
+        ref0 = ref[0] if not isinstance(ref, dict) else ref["equity"][0]
+        assert counts[i] / (2 * PREFLOP_BOARDS) == pytest.approx(ref0, abs=1e-6)
+
+
+def test_without_the_table_preflop_equities_are_computed_alike(monkeypatch, tmp_path):
+    from pokerbot.solver import equity as eq_module
+
+    hero = [20, 33]
+    shipped = eq_module.preflop_equities(hero)
+    monkeypatch.setattr(eq_module, "PREFLOP_TABLE", str(tmp_path / "none.npz"))
+    monkeypatch.setattr(eq_module, "_PREFLOP", {})
+    monkeypatch.setattr(eq_module, "_BY_HERO", {})
+    monkeypatch.setattr(eq_module, "_TABLE_LOADED", False)
+    assert np.array_equal(eq_module.preflop_equities(hero), shipped)
+
+
+@pytest.mark.parametrize("board_size", [0, 3, 4, 5])
+def test_equities_against_one_hand_agree_with_pairwise_enumeration(board_size):
+    from pokerbot.solver.equity import equities_against
+    from pokerbot.solver.evaluator import all_hole_pairs
+
+    pairs = all_hole_pairs().tolist()
+    rng = np.random.default_rng(10 + board_size)
+    cards = rng.permutation(52).tolist()
+    villain, board = cards[:2], cards[2 : 2 + board_size]
+    got = equities_against(villain, board)
+    dead = [h for h, p in enumerate(pairs) if set(p) & set(villain + board)]
+    assert np.isnan(got[dead]).all() and not np.isnan(np.delete(got, dead)).any()
+    for h in rng.choice([h for h in range(1326) if h not in dead], 5, replace=False):
+        win, tie = runout_equity(pairs[h], villain, board, list(range(52)), 5)
+        assert got[h] == pytest.approx(win + tie / 2, abs=1e-12)
