@@ -497,8 +497,8 @@ def preflop_equities(hero) -> np.ndarray:
     missing = sorted({k for k in keys if k is not None and (canon, k) not in _PREFLOP})
     if missing:
         found = runout_equities([(list(canon), list(k), []) for k in missing], list(range(ev.NUM_CARDS)), 5)
-        for k, (win, tie) in zip(missing, found):
-            _PREFLOP[(canon, k)] = win + tie / 2
+        for k, (win, tie) in zip(missing, found):  # as the table holds it: an exact count
+            _PREFLOP[(canon, k)] = round((2 * win + tie) * PREFLOP_BOARDS) / (2.0 * PREFLOP_BOARDS)
     _BY_HERO[hero] = np.array([0.0 if k is None else _PREFLOP[(canon, k)] for k in keys])
     return _BY_HERO[hero].copy()
 
