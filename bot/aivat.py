@@ -21,12 +21,17 @@ strategy is logged too, the opponent's decisions (over its logged strategy for i
 actual hand). Each term has expectation zero given what came before, so the estimate
 is unbiased whatever U is; a good U only makes it less noisy.
 
-The value function of the hold'em estimate (``check_down_values``): the chips we
-would win if every bet still open were called and the hand checked down, i.e. the
-larger of the two amounts put in times (2 * our exact equity against y over the
-remaining boards - 1); a fold ends the hand at its real payoff. Because it is an
-expectation over the remaining boards, its expectation over the next card is its
-value before it: a chance correction is V before the card minus V after it.
+The value function of the hold'em estimate (``CheckDownValues``): with no bet open,
+the chips we would win if the hand were checked down from here, i.e. the amount each
+player has put in times (2 * our exact equity against y over the remaining boards -
+1); with a bet open, what the bettor wins if the other player folds to it; a fold at
+its real payoff. Because it is an expectation over the remaining boards, its
+expectation over the next card is its value before it: a chance correction is V
+before the card minus V after it.
+
+With both players' strategies logged, ``two_sided`` averages our estimate and minus
+the opponent's (each correcting the cards and its own decisions), which keeps a
+duplicate pair's exact cancellation where both seat orders play alike.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pokerbot.protocol.betting import ActionType, BettingState
+from pokerbot.protocol.betting import ActionType, BettingState, raise_to
 from pokerbot.solver.equity import equities_against
 
 from .strategy_log import LoggedDecision
@@ -133,8 +138,9 @@ def estimate(prior: np.ndarray, events: list, payoff: np.ndarray) -> Estimate:
 
 
 class CheckDownValues:
-    """U(x, y, h) for every hand x of ours against the opponent's hand y: the chips we
-    win if the open bets are called and the hand checked down (module doc)."""
+    """U(x, y, h) for every hand x of ours against the opponent's hand y (module doc):
+    with no bet open, the chips we win if the hand is checked down from here; with a
+    bet open, what the bettor wins if it is folded to; a fold at its real payoff."""
 
     def __init__(self, seat: int, opponent_hand: list[int]) -> None:
         self.seat = seat
@@ -147,26 +153,25 @@ class CheckDownValues:
             self._equity[board] = np.nan_to_num(equities_against(self.opponent_hand, list(board)), nan=0.5)
         return self._equity[board]
 
-    def called(self, amount: float, board: tuple[int, ...]) -> np.ndarray:
+    def checked_down(self, amount: float, board: tuple[int, ...]) -> np.ndarray:
         """Both players in for ``amount``, checked down."""
         return amount * (2.0 * self.equity(board) - 1.0)
 
     def after(self, state: BettingState, board: tuple[int, ...]) -> np.ndarray:
-        """U of the state (its bets called; a fold at its real payoff)."""
-        if state.folded[self.seat]:
-            return np.full(len(HANDS), -float(state.spent[self.seat]))
-        if state.folded[1 - self.seat]:
-            return np.full(len(HANDS), float(state.spent[1 - self.seat]))
-        return self.called(float(max(state.spent)), board)
+        """U of ``state``, whose board so far is ``board``."""
+        spent = state.spent
+        if state.folded[self.seat] or (not state.finished and spent[1 - self.seat] > spent[self.seat]):
+            return np.full(len(HANDS), -float(spent[self.seat]))  # we folded, or face a bet
+        if state.folded[1 - self.seat] or (not state.finished and spent[self.seat] > spent[1 - self.seat]):
+            return np.full(len(HANDS), float(spent[1 - self.seat]))  # they folded, or face our bet
+        return self.checked_down(float(min(spent)), board)
 
     def columns(self, state: BettingState, answer: ActionProbabilities, board: tuple[int, ...]) -> np.ndarray:
         """(H, k): U after each action of an answer at ``state``."""
         out = np.empty((len(HANDS), len(answer.actions)))
         for i, a in enumerate(answer.actions):
             if answer.raise_range is not None and a.type is ActionType.RAISE:
-                lo, hi = answer.raise_range  # U is linear in the size: the mean size's U
-                out[:, i] = self.called((lo + hi) / 2.0, board)
-                continue
+                a = raise_to(answer.raise_range[0])  # U of a bet does not depend on its size
             s = state.copy()
             s.apply(a)
             out[:, i] = self.after(s, board)
@@ -198,9 +203,11 @@ def hand_events(
     replay = BettingState(game, final.hand_id, final.hole_cards)
     hand = final.hand_id
     y_live = live_hands(y).astype(np.float64)
-    # the deal of y: before it, E over both hands of U at the root is 0 (the blinds
-    # matched, equity 1/2 on average by symmetry)
-    events: list = [Chance(y_live, np.zeros(len(HANDS)), values.after(replay, ()))]
+    # the deal of y, with its own value function (each correction may have one): the
+    # blinds matched and checked down, which takes out how lucky y is; before the deal
+    # its expectation over both hands is 0 (equity 1/2 on average, by symmetry)
+    root = values.checked_down(float(max(replay.spent)), ())
+    events: list = [Chance(y_live, np.zeros(len(HANDS)), root)]
     dealt = 0
     for r in range(game.num_rounds):
         need = game.total_board_cards(r)
@@ -323,19 +330,19 @@ def two_sided(
     own_log: Mapping[tuple[int, str], LoggedDecision],
     opponent_log: Mapping[tuple[int, str], LoggedDecision],
 ) -> Estimate:
-    """With both strategies logged: the mean of our estimate and minus the opponent's
-    (each unbiased for our winnings). Where both players play alike, as the two seat
-    orders of a duplicate pair do wherever two of our strategies share the blueprint,
-    the pair's estimates then cancel exactly, as its raw results do; a one-sided
-    estimate would not."""
-    a = estimate(*hand_events(final, seat, own_log, opponent_log))
-    b = estimate(*hand_events(final, 1 - seat, opponent_log, own_log))
+    """With both strategies logged: the mean of our estimate and minus the opponent's,
+    each correcting the cards and its own decisions (each unbiased for our winnings).
+    Where both players play alike, as the two seat orders of a duplicate pair do
+    wherever two of our strategies share the blueprint, the pair's estimates then cancel
+    exactly, as its raw results do; a one-sided estimate would not."""
+    a = estimate(*hand_events(final, seat, own_log))
+    b = estimate(*hand_events(final, 1 - seat, opponent_log))
     return Estimate(
         (a.value - b.value) / 2,
         (a.observed - b.observed) / 2,
         (a.chance - b.chance) / 2,
-        (a.own - b.opponent) / 2,  # our decisions: corrected on our side as ours, on theirs as the opponent's
-        (a.opponent - b.own) / 2,
+        a.own / 2,  # our decisions, corrected on our side
+        -b.own / 2,  # theirs, on their side
     )
 
 

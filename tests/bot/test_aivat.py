@@ -41,17 +41,20 @@ def random_strategy(sub, seed: int) -> np.ndarray:
 
 
 class CheckDown:
-    """U(x, y, node): the larger amount in, called, checked down over the board card
-    if it is still to come; a fold at its payoff. From ``seat``'s side."""
+    """U(x, y, node), the hold'em estimate's value function: with no bet open, the hand
+    checked down (over the board card if it is still to come); with a bet open, the
+    bettor winning what the other has put in; a fold at its payoff. From ``seat``'s side."""
 
     def __init__(self, sub, seat: int) -> None:
         self.t, self.seat = sub.tree, seat
 
     def __call__(self, node: int, x: int, y: int, board: int | None) -> float:
         t = self.t
-        spent = t.spent[node]
+        ours, theirs = (float(v) for v in (t.spent[node][self.seat], t.spent[node][1 - self.seat]))
         if t.kind[node] == 1:  # FOLD_TERMINAL: t.player is the folder
-            return -float(spent[self.seat]) if t.player[node] == self.seat else float(spent[1 - self.seat])
+            return -ours if t.player[node] == self.seat else theirs
+        if ours != theirs:  # a bet open: folded to
+            return theirs if ours > theirs else -ours
         if x == y:
             return 0.0  # never weighted
         boards = [board] if board is not None else [b for b in CARDS if b not in (x, y)]
@@ -59,7 +62,7 @@ class CheckDown:
         for b in boards:
             a, o = hand_strength([x, b]), hand_strength([y, b])
             eq += 1.0 if a > o else 0.5 if a == o else 0.0
-        return float(max(spent)) * (2.0 * eq / len(boards) - 1.0)
+        return ours * (2.0 * eq / len(boards) - 1.0)
 
 
 class Wrong:
