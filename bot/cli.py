@@ -419,7 +419,7 @@ def _cmd_aivat(args: argparse.Namespace) -> int:
     out = {
         "player": args.player,
         "hands": len(rows),
-        "opponent_corrected": args.opponent_log is not None,
+        "two_sided": args.opponent_log is not None,
         "fallback_hands": sum(r.fallback for r in rows),
         **{k: summarize(np.array([getattr(r, k) for r in rows]), bb) for k in ("raw", "allin_adjusted", "aivat")},
     }

@@ -619,8 +619,8 @@ def _aivat_report(
     write_csv(csv_path, by_run)
     summary["aivat"] = {
         "player": "A",
-        "value_function": "check-down (module pokerbot.bot.aivat)",
-        "opponent_corrected": b.ours,
+        "value_function": "checked down, open bets folded to (pokerbot.bot.aivat)",
+        "two_sided": b.ours,
         "csv": csv_path,
         "fallback_hands": sum(x.fallback for _, rows in by_run for x in rows),
     }

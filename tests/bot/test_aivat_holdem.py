@@ -171,7 +171,7 @@ def test_a_match_with_aivat_reports_it_beside_the_others_and_its_csv_adds_up(tmp
     printed = capsys.readouterr().out
     assert "A-random                 AIVAT" in printed and "duplicate with AIVAT" in printed
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["aivat"]["opponent_corrected"] and summary["aivat"]["fallback_hands"] == 0
+    assert summary["aivat"]["two_sided"] and summary["aivat"]["fallback_hands"] == 0
     assert all(m["A"]["aivat"]["hands"] == 6 for m in summary["matches"])
     assert summary["duplicate"]["aivat"]["hands"] == 6
     with open(out / "aivat.csv") as f:
@@ -199,7 +199,7 @@ def test_a_match_with_aivat_reports_it_beside_the_others_and_its_csv_adds_up(tmp
         == 0
     )
     alone = json.loads(capsys.readouterr().out)
-    assert not alone["opponent_corrected"] and alone["hands"] == 6
+    assert not alone["two_sided"] and alone["hands"] == 6
     assert alone["raw"]["mbb_per_hand"] == pytest.approx(summary["matches"][0]["A"]["raw"]["mbb_per_hand"])
 
 
