@@ -221,62 +221,6 @@ def equities_on_board(
         out[h] /= total - card[c1[h]] - card[c2[h]] + 1.0
 
 
-@nb.njit(cache=True)
-def _range_equity(
-    hero_key,
-    hero_mask,
-    board_key,
-    board_mask,
-    rem_keys,
-    rem_masks,
-    k,
-    keys,
-    masks,
-    weights,
-    row_offsets,
-    rank_values,
-    flush_values,
-    strengths,
-    hero,
-):
-    """(wins + ties / 2, total) of the hero against hands weighted by ``weights`` over
-    every completion of the board by k in {0, 1, 2} of the remaining cards; a hand
-    that shares a card with a completion does not count for it."""
-    m = rem_keys.shape[0]
-    win = 0.0
-    total = 0.0
-    hero_keys = np.empty(1, dtype=np.int64)
-    hero_masks = np.empty(1, dtype=np.int64)
-    hero_keys[0] = hero_key
-    hero_masks[0] = hero_mask
-    first_end = m if k >= 1 else 1
-    for a in range(first_end):
-        second_start = a + 1 if k == 2 else 0
-        second_end = m if k == 2 else 1
-        for b in range(second_start, second_end):
-            bk = board_key
-            bm = board_mask
-            if k >= 1:
-                bk += rem_keys[a]
-                bm |= rem_masks[a]
-            if k == 2:
-                bk += rem_keys[b]
-                bm |= rem_masks[b]
-            ev.strengths_from_keys(bk, bm, hero_keys, hero_masks, row_offsets, rank_values, flush_values, hero)
-            ev.strengths_from_keys(bk, bm, keys, masks, row_offsets, rank_values, flush_values, strengths)
-            mine = hero[0]
-            for h in range(keys.shape[0]):
-                w = weights[h]
-                if w <= 0.0 or strengths[h] < 0 or (masks[h] & hero_mask) != 0:
-                    continue
-                total += w
-                if strengths[h] < mine:
-                    win += w
-                elif strengths[h] == mine:
-                    win += 0.5 * w
-    return win, total
-
-
 def range_equity(hero, board, weights: np.ndarray) -> float:
     """The hero's exact showdown equity against a range: ``weights`` over the 1,326
     hole pairs of ``evaluator.all_hole_pairs`` (need not be normalised), over every
@@ -284,42 +228,16 @@ def range_equity(hero, board, weights: np.ndarray) -> float:
     hero, the board or a completion do not count there. 0.5 when no hand of the range
     is left. Before the flop it uses ``preflop_equities``."""
     board = [int(c) for c in board]
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape != (1326,):
+        raise ValueError(f"weights over the 1326 hole pairs, got shape {weights.shape}")
     if not board:
-        weights = np.ascontiguousarray(weights, dtype=np.float64)
-        if weights.shape != (1326,):
-            raise ValueError(f"weights over the 1326 hole pairs, got shape {weights.shape}")
         live = weights * _live_against(hero)
         total = live.sum()
         return float(live @ preflop_equities(hero) / total) if total > 0 else 0.5
-    if not 3 <= len(board) <= 5:
-        raise ValueError(f"a board of 0 or 3 to 5 cards, got {len(board)}")
-    used = set(board) | {int(c) for c in hero}
-    remaining = [c for c in range(ev.NUM_CARDS) if c not in used]
-    rem_keys, rem_masks = ev.hand_keys(np.array(remaining, dtype=np.int64)[:, None])
-    hero_key, hero_mask = ev.board_key(list(hero))
-    board_key, board_mask = ev.board_key(board)
-    keys, masks = _range_keys()
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    if weights.shape != (keys.shape[0],):
-        raise ValueError(f"weights over the {keys.shape[0]} hole pairs, got shape {weights.shape}")
-    win, total = _range_equity(
-        hero_key,
-        hero_mask,
-        board_key,
-        board_mask,
-        rem_keys,
-        rem_masks,
-        5 - len(board),
-        keys,
-        masks,
-        weights,
-        ev.ROW_OFFSETS,
-        ev.RANK_VALUES,
-        ev.FLUSH_VALUES,
-        np.empty(keys.shape[0], dtype=np.int32),
-        np.empty(1, dtype=np.int32),
-    )
-    return win / total if total > 0 else 0.5
+    their_wins, total = _counts_against(hero, board)  # each hand's wins against the hero
+    seen = float(weights @ total)
+    return float(weights @ (total - their_wins)) / seen if seen > 0 else 0.5
 
 
 @nb.njit(cache=True)
@@ -391,11 +309,23 @@ def equities_against(villain, board) -> np.ndarray:
         out = 1.0 - preflop_equities(villain)
         out[dead] = np.nan
         return out
+    win, total = _counts_against(villain, board)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = win / total
+    out[dead] = np.nan
+    return out
+
+
+def _counts_against(villain: list[int], board: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per hole pair, (wins + ties / 2) and completions counted against ``villain``
+    over every completion of a board of 3 to 5 cards (``_equities_against``)."""
+    villain = [int(c) for c in villain]
     if not 3 <= len(board) <= 5:
         raise ValueError(f"a board of 0 or 3 to 5 cards, got {len(board)}")
     if len(set(villain) | set(board)) != len(villain) + len(board):
-        raise ValueError("the villain's hand and the board share a card")
-    remaining = [c for c in range(ev.NUM_CARDS) if not blocked[c]]
+        raise ValueError("the hand and the board share a card")
+    used = set(villain) | set(board)
+    remaining = [c for c in range(ev.NUM_CARDS) if c not in used]
     rem_keys, rem_masks = ev.hand_keys(np.array(remaining, dtype=np.int64)[:, None])
     villain_key, villain_mask = ev.board_key(villain)
     board_key, board_mask = ev.board_key(board)
@@ -420,10 +350,7 @@ def equities_against(villain, board) -> np.ndarray:
         win,
         total,
     )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = win / total
-    out[dead] = np.nan
-    return out
+    return win, total
 
 
 _RANGE_KEYS: tuple[np.ndarray, np.ndarray] | None = None
