@@ -37,7 +37,7 @@ duplicate pair's exact cancellation where both seat orders play alike.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -97,7 +97,6 @@ class Estimate:
     chance: float = 0.0
     own: float = 0.0
     opponent: float = 0.0
-    terms: list[float] = field(default_factory=list)
 
 
 def _mean(weights: np.ndarray, values: np.ndarray) -> float:
@@ -113,7 +112,6 @@ def estimate(prior: np.ndarray, events: list, payoff: np.ndarray) -> Estimate:
     we win at the end holding each hand (see the module doc)."""
     reach = np.array(prior, dtype=np.float64)
     parts = {"chance": 0.0, "own": 0.0, "opponent": 0.0}
-    terms = []
     for e in events:
         if isinstance(e, Chance):
             before = _mean(reach, e.expected)
@@ -129,9 +127,8 @@ def estimate(prior: np.ndarray, events: list, payoff: np.ndarray) -> Estimate:
         else:
             raise TypeError(f"not an AIVAT event: {e!r}")
         parts[kind] += term
-        terms.append(term)
     observed = _mean(reach, payoff)
-    return Estimate(observed + sum(terms), observed, parts["chance"], parts["own"], parts["opponent"], terms)
+    return Estimate(observed + sum(parts.values()), observed, parts["chance"], parts["own"], parts["opponent"])
 
 
 # --------------------------------------------------------------------- hold'em

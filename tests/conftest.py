@@ -73,3 +73,18 @@ def capture_agent_logs():
     finally:
         agent_module.log = old
         configure("warning")
+
+
+def random_strategy(sub, seed: int):
+    """A random mixed strategy on a subgame's tree: at each decision, per hand, action
+    probabilities drawn uniformly from the simplex (rows: the tree's nodes)."""
+    from pokerbot.solver.tree import DECISION
+
+    rng = np.random.default_rng(seed)
+    t = sub.tree
+    s = np.zeros((t.num_nodes, len(sub.hands)))
+    for n in range(t.num_nodes):
+        if t.kind[n] == DECISION:
+            f, m = t.first_child[n], t.num_children[n]
+            s[f : f + m, :] = rng.dirichlet(np.ones(m), size=len(sub.hands)).T
+    return s

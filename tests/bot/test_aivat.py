@@ -8,6 +8,7 @@ from itertools import permutations
 
 import numpy as np
 import pytest
+from conftest import random_strategy
 
 from pokerbot.bot.aivat import Chance, OpponentDecision, OwnDecision, estimate
 from pokerbot.protocol.betting import BettingState
@@ -27,17 +28,6 @@ def leduc():
     sub = make_subgame(BettingState(LEDUC), BetSizes(bets=((1.0,),), max_raises=2))
     assert [int(h[0]) for h in sub.hands] == CARDS  # hand i of the subgame is card CARDS[i]
     return sub
-
-
-def random_strategy(sub, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    t = sub.tree
-    s = np.zeros((t.num_nodes, len(sub.hands)))
-    for n in range(t.num_nodes):
-        if t.kind[n] == DECISION:
-            f, m = t.first_child[n], t.num_children[n]
-            s[f : f + m, :] = rng.dirichlet(np.ones(m), size=len(sub.hands)).T
-    return s
 
 
 class CheckDown:

@@ -10,6 +10,7 @@ from itertools import permutations
 
 import numpy as np
 import pytest
+from conftest import random_strategy
 
 from pokerbot.bot.lbr import Range, best_action
 from pokerbot.protocol.betting import FOLD, ActionType, BettingState
@@ -135,24 +136,11 @@ def always_call(sub) -> np.ndarray:
     return s
 
 
-def dirichlet(sub, seed: int) -> np.ndarray:
-    """A random mixed strategy: at each decision, per hand, probabilities drawn uniformly."""
-    rng = np.random.default_rng(seed)
-    t = sub.tree
-    s = np.zeros((t.num_nodes, len(sub.hands)))
-    for n in range(t.num_nodes):
-        m = t.num_children[n]
-        if t.kind[n] != CHANCE and m > 0:
-            f = t.first_child[n]
-            s[f : f + m, :] = rng.dirichlet(np.ones(m), size=len(sub.hands)).T
-    return s
-
-
 @pytest.mark.parametrize("name", ["always call", "random mixed", "CFR+ 10 iterations", "CFR+ 500 iterations"])
 def test_lbr_never_wins_more_than_a_best_response(leduc, name):
     strategy = {
         "always call": lambda: always_call(leduc),
-        "random mixed": lambda: dirichlet(leduc, 3),
+        "random mixed": lambda: random_strategy(leduc, 3),
         "CFR+ 10 iterations": lambda: cfr.solve(leduc, 10).strategy,
         "CFR+ 500 iterations": lambda: cfr.solve(leduc, 500).strategy,
     }[name]()
