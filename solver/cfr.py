@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from .depth_limited import leaf_data, normalised_leaf_strategy
 from .passes import MAXMARGIN, NO_GADGET, RESOLVE, compat_sums, normalise, run_cfr, traverse
 from .subgame import Subgame, showdown_scratch, to_hand_order
 from .tree import PublicTree
@@ -59,6 +60,8 @@ class SolveResult:
     stopped_early: bool
     seconds: float
     exploitability: float | None = None  # chips per hand, when the caller measured it (``exploitability``)
+    #: depth-limited subgames: each player's average mix of continuations per leaf and hand (2, L, K, H)
+    leaf_strategy: np.ndarray | None = None
 
 
 def libratus_iterations(pot: int, big_blind: int) -> int:
@@ -94,12 +97,20 @@ def opponent_weights(sub: Subgame, player: int) -> np.ndarray:
 
 
 def solve(
-    sub: Subgame, iterations: int, deadline: float | None = None, gadget: Gadget | None = None, threads: int = 1
+    sub: Subgame,
+    iterations: int,
+    deadline: float | None = None,
+    gadget: Gadget | None = None,
+    threads: int = 1,
+    card_samples: int = 0,
+    seed: int = 0,
 ) -> SolveResult:
     """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
     makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
     stands (unsafe). ``threads`` > 1 walks the subtrees below chance nodes in parallel
-    (numba's thread pool, at most that many threads); the result is the same."""
+    (numba's thread pool, at most that many threads); the result is the same.
+    Depth-limited subgames: ``card_samples`` > 0 values the leaves of each pass over
+    that many keyed draws of the next card (``seed``) instead of every card."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     # written, not only allocated: fresh pages are mapped at their first write, and on
@@ -136,6 +147,7 @@ def solve(
     copies = min(threads, pool_size) if parallel else 1  # one per share of the blocks
     block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
     block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
+    leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed)
     done = run_cfr(
         *sub.kernel_args(),
         reach[0],
@@ -158,8 +170,15 @@ def solve(
         block_reach,
         block_cfv,
         parallel,
+        leaves,
     )
-    return SolveResult(average_strategy(t, to_hand_order(sub, avg)), done, done < iterations, time.perf_counter() - t0)
+    return SolveResult(
+        average_strategy(t, to_hand_order(sub, avg)),
+        done,
+        done < iterations,
+        time.perf_counter() - t0,
+        leaf_strategy=None if sub.continuations is None else normalised_leaf_strategy(leaves.avg),
+    )
 
 
 def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
@@ -171,9 +190,17 @@ def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
     return out
 
 
-def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int, best_response: bool = False) -> np.ndarray:
+def counterfactual_values(
+    sub: Subgame,
+    strategy: np.ndarray,
+    player: int,
+    best_response: bool = False,
+    leaf_strategy: np.ndarray | None = None,
+) -> np.ndarray:
     """Counterfactual values at the root, per live hand of ``player``, when both play
-    ``strategy`` (or ``player`` best-responds to the other's part of it)."""
+    ``strategy`` (or ``player`` best-responds to the other's part of it). In a
+    depth-limited subgame both mix continuations by ``leaf_strategy`` (default
+    uniform); a best response picks the best continuation per hand at each leaf."""
     w = _Work(sub)
     traverse(
         player,
@@ -187,15 +214,22 @@ def counterfactual_values(sub: Subgame, strategy: np.ndarray, player: int, best_
         False,
         best_response,
         *w.args(),
+        leaf_data(sub, leaf_strategy=leaf_strategy),
     )
     return w.cfv[0].copy()
 
 
 def node_values(
-    sub: Subgame, strategy: np.ndarray, player: int, best_response: bool = False, root_reach: np.ndarray | None = None
+    sub: Subgame,
+    strategy: np.ndarray,
+    player: int,
+    best_response: bool = False,
+    root_reach: np.ndarray | None = None,
+    leaf_strategy: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
-    reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's."""
+    reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's;
+    ``leaf_strategy`` as in ``counterfactual_values``."""
     w = _Work(sub)
     r = sub.reach if root_reach is None else root_reach
     traverse(
@@ -210,22 +244,27 @@ def node_values(
         False,
         best_response,
         *w.args(),
+        leaf_data(sub, leaf_strategy=leaf_strategy),
     )
     reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
     return w.cfv, reaches
 
 
-def exploitability(sub: Subgame, strategy: np.ndarray) -> float:
+def exploitability(sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray | None = None) -> float:
     """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
-    best-response values (expected over the joint deal of compatible hands)."""
+    best-response values (expected over the joint deal of compatible hands). In a
+    depth-limited subgame the best response chooses among the continuations only."""
     joint = _joint_weight(sub)
-    br = [float(sub.reach[p] @ counterfactual_values(sub, strategy, p, best_response=True)) for p in (0, 1)]
+    br = [float(sub.reach[p] @ counterfactual_values(sub, strategy, p, True, leaf_strategy)) for p in (0, 1)]
     return (br[0] + br[1]) / 2.0 / joint
 
 
-def expected_values(sub: Subgame, strategy: np.ndarray) -> tuple[float, float]:
+def expected_values(sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray | None = None) -> tuple[float, float]:
     joint = _joint_weight(sub)
-    ev = [float(sub.reach[p] @ counterfactual_values(sub, strategy, p)) / joint for p in (0, 1)]
+    ev = [
+        float(sub.reach[p] @ counterfactual_values(sub, strategy, p, leaf_strategy=leaf_strategy)) / joint
+        for p in (0, 1)
+    ]
     return ev[0], ev[1]
 
 

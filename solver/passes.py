@@ -12,12 +12,13 @@ so kernels that call each other live together. Arrays in and out only; ``Subgame
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from . import ranges as rg
-from .tree import CHANCE, DECISION, FOLD_TERMINAL, MATRIX_TERMINAL, SHOWDOWN
+from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, MATRIX_TERMINAL, SHOWDOWN
 
 NUM_CARDS = 52
 #: Cards and hand positions used as gather indices are unsigned: numba then emits no
@@ -34,6 +35,73 @@ FASTMATH = {"nnan", "ninf", "nsz", "arcp", "afn"}
 NO_CARD = rg.NO_CARD  # NUM_CARDS: per-card totals have NUM_CARDS + 1 entries
 #: Columns of the showdown sweep's card table (see ``ranges.ladder``).
 LADDER_WIDTH = rg.LADDER_WIDTH
+
+
+class LeafData(NamedTuple):
+    """The leaves of a depth-limited tree and their continuation strategies (built by
+    ``depth_limited``), with their regrets and scratch rows; ``no_leaves`` for a tree
+    without leaves. Leaf l is tree node ``node[l]``; its continuation tree (the rest
+    of the hand after the next card, the same for every card) is nodes
+    ``start[l]..start[l + 1] - 1`` of the ``kind`` .. ``spent`` arrays, children by
+    global index. ``strategy[m, k, b]``: the probability that continuation k takes the
+    action into continuation node m holding a hand of bucket b; ``bucket[d, h]``: the
+    bucket of hand h once card d is dealt (-1: h holds d, or d cannot come);
+    ``board[d]``: the subgame's showdown board for card d; ``cards``: the cards that
+    can come; ``weight``: the chance weight of one card for a pair of hands.
+    ``sample``: cards drawn per solve pass (0: every card), keyed by ``seed``.
+    ``regret``, ``sigma``, ``avg``: (2, leaves, K, hands) per player; the rest scratch."""
+
+    node: np.ndarray
+    start: np.ndarray
+    kind: np.ndarray
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    spent: np.ndarray
+    strategy: np.ndarray
+    bucket: np.ndarray
+    board: np.ndarray
+    cards: np.ndarray
+    weight: float
+    sample: int
+    seed: int
+    regret: np.ndarray
+    sigma: np.ndarray
+    avg: np.ndarray
+    forward: np.ndarray
+    backward: np.ndarray
+    values: np.ndarray
+    summed: np.ndarray
+
+
+def no_leaves(dtype=np.float64) -> LeafData:
+    """The LeafData of a tree without leaves (kernels then skip leaf work)."""
+    z8 = np.zeros(0, dtype=np.int8)
+    z32 = np.zeros(0, dtype=np.int32)
+    z64 = np.zeros(0, dtype=np.int64)
+    return LeafData(
+        z64,
+        np.zeros(1, dtype=np.int64),
+        z8,
+        z8.copy(),
+        z32,
+        z32.copy(),
+        np.zeros((0, 2), dtype=np.int64),
+        np.zeros((0, 1, 1), dtype=np.float32),
+        np.zeros((52, 0), dtype=np.int32),
+        np.full(52, -1, dtype=np.int64),
+        z64.copy(),
+        0.0,
+        0,
+        0,
+        np.zeros((2, 0, 1, 0), dtype=dtype),
+        np.zeros((2, 0, 1, 0), dtype=dtype),
+        np.zeros((2, 0, 1, 0), dtype=dtype),
+        np.zeros((1, 1, 0), dtype=dtype),
+        np.zeros((1, 1, 0), dtype=dtype),
+        np.zeros((1, 0), dtype=dtype),
+        np.zeros(0, dtype=dtype),
+    )
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -294,6 +362,7 @@ def traverse(
     cfv,
     tmp,
     qs,
+    leaves,
 ):
     """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
     slot[p] is s (it changes only below p's own decisions and chance nodes). update:
@@ -307,6 +376,29 @@ def traverse(
         reach[1, 0, h] = reach1[h]
     none = np.zeros(n_nodes, dtype=np.bool_)
     _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
+    _leaf_values(
+        leaves,
+        i,
+        0,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+    )
     _backward(
         0,
         n_nodes,
@@ -623,6 +715,7 @@ def _traverse_by_block(
     block_reach,
     block_cfv,
     skip,
+    leaves,
 ):
     """``traverse`` block by block: the nodes above the blocks forward, each block
     forward then backward (``_walk_block``, in ``block_reach[0]`` and
@@ -635,6 +728,29 @@ def _traverse_by_block(
     if blocks.shape[0] == 0:
         top_end = kind.shape[0]
     _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
+    _leaf_values(
+        leaves,
+        i,
+        0,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+    )
     for b in range(blocks.shape[0]):
         _walk_block(
             blocks[b, 0],
@@ -769,6 +885,7 @@ def _traverse_blocks(
     block_reach,
     block_cfv,
     skip,
+    leaves,
 ):
     """``_traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
@@ -779,6 +896,29 @@ def _traverse_blocks(
         reach[0, 0, h] = reach0[h]
         reach[1, 0, h] = reach1[h]
     _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
+    _leaf_values(
+        leaves,
+        i,
+        0,
+        slot,
+        c1,
+        c2,
+        dup,
+        orders,
+        c1s,
+        c2s,
+        ladder,
+        board_start,
+        board_len,
+        board_rows,
+        weight,
+        update,
+        best_response,
+        reach,
+        cfv,
+        tmp,
+        qs,
+    )
     T = block_reach.shape[0]
     for t in nb.prange(T):
         t_tmp = np.empty_like(tmp)
@@ -1022,6 +1162,187 @@ def _terminal_children(
 
 
 @nb.njit(cache=True)
+def _keyed_draw(seed, a, b, n):
+    """A number in 0..n-1 from the key (seed, a, b) (splitmix64): the same key, the
+    same draw, whatever ran before."""
+    x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(a) * np.uint64(0xBF58476D1CE4E5B9)
+    x = x + np.uint64(b) * np.uint64(0x94D049BB133111EB) + np.uint64(0x632BE59BD9B4E019)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x = x ^ (x >> np.uint64(31))
+    return np.int64(x % np.uint64(n))
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_values(
+    leaves,
+    i,
+    base,
+    slot,
+    c1,
+    c2,
+    dup,
+    orders,
+    c1s,
+    c2s,
+    ladder,
+    board_start,
+    board_len,
+    board_rows,
+    weight,
+    update,
+    best_response,
+    reach,
+    cfv,
+    tmp,
+    qs,
+):
+    """Player i's values at every leaf (rows node - base of ``cfv``), from both
+    reaches there (rows slot - base of ``reach``): per continuation k of i, the
+    value of playing it to the end against the other player's mix of continuations,
+    averaged over the next card (every card, or ``leaves.sample`` keyed draws whose
+    mean is unbiased), then mixed by i's leaf strategy (or the best k per hand when
+    ``best_response``). ``update``: regret matching+ on the leaf choices of i, the
+    linearly weighted average (``weight``) and i's next leaf strategy."""
+    L = leaves.node.shape[0]
+    if L == 0:
+        return
+    H = c1.shape[0]
+    o = 1 - i
+    K = leaves.sigma.shape[2]
+    fw = leaves.forward
+    bw = leaves.backward
+    vals = leaves.values
+    qsum = leaves.summed
+    zero = cfv.dtype.type(0.0)
+    ncards = leaves.cards.shape[0]
+    draws = ncards if leaves.sample <= 0 else leaves.sample
+    scale = leaves.weight if leaves.sample <= 0 else leaves.weight * ncards / leaves.sample
+    pass_key = np.int64(weight) * 2 + i
+    for l in range(L):
+        node = leaves.node[l]
+        rs = leaves.start[l]
+        R = leaves.start[l + 1] - rs
+        qo = reach[o, slot[o, node] - base]
+        for k in range(K):
+            for h in range(H):
+                vals[k, h] = zero
+        for j in range(draws):
+            d = leaves.cards[j] if leaves.sample <= 0 else leaves.cards[_keyed_draw(leaves.seed, pass_key, j, ncards)]
+            bk = leaves.bucket[d]
+            for k in range(K):
+                for h in range(H):
+                    fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
+            for t in range(R):  # the other player's reach under each of its continuations
+                n = rs + t
+                if leaves.kind[n] != DECISION:
+                    continue
+                f = leaves.first_child[n]
+                for c in range(f, f + leaves.num_children[n]):
+                    tc = c - rs
+                    if leaves.player[n] == o:
+                        for k in range(K):
+                            for h in range(H):
+                                b = bk[h]
+                                fw[k, tc, h] = fw[k, t, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+                    else:
+                        for k in range(K):
+                            for h in range(H):
+                                fw[k, tc, h] = fw[k, t, h]
+            b = leaves.board[d]
+            s0 = board_start[b]
+            e0 = s0 + board_len[b]
+            for t in range(R - 1, -1, -1):  # i's values under each of its continuations
+                n = rs + t
+                kd = leaves.kind[n]
+                if kd == FOLD_TERMINAL or kd == SHOWDOWN:
+                    for h in range(H):
+                        x = zero
+                        for k in range(K):
+                            x += fw[k, t, h]
+                        qsum[h] = x
+                    out = bw[0, t]
+                    if kd == FOLD_TERMINAL:
+                        folder = leaves.player[n]
+                        v = leaves.spent[n, folder] * (-1.0 if folder == i else 1.0)
+                        compat_sums(qsum, c1, c2, dup, tmp)
+                        for h in range(H):
+                            out[h] = v * tmp[h]
+                    else:
+                        _showdown(
+                            qsum,
+                            dup,
+                            orders[s0:e0],
+                            c1s[s0:e0],
+                            c2s[s0:e0],
+                            ladder[3 * s0 : 3 * e0],
+                            board_rows[b],
+                            False,
+                            min(leaves.spent[n, 0], leaves.spent[n, 1]),
+                            qs,
+                            out,
+                            NO_FOLD,
+                            tmp,
+                            0.0,
+                            tmp,
+                            tmp,
+                        )
+                    for k in range(1, K):
+                        for h in range(H):
+                            bw[k, t, h] = out[h]
+                elif kd == DECISION:
+                    f = leaves.first_child[n]
+                    m = leaves.num_children[n]
+                    for k in range(K):
+                        for h in range(H):
+                            bw[k, t, h] = zero
+                    for c in range(f, f + m):
+                        tc = c - rs
+                        if leaves.player[n] == i:
+                            for k in range(K):
+                                for h in range(H):
+                                    b2 = bk[h]
+                                    if b2 >= 0:
+                                        bw[k, t, h] += leaves.strategy[c, k, b2] * bw[k, tc, h]
+                        else:
+                            for k in range(K):
+                                for h in range(H):
+                                    bw[k, t, h] += bw[k, tc, h]
+            for k in range(K):
+                for h in range(H):
+                    if bk[h] >= 0:
+                        vals[k, h] += bw[k, 0, h]
+        row = node - base
+        sg = leaves.sigma[i, l]
+        sc = cfv.dtype.type(scale)
+        for h in range(H):
+            best = vals[0, h] * sc
+            mixed = zero
+            for k in range(K):
+                x = vals[k, h] * sc
+                vals[k, h] = x
+                mixed += sg[k, h] * x
+                if x > best:
+                    best = x
+            cfv[row, h] = best if best_response else mixed
+        if update:
+            rg_ = leaves.regret[i, l]
+            av = leaves.avg[i, l]
+            me = reach[i, slot[i, node] - base]
+            w = av.dtype.type(weight)
+            for h in range(H):
+                total = zero
+                for k in range(K):
+                    r = rg_[k, h] + vals[k, h] - cfv[row, h]
+                    r = r if r > zero else zero
+                    rg_[k, h] = r
+                    av[k, h] += w * me[h] * sg[k, h]
+                    total += r
+                for k in range(K):
+                    sg[k, h] = rg_[k, h] / total if total > zero else sg.dtype.type(1.0 / K)
+
+
+@nb.njit(cache=True)
 def _any_nonzero(q, n):
     """Whether any of the first n hands has reach. Scans from the end: river hands are
     stored weakest first (and a block's in its board's strength order), and the strong
@@ -1091,6 +1412,8 @@ def _backward(
         if in_block[n]:  # a chance child: its block's walk computed it
             continue
         k = kind[n]
+        if k == LEAF:  # _leaf_values computed it
+            continue
         if k == FOLD_TERMINAL:
             if at_parent[n]:
                 continue
@@ -1373,6 +1696,7 @@ def run_cfr(
     block_reach,
     block_cfv,
     parallel,
+    leaves,
 ):
     """CFR+ iterations with alternating updates. Each decision node belongs to one
     player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
@@ -1445,6 +1769,7 @@ def run_cfr(
                     block_reach,
                     block_cfv,
                     skip,
+                    leaves,
                 )
             else:
                 _traverse_by_block(
@@ -1493,6 +1818,7 @@ def run_cfr(
                     block_reach,
                     block_cfv,
                     skip,
+                    leaves,
                 )
             if gadget != NO_GADGET and i == g_player:
                 _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])

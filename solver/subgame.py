@@ -13,6 +13,7 @@ import numpy as np
 from pokerbot.protocol.betting import BettingState
 
 from . import ranges as rg
+from .depth_limited import Continuations
 from .passes import CARD_DTYPE, INDEX_DTYPE, LADDER_WIDTH, NO_CARD
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
 
@@ -67,6 +68,8 @@ class Subgame:
     board_len: np.ndarray
     board_identity: np.ndarray  # per board: its order is 0..H-1 (no gathering needed)
     payoff: np.ndarray = field(default_factory=lambda: np.zeros((1, 1, 1)))  # explicit games only
+    #: a depth-limited subgame's leaves (``depth_limited.attach_continuations``)
+    continuations: Continuations | None = None
     # per node: a showdown or fold whose value its parent decision node computes (one sweep for both)
     at_parent: np.ndarray = field(init=False)
     # per block of the tree: the chance child above it; and the reach slots of block
@@ -250,11 +253,14 @@ def make_subgame(
     sizes: BetSizes | dict[int, BetSizes],
     reach: np.ndarray | None = None,
     extra_root_raises: tuple[int, ...] = (),
+    leaf_round: int | None = None,
 ) -> Subgame:
     """Set up the subgame from ``state`` (its board known, no hole cards needed).
     ``reach``: (2, all hands) ranges over the game's canonical hands; default uniform.
-    ``extra_root_raises``: raise-to totals added at the root (an off-tree bet)."""
-    tree = build_tree(state, sizes, extra_root_raises)
+    ``extra_root_raises``: raise-to totals added at the root (an off-tree bet).
+    ``leaf_round``: a depth-limited subgame (see ``tree.build_tree``), whose leaves
+    then need ``depth_limited.attach_continuations``."""
+    tree = build_tree(state, sizes, extra_root_raises, leaf_round)
     game = state.game
     all_hands = rg.hole_hands(game)
     if all_hands.shape[1] > 2:

@@ -9,6 +9,11 @@ Chance nodes deal the next board card (turn, river, Leduc's board card), one car
 node, each remaining card a child; an all-in before the last card is followed by
 chance nodes down to the full board, then the showdown. Rounds that deal several
 cards at once (the flop) are not expanded: subgames start on the turn or later.
+
+A depth-limited tree (``leaf_round``) stops where that round would begin with betting
+still open: such a node is a LEAF, where each player picks a continuation strategy for
+the rest of the hand (``solver.depth_limited``). All-ins before it still run out to
+the showdown.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import numpy as np
 
 from pokerbot.protocol.betting import CALL, FOLD, LIMIT_RAISE, Action, BettingState, raise_to
 
-DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE, MATRIX_TERMINAL = 0, 1, 2, 3, 4
+DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE, MATRIX_TERMINAL, LEAF = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ class BetSizes:
 
 @dataclass
 class PublicTree:
-    kind: np.ndarray  # int8 per node: DECISION, FOLD_TERMINAL, SHOWDOWN
+    kind: np.ndarray  # int8 per node: DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE, LEAF
     player: np.ndarray  # int8: acting player at decisions, the folder at fold terminals, -1 else
     first_child: np.ndarray  # int32
     num_children: np.ndarray  # int32
@@ -75,6 +80,10 @@ class PublicTree:
     top_end: int = -1
     blocks: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     block_roots: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: Depth-limited trees: per card, the index into ``boards`` of the root board
+    #: completed by that card (the leaves' showdowns), -1 for cards on the board; empty
+    #: in trees without leaves.
+    leaf_boards: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def num_nodes(self) -> int:
@@ -87,6 +96,10 @@ class PublicTree:
     @property
     def num_terminals(self) -> int:
         return int(((self.kind == FOLD_TERMINAL) | (self.kind == SHOWDOWN) | (self.kind == MATRIX_TERMINAL)).sum())
+
+    @property
+    def num_leaves(self) -> int:
+        return int((self.kind == LEAF).sum())
 
     @property
     def num_chance(self) -> int:
@@ -170,14 +183,20 @@ def _merged(targets: list[int], offset: int, pot: int, merge: float) -> list[int
 
 
 def build_tree(
-    state: BettingState, sizes: BetSizes | dict[int, BetSizes], extra_root_raises: tuple[int, ...] = ()
+    state: BettingState,
+    sizes: BetSizes | dict[int, BetSizes],
+    extra_root_raises: tuple[int, ...] = (),
+    leaf_round: int | None = None,
 ) -> PublicTree:
     """The public tree of the rest of the hand from ``state`` (no hole cards needed;
     the board dealt so far is ``state``'s). ``sizes`` is one abstraction for every
     round or one per round (by 0-based round). ``extra_root_raises`` adds raise-to
     totals to the root's actions (an opponent's off-tree bet; illegal ones are
-    refused)."""
+    refused). ``leaf_round``: stop at the start of that round where both players can
+    still bet (LEAF nodes); it must be the round after the root's and deal one card."""
     game = state.game
+    if leaf_round is not None and (leaf_round != state.round + 1 or game.num_board_cards[leaf_round] != 1):
+        raise ValueError(f"leaves must start the next round and deal one card (round {leaf_round + 1})")
     for to in extra_root_raises:
         if not state.can_apply(raise_to(to)):
             raise ValueError(f"raise to {to} is not legal at the root ({state.betting_string()!r})")
@@ -214,7 +233,10 @@ def build_tree(
     def add(st: BettingState, label: Action | None, card: int = -1) -> int:
         i = len(kind)
         b = -1
-        if needs_card(st):
+        if leaf_round is not None and st.round == leaf_round and needs_card(st) and st.raise_bounds() is not None:
+            kind.append(LEAF)
+            player.append(-1)
+        elif needs_card(st):
             kind.append(CHANCE)
             player.append(-1)
         elif st.finished:
@@ -265,6 +287,12 @@ def build_tree(
         count[node] = len(children)
         placed = [(add(child, a, c), child) for child, a, c in children]
         stack.extend(reversed(placed))
+    leaf_boards = np.zeros(0, dtype=np.int64)
+    if LEAF in kind:
+        leaf_boards = np.full(52, -1, dtype=np.int64)
+        for c in deck:
+            if c not in state.board_cards:
+                leaf_boards[c] = boards.setdefault((*state.board_cards, c), len(boards))
     return _in_blocks(
         PublicTree(
             kind=np.array(kind, dtype=np.int8),
@@ -277,6 +305,7 @@ def build_tree(
             boards=sorted(boards, key=boards.__getitem__),
             actions=labels,
             board=tuple(state.board_cards),
+            leaf_boards=leaf_boards,
         )
     )
 
@@ -331,6 +360,7 @@ def _in_blocks(tree: PublicTree) -> PublicTree:
         top_end=len(top),
         blocks=np.array(blocks, dtype=np.int64).reshape(-1, 2),
         block_roots=new[np.array(roots, dtype=np.int64)],
+        leaf_boards=tree.leaf_boards,
     )
 
 

@@ -192,6 +192,7 @@ def test_values_agree_with_direct_enumeration():
                 False,
                 False,
                 *work.args(),
+                passes.no_leaves(),
             )
         assert np.allclose(work.cfv[0], direct_values(sub, sparse, p))
     ev0, ev1 = cfr.expected_values(sub, strategy)
@@ -360,6 +361,7 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
         np.zeros((1, 2, t.block_rows, H), cfr.SOLVE_DTYPE),
         np.zeros((1, t.block_rows, H), cfr.SOLVE_DTYPE),
         False,
+        passes.no_leaves(cfr.SOLVE_DTYPE),
     )
     assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
@@ -399,6 +401,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                 regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
             w = cfr._Work(sub, cfr.SOLVE_DTYPE)
             args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
+            leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
             rows = t.block_rows
             layout = (
                 t.top_end,
@@ -410,7 +413,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                 sub.block_board,
             )
             if walk == "whole":
-                passes.traverse(*args)
+                passes.traverse(*args, leaves)
             elif walk == "blocks":
                 passes._traverse_by_block(
                     *args,
@@ -418,6 +421,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                     np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
                     np.zeros((1, rows, H), cfr.SOLVE_DTYPE),
                     -1,
+                    leaves,
                 )
             else:  # the blocks in two shares, one per thread
                 passes._traverse_blocks(
@@ -426,6 +430,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                     np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
                     np.zeros((2, rows, H), cfr.SOLVE_DTYPE),
                     -1,
+                    leaves,
                 )
             out.append((regret, avg, w.cfv[0], strategy))
         for a, b in zip(out[1], out[2]):
@@ -495,6 +500,7 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
                 np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
                 np.zeros((1, rows, H), cfr.SOLVE_DTYPE),
                 s,
+                passes.no_leaves(cfr.SOLVE_DTYPE),
             )
         out[skip] = (regret, avg, w.cfv[0].copy(), strategy)
     for a, b in zip(out[-1], out[1]):

@@ -1,0 +1,257 @@
+"""Depth-limited subgames: the tree stops where the next round would begin, and at
+each such leaf both players choose, per information set, among K continuation
+strategies for the rest of the hand (Pluribus; Brown, Sandholm and Amos 2018).
+
+The continuations are fixed strategies on a small continuation tree per leaf (the
+rest of the hand after the next card: the same betting for every card), given per
+hand bucket, so that one table serves all cards: ``strategy[m, k, b]`` is the
+probability that continuation k takes the action into node m with a hand of bucket
+b, and ``bucket[d, h]`` the bucket of hand h once card d has come. A solve then
+learns the current round's strategy and each player's mix of continuations at every
+leaf; the leaf's value to a hand is exact over the next card (or estimated from
+keyed draws of it, unbiased), see ``passes._leaf_values``.
+
+Nothing here knows where the continuations come from: ``bot.continuation`` makes
+them from a blueprint (the blueprint, and the blueprint biased toward folding,
+calling and raising).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .passes import LeafData, no_leaves
+from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, SHOWDOWN, PublicTree
+
+#: Pluribus's continuation biases: the blueprint, and its fold, call and raise
+#: probabilities multiplied by this before renormalising.
+BIAS_FACTOR = 5.0
+
+
+@dataclass
+class Continuations:
+    """The continuation trees and strategies of a subgame's leaves (in the order of
+    the tree's LEAF nodes), concatenated: see ``passes.LeafData``."""
+
+    node: np.ndarray  # (L,) int64: the tree node of each leaf
+    start: np.ndarray  # (L + 1,) int64
+    kind: np.ndarray
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    spent: np.ndarray
+    strategy: np.ndarray  # (nodes, K, buckets) float32
+    bucket: np.ndarray  # (52, subgame hands) int32
+    board: np.ndarray  # (52,) int64
+    cards: np.ndarray  # (C,) int64
+    weight: float
+
+    @property
+    def num_strategies(self) -> int:
+        return int(self.strategy.shape[1])
+
+    @property
+    def num_leaves(self) -> int:
+        return int(len(self.node))
+
+    def memory_bytes(self, num_hands: int, float_bytes: int = 4) -> int:
+        """What a solve allocates for the leaves: regrets, strategies and averages of
+        both players' leaf choices, and the scratch rows of one continuation tree."""
+        K = self.num_strategies
+        widest = int(np.diff(self.start).max()) if self.num_leaves else 0
+        return (6 * self.num_leaves * K + 2 * K * widest + K + 1) * num_hands * float_bytes
+
+
+def continuation_tree_ok(tree: PublicTree) -> None:
+    """A continuation tree has decisions, folds and showdowns only (one round)."""
+    bad = set(np.unique(tree.kind).tolist()) - {DECISION, FOLD_TERMINAL, SHOWDOWN}
+    if bad:
+        raise ValueError(f"a continuation tree holds only decisions, folds and showdowns (found kinds {sorted(bad)})")
+
+
+def attach_continuations(sub, trees: list[PublicTree], strategies: list[np.ndarray], buckets: np.ndarray) -> None:
+    """Give a depth-limited subgame ``sub`` (a ``subgame.Subgame``) its leaves'
+    continuations: per leaf (in node order) its continuation tree and a (tree nodes,
+    K, buckets) table of action probabilities (row m: the action into node m; rows
+    of each decision's children sum to 1 per k and bucket); ``buckets[d, h]``: the
+    bucket of the game's canonical hand h after card d (-1 where h holds d)."""
+    tree = sub.tree
+    leaves = np.nonzero(tree.kind == LEAF)[0]
+    if len(trees) != len(leaves) or len(strategies) != len(leaves):
+        raise ValueError(f"{len(leaves)} leaves, but {len(trees)} trees and {len(strategies)} strategies")
+    if not len(leaves):
+        raise ValueError("the subgame has no leaves (build it with leaf_round)")
+    K = {s.shape[1] for s in strategies}
+    B = {s.shape[2] for s in strategies}
+    if len(K) != 1 or len(B) != 1:
+        raise ValueError("every leaf needs the same number of continuations and buckets")
+    nb = B.pop()
+    buckets = np.asarray(buckets)
+    if buckets.shape[0] != 52 or buckets.max() >= nb:
+        raise ValueError(f"buckets must be (52 cards, hands) with values below {nb}")
+    starts = [0]
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("kind", "player", "first_child", "num_children", "spent")}
+    for t, s in zip(trees, strategies):
+        continuation_tree_ok(t)
+        if s.shape[0] != t.num_nodes:
+            raise ValueError(f"a strategy table has {s.shape[0]} rows for a tree of {t.num_nodes} nodes")
+        off = starts[-1]
+        parts["kind"].append(t.kind)
+        parts["player"].append(t.player)
+        parts["first_child"].append(np.where(t.num_children > 0, t.first_child + off, -1).astype(np.int32))
+        parts["num_children"].append(t.num_children)
+        parts["spent"].append(t.spent)
+        starts.append(off + t.num_nodes)
+    cards = np.nonzero(tree.leaf_boards >= 0)[0].astype(np.int64)
+    hand_cards = 2 if sub.dup > 0 else 1
+    sub.continuations = Continuations(
+        node=leaves.astype(np.int64),
+        start=np.array(starts, dtype=np.int64),
+        kind=np.concatenate(parts["kind"]).astype(np.int8),
+        player=np.concatenate(parts["player"]).astype(np.int8),
+        first_child=np.concatenate(parts["first_child"]).astype(np.int32),
+        num_children=np.concatenate(parts["num_children"]).astype(np.int32),
+        spent=np.concatenate(parts["spent"]).astype(np.int64),
+        strategy=np.ascontiguousarray(np.concatenate(strategies).astype(np.float32)),
+        bucket=np.ascontiguousarray(buckets[:, sub.hand_index].astype(np.int32)),
+        board=tree.leaf_boards.astype(np.int64),
+        cards=cards,
+        weight=1.0 / (len(cards) - 2 * hand_cards),
+    )
+
+
+def leaf_data(
+    sub, dtype=np.float64, sample: int = 0, seed: int = 0, leaf_strategy: np.ndarray | None = None
+) -> LeafData:
+    """The kernels' LeafData for ``sub`` in ``dtype``: fresh regrets, the uniform
+    leaf strategy (or ``leaf_strategy``, (2, L, K, hands)), zero averages; ``no_leaves``
+    when the subgame has none."""
+    c = getattr(sub, "continuations", None)
+    if c is None:
+        return no_leaves(dtype)
+    H = sub.hands.shape[0]
+    K = c.num_strategies
+    L = c.num_leaves
+    widest = int(np.diff(c.start).max())
+    if leaf_strategy is None:
+        sigma = np.full((2, L, K, H), 1.0 / K, dtype=dtype)
+    else:
+        sigma = np.ascontiguousarray(np.asarray(leaf_strategy, dtype=dtype))
+        if sigma.shape != (2, L, K, H):
+            raise ValueError(f"leaf strategy must be (2, {L}, {K}, {H}), got {sigma.shape}")
+    if sample < 0:
+        raise ValueError("sample must be 0 (every card) or a positive number of cards")
+    return LeafData(
+        c.node,
+        c.start,
+        c.kind,
+        c.player,
+        c.first_child,
+        c.num_children,
+        c.spent,
+        c.strategy,
+        c.bucket,
+        c.board,
+        c.cards,
+        float(c.weight),
+        int(sample),
+        int(seed),
+        np.zeros((2, L, K, H), dtype=dtype),
+        sigma,
+        np.zeros((2, L, K, H), dtype=dtype),
+        np.zeros((K, widest, H), dtype=dtype),
+        np.zeros((K, widest, H), dtype=dtype),
+        np.zeros((K, H), dtype=dtype),
+        np.zeros(H, dtype=dtype),
+    )
+
+
+def normalised_leaf_strategy(avg: np.ndarray) -> np.ndarray:
+    """Average leaf choices (2, L, K, H) normalised per hand (uniform where a hand
+    never reached the leaf)."""
+    avg = np.asarray(avg, dtype=np.float64)
+    total = avg.sum(axis=2, keepdims=True)
+    K = avg.shape[2]
+    return np.where(total > 0, avg / np.where(total > 0, total, 1.0), 1.0 / K)
+
+
+def biased(probabilities: np.ndarray, kinds: list[str], factor: float = BIAS_FACTOR) -> np.ndarray:
+    """Pluribus's four continuations from one strategy: ``probabilities`` (..., actions)
+    per row; ``kinds[a]`` is "fold", "call" or "raise" for action a. Returns (..., 4,
+    actions): unchanged, then the fold, call and raise actions multiplied by
+    ``factor`` and renormalised (a row without such an action stays as it was)."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    out = [p]
+    for what in ("fold", "call", "raise"):
+        mult = np.array([factor if k == what else 1.0 for k in kinds])
+        q = p * mult
+        s = q.sum(axis=-1, keepdims=True)
+        out.append(np.where(s > 0, q / np.where(s > 0, s, 1.0), p))
+    return np.stack(out, axis=-2)
+
+
+def full_depth_strategy(sub, strategy: np.ndarray, leaf_strategy: np.ndarray, full_sub) -> np.ndarray:
+    """The strategy a depth-limited solution plays in the full-depth subgame: its
+    own rows above the leaves, and below leaf l after card d, for each player's hand
+    h, the behavioural form of h's mix of continuations (at a node reached by
+    continuations k with probabilities W_k, action a is taken with probability
+    sum_k mix_k W_k p_k(a) / sum_k mix_k W_k). ``full_sub`` is the subgame of the
+    same root and hands whose tree continues each leaf by its continuation tree (the
+    next round's bet sizes the continuations were made for); exact evaluation there
+    (``cfr.exploitability``) measures what the depth-limited solution commits to."""
+    c: Continuations = sub.continuations
+    dl, full = sub.tree, full_sub.tree
+    if not np.array_equal(sub.hand_index, full_sub.hand_index):
+        raise ValueError("the two subgames must be over the same hands")
+    out = np.zeros((full.num_nodes, sub.hands.shape[0]))
+    leaf_index = {int(n): i for i, n in enumerate(c.node)}
+    mix = np.asarray(leaf_strategy, dtype=np.float64)
+
+    def river(fn: int, m: int, card: int, leaf: int, weights: np.ndarray) -> None:
+        k = full.kind[fn]
+        if k != DECISION:
+            if k != c.kind[m] or (k == SHOWDOWN) != (c.kind[m] == SHOWDOWN):
+                raise ValueError(f"full node {fn} does not match continuation node {m}")
+            return
+        if c.kind[m] != DECISION or full.num_children[fn] != c.num_children[m] or full.player[fn] != c.player[m]:
+            raise ValueError(f"full node {fn} does not match continuation node {m}")
+        p = int(full.player[fn])
+        b = c.bucket[card]
+        live = b >= 0
+        w = mix[p, leaf] * weights[p]  # (K, H)
+        den = w.sum(axis=0)
+        f, cm = int(full.first_child[fn]), int(c.first_child[m])
+        for j in range(int(full.num_children[fn])):
+            probs = np.where(live, c.strategy[cm + j][:, np.maximum(b, 0)], 0.0)  # (K, H)
+            num = (w * probs).sum(axis=0)
+            out[f + j] = np.where(den > 0, num / np.where(den > 0, den, 1.0), probs[0])
+            nxt = weights.copy()
+            nxt[p] = weights[p] * probs
+            river(f + j, cm + j, card, leaf, nxt)
+
+    def walk(fn: int, dn: int) -> None:
+        kd = dl.kind[dn]
+        if kd == LEAF:
+            if full.kind[fn] != CHANCE:
+                raise ValueError(f"leaf {dn} is not a chance node ({fn}) in the full tree")
+            leaf = leaf_index[dn]
+            start = int(c.start[leaf])
+            for ch in range(int(full.first_child[fn]), int(full.first_child[fn]) + int(full.num_children[fn])):
+                K = c.num_strategies
+                river(ch, start, int(full.dealt[ch]), leaf, np.ones((2, K, sub.hands.shape[0])))
+            return
+        if kd != DECISION:
+            return
+        if full.kind[fn] != DECISION or full.num_children[fn] != dl.num_children[dn]:
+            raise ValueError(f"node {dn} of the depth-limited tree does not match node {fn} of the full tree")
+        f, d0 = int(full.first_child[fn]), int(dl.first_child[dn])
+        for j in range(int(dl.num_children[dn])):
+            if full.actions[f + j] != dl.actions[d0 + j]:
+                raise ValueError(f"the trees' actions differ below node {dn}")
+            out[f + j] = strategy[d0 + j]
+            walk(f + j, d0 + j)
+
+    walk(0, 0)
+    return out

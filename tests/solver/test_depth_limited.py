@@ -1,0 +1,186 @@
+"""Depth-limited subgames against the full-depth tree they stand for: a depth-limited
+tree whose leaves continue by fixed continuation strategies is the full tree with
+those strategies played below the leaves, so its values must equal the full tree's
+exactly (the full-tree evaluator is checked against brute force in test_cfr)."""
+
+import numpy as np
+import pytest
+
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.cards import parse_cards
+from pokerbot.protocol.gamedef import parse_gamedef
+from pokerbot.solver import cfr, depth_limited, passes
+from pokerbot.solver.subgame import make_subgame
+from pokerbot.solver.tree import DECISION, LEAF, BetSizes, build_tree
+
+SPOT_GAME = parse_gamedef(
+    "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
+    "firstPlayer = 2 1 1 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"
+)
+
+TURN = BetSizes(bets=((1.0,),), max_raises=1)
+RIVER = BetSizes(bets=((0.5,), (1.0,)), max_raises=2)
+K, B = 3, 6
+
+
+def turn_state(board="QsJh2h8d", betting="r500c/cc/"):
+    return apply_betting(BettingState(SPOT_GAME, 0, None, parse_cards(board)), betting)
+
+
+def random_continuations(sub, rng, k=K, buckets=B):
+    """Per leaf: the continuation tree (the river after the leaf, with RIVER sizes)
+    and random strategies per (node, k, bucket); random buckets per card and hand."""
+    trees, strategies = [], []
+    for n in np.nonzero(sub.tree.kind == LEAF)[0]:
+        st = leaf_state(sub, int(n))
+        t = build_tree(st, RIVER)
+        s = rng.random((t.num_nodes, k, buckets)) ** 3
+        for d in np.nonzero(t.kind == DECISION)[0]:
+            f, m = t.first_child[d], t.num_children[d]
+            s[f : f + m] /= s[f : f + m].sum(axis=0, keepdims=True)
+        trees.append(t)
+        strategies.append(s)
+    hands = sub_hands_all()
+    buckets_by_card = rng.integers(0, buckets, size=(52, len(hands)))
+    for d in range(52):
+        buckets_by_card[d, (hands[:, 0] == d) | (hands[:, 1] == d)] = -1
+    return trees, strategies, buckets_by_card
+
+
+def sub_hands_all():
+    from pokerbot.solver import ranges
+
+    return ranges.hole_hands(SPOT_GAME)
+
+
+def leaf_state(sub, node):
+    """The betting state at a leaf, the next card dealt (any card off the board: a
+    continuation tree does not depend on it)."""
+    path = []
+    t = sub.tree
+    parent = {
+        int(c): p for p in range(t.num_nodes) for c in range(t.first_child[p], t.first_child[p] + t.num_children[p])
+    }
+    n = node
+    while n in parent:
+        path.append(t.actions[n])
+        n = parent[n]
+    st = turn_state()
+    for a in reversed(path):
+        st.apply(a)
+    card = next(c for c in range(52) if c not in st.board_cards)
+    st.deal_board_cards([card])
+    return st
+
+
+@pytest.fixture(scope="module")
+def spot():
+    rng = np.random.default_rng(3)
+    state = turn_state()
+    reach = rng.random((2, 1326))
+    sub = make_subgame(state, {2: TURN}, reach, leaf_round=3)
+    trees, strategies, buckets = random_continuations(sub, rng)
+    depth_limited.attach_continuations(sub, trees, strategies, buckets)
+    full = make_subgame(state, {2: TURN, 3: RIVER}, reach)
+    H = sub.hands.shape[0]
+    strategy = cfr.average_strategy(sub.tree, rng.random((sub.tree.num_nodes, H)))
+    mix = rng.random((2, sub.continuations.num_leaves, K, H)) ** 2
+    mix /= mix.sum(axis=2, keepdims=True)
+    return sub, full, strategy, mix
+
+
+def test_a_depth_limited_tree_stops_at_the_river_with_one_leaf_per_open_line():
+    sub = make_subgame(turn_state(), {2: TURN}, leaf_round=3)
+    t = sub.tree
+    # check-check, check-bet-call, bet-call (a raise is all-in: the showdown follows)
+    assert t.num_leaves == 3
+    assert t.num_nodes < build_tree(turn_state(), {2: TURN, 3: RIVER}).num_nodes / 20
+    assert (t.leaf_boards >= 0).sum() == 48
+    with pytest.raises(ValueError, match="next round"):
+        build_tree(turn_state(), {2: TURN}, leaf_round=2)
+
+
+def test_values_equal_the_full_tree_with_the_continuations_played_below_the_leaves(spot):
+    sub, full, strategy, mix = spot
+    full_strategy = depth_limited.full_depth_strategy(sub, strategy, mix, full)
+    for p in (0, 1):
+        dl = cfr.counterfactual_values(sub, strategy, p, leaf_strategy=mix)
+        ref = cfr.counterfactual_values(full, full_strategy, p)
+        np.testing.assert_allclose(dl, ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+    # negative control: the full tree with another mix at the leaves has other values
+    other = depth_limited.full_depth_strategy(sub, strategy, mix[:, :, ::-1], full)
+    assert not np.allclose(cfr.counterfactual_values(full, other, 1), dl, rtol=1e-3)
+
+
+def test_a_best_response_among_continuations_is_bounded_by_the_full_best_response(spot):
+    sub, full, strategy, mix = spot
+    full_strategy = depth_limited.full_depth_strategy(sub, strategy, mix, full)
+    for p in (0, 1):
+        plain = cfr.counterfactual_values(sub, strategy, p, leaf_strategy=mix)
+        br = cfr.counterfactual_values(sub, strategy, p, best_response=True, leaf_strategy=mix)
+        full_br = cfr.counterfactual_values(full, full_strategy, p, best_response=True)
+        tol = 1e-9 * np.abs(full_br).max()
+        assert (br >= plain - tol).all() and (br <= full_br + tol).all()
+        assert (br > plain + 1.0).any() and (full_br > br + 1.0).any()
+
+
+def test_sampled_cards_estimate_the_leaf_values_without_bias(spot):
+    """One keyed card per pass: the mean over many keys is the exact value (the
+    root's expected value within four standard errors); a draw scaled as if the card
+    were one of 44 rather than 48 would be biased well outside that (control)."""
+    sub, _, strategy, mix = spot
+    H = sub.hands.shape[0]
+    exact = float(sub.reach[0] @ cfr.counterfactual_values(sub, strategy, 0, leaf_strategy=mix))
+    draws = []
+    for seed in range(300):
+        w = cfr._Work(sub)
+        leaves = depth_limited.leaf_data(sub, sample=1, seed=seed, leaf_strategy=mix)
+        passes.traverse(
+            0,
+            *sub.kernel_args(),
+            sub.reach[0],
+            sub.reach[1],
+            strategy,
+            np.zeros((1, 1)),
+            np.zeros((1, 1)),
+            float(seed + 1),
+            False,
+            False,
+            *w.args(),
+            leaves,
+        )
+        draws.append(float(sub.reach[0] @ w.cfv[0]))
+    draws = np.array(draws)
+    se = draws.std(ddof=1) / np.sqrt(len(draws))
+    assert abs(draws.mean() - exact) < 4 * se
+    assert abs(draws.mean() * 44 / 48 - exact) > 4 * se
+    assert len(np.unique(draws)) > 40  # the keys do draw different cards
+    assert H == 1128
+
+
+def test_solving_lowers_the_exploitability_within_the_continuations_and_repeats_bit_for_bit(spot):
+    sub, _, _, _ = spot
+    pot = sub.pot
+    results = {}
+    for its, samples in ((5, 0), (150, 0), (150, 2)):
+        r = cfr.solve(sub, its, card_samples=samples, seed=7)
+        results[(its, samples)] = 100 * cfr.exploitability(sub, r.strategy, r.leaf_strategy) / pot
+    assert results[(150, 0)] < results[(5, 0)] / 3
+    assert results[(150, 2)] < results[(5, 0)] / 2
+    again = cfr.solve(sub, 20, card_samples=2, seed=7)
+    once = cfr.solve(sub, 20, card_samples=2, seed=7)
+    np.testing.assert_array_equal(again.strategy, once.strategy)
+    np.testing.assert_array_equal(again.leaf_strategy, once.leaf_strategy)
+    other = cfr.solve(sub, 20, card_samples=2, seed=8)
+    assert not np.array_equal(other.strategy, once.strategy)
+
+
+def test_pluribus_biases_multiply_one_kind_of_action_and_renormalise():
+    p = np.array([[0.2, 0.5, 0.3], [0.0, 1.0, 0.0]])
+    out = depth_limited.biased(p, ["fold", "call", "raise"])
+    assert out.shape == (2, 4, 3)
+    np.testing.assert_allclose(out[:, 0], p)
+    np.testing.assert_allclose(out[0, 1], np.array([1.0, 0.5, 0.3]) / 1.8)
+    np.testing.assert_allclose(out[0, 3], np.array([0.2, 0.5, 1.5]) / 2.2)
+    np.testing.assert_allclose(out[1, 1:], [[0.0, 1.0, 0.0]] * 3)  # nothing to bias toward
+    np.testing.assert_allclose(out.sum(axis=-1), 1.0)
