@@ -543,6 +543,15 @@ def _river_equity(strengths, masks, h):
 
 
 @nb.njit(cache=True)
+def _river_buckets(strengths, masks, n, out):
+    """out[h] = the river bucket of every hand h not blocked (strength >= 0), as
+    ``_river_equity`` and ``_bucket_of_equity`` give it one hand at a time."""
+    for h in range(strengths.shape[0]):
+        if strengths[h] >= 0:
+            out[h] = _bucket_of_equity(_river_equity(strengths, masks, h), n)
+
+
+@nb.njit(cache=True)
 def _bucket_of_equity(e, n):
     b = int(e * n)
     return n - 1 if b >= n else b
@@ -734,8 +743,18 @@ def hand_buckets(abstraction: CardAbstraction, round_: int, board) -> np.ndarray
         out[live] = table[_INDEXER.index_many(rows)]
         return out
     strengths = ev.strengths_on_board(board, _KEYS, _MASKS)
-    for h in np.nonzero(live)[0]:
-        out[h] = _bucket_of_equity(_river_equity(strengths, _MASKS, int(h)), abstraction.spec.buckets[3])
+    _river_buckets(strengths, _MASKS, abstraction.spec.buckets[3], out)
+    return out
+
+
+def river_bucket_table(abstraction: CardAbstraction, turn_board) -> np.ndarray:
+    """(52, 1,326): row d is ``hand_buckets`` on the river ``turn_board`` + d (-1 for
+    hands blocked), all -1 for a card on the board."""
+    board = [int(c) for c in turn_board]
+    out = np.full((52, len(HOLE_PAIRS)), -1, dtype=np.int64)
+    for d in range(52):
+        if d not in board:
+            out[d] = hand_buckets(abstraction, 3, board + [d])
     return out
 
 

@@ -46,9 +46,10 @@ from pokerbot.solver import ranges as rg
 from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from pokerbot.solver.passes import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
-from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
+from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetSizes
 
 from .blueprint_player import BlueprintStrategy
+from .continuation import attach_blueprint_continuations
 from .solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
 from .strategy_query import HANDS, ActionProbabilities, merge_columns
 from .time_budget import ReplyClock, TimeBudget
@@ -85,6 +86,13 @@ SCALE_RANGE = 0.08
 #: default is the river, with the blueprint playing the turn (``--solve-round 3`` for
 #: turn solving under ``--solve-seconds``, on machines that can afford it).
 SOLVE_ROUND = 3
+#: How a subgame that starts on the turn is solved: "full" to the end of the hand, or
+#: "depth-limited" to the end of the turn, with the blueprint's four continuation
+#: strategies per player at the river (``bot.continuation``); the river is then solved
+#: anew when it comes, from the turn solution's ranges.
+TURN_SOLVERS = ("full", "depth-limited")
+#: Depth-limited solves: river cards drawn per pass to value the leaves.
+CARD_SAMPLES = 1
 
 
 @dataclass
@@ -93,12 +101,13 @@ class Solution:
     strategy: np.ndarray  # (nodes, H)
     root: BettingState
     kind: str  # unsafe, safe, nested
+    leaf_strategy: np.ndarray | None = None  # depth-limited: both players' continuation mixes
     _values: dict = field(default_factory=dict)
 
     def values(self, player: int) -> tuple[np.ndarray, np.ndarray]:
         """Counterfactual values of ``player`` at every node, and both reaches."""
         if player not in self._values:
-            self._values[player] = cfr.node_values(self.sub, self.strategy, player)
+            self._values[player] = cfr.node_values(self.sub, self.strategy, player, leaf_strategy=self.leaf_strategy)
         return self._values[player]
 
 
@@ -163,6 +172,8 @@ class LibratusAgent:
         pool: SolverPool | None = None,
         budget: TimeBudget | None = None,
         clock: ReplyClock | None = None,
+        turn_solver: str = "full",
+        card_samples: int = CARD_SAMPLES,
     ) -> None:
         self.bp_player = BlueprintStrategy(seed, blueprint)
         self.bp = self.bp_player.bp
@@ -175,6 +186,12 @@ class LibratusAgent:
         if solve_round not in (2, 3):
             raise ValueError("solving starts on the turn (2) or the river (3)")
         self.solve_round = solve_round
+        if turn_solver not in TURN_SOLVERS:
+            raise ValueError(f"turn solver must be one of {', '.join(TURN_SOLVERS)}, got {turn_solver!r}")
+        if card_samples < 0:
+            raise ValueError("card samples must be 0 (every card) or more")
+        self.turn_solver = turn_solver
+        self.card_samples = card_samples
         self._hand: int | None = None
         self._solution: Solution | None = None
         self._gifts: np.ndarray | None = None
@@ -252,28 +269,40 @@ class LibratusAgent:
         gadget: cfr.Gadget | None = None,
         extra: tuple[int, ...] = (),
     ) -> Solution:
+        t_setup = time.perf_counter()
         deadline = self.budget.solve_deadline(self.solve_seconds)
         if deadline < MIN_SOLVE_SECONDS:
             raise SolveUnavailable("time budget")
         table = self.sizes if state.round < 3 else {3: self.river_sizes}
+        depth_limited = state.round == 2 and self.turn_solver == "depth-limited"
         sizes = {
             r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
             for r, s in table.items()
-            if r >= state.round
+            if r >= state.round and not (depth_limited and r > state.round)
         }
-        sub = make_subgame(state, sizes, reach, extra_root_raises=extra)
+        sub = make_subgame(state, sizes, reach, extra_root_raises=extra, leaf_round=3 if depth_limited else None)
+        depth_limited = depth_limited and sub.tree.num_leaves > 0  # not after an all-in: the tree is complete
+        if depth_limited:
+            node, _ = self.bp_player.walk(state)
+            attach_blueprint_continuations(sub, state, self.bp_player.view, node)
+            # building the continuations is part of the solve's time
+            deadline -= time.perf_counter() - t_setup
+            if deadline < MIN_SOLVE_SECONDS:
+                raise SolveUnavailable("time budget")
         if gadget is not None:
             gadget = cfr.Gadget(gadget.kind, gadget.player, gadget.alt_values[sub.hand_index])
         iters = cfr.libratus_iterations(sub.pot, state.game.big_blind)
         t0 = time.perf_counter()
         try:
+            samples = self.card_samples if depth_limited else 0
+            key = int(self.bp_player.keyed_uniform(f"cards:{state.hand_id}:{state.betting_string()}") * 2**31)
             if self.pool is None:
-                r = run_job(SolveJob(sub, iters, deadline, gadget, self.threads))
+                r = run_job(SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key))
             else:
                 # the answer must be back within what the dealer's limits leave this decision
                 left = self.budget.available() - (time.perf_counter() - self._decision_t0) - 0.05
                 limit = max(deadline, min(deadline + GRACE_SECONDS, left))
-                r = self.pool.solve(SolveJob(sub, iters, deadline, gadget, self.threads, limit))
+                r = self.pool.solve(SolveJob(sub, iters, deadline, gadget, self.threads, limit, samples, key))
         except WorkerLost as e:
             log.warning("solve_lost", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
             raise SolveUnavailable("worker lost") from None
@@ -287,6 +316,7 @@ class LibratusAgent:
             "stopped_early": r.stopped_early,
             "solve_seconds": round(seconds, 4),
             "nodes": sub.tree.num_nodes,
+            **({"leaves": sub.tree.num_leaves, "card_samples": samples} if depth_limited else {}),
         }
         measured: dict[str, float] = (
             {}
@@ -305,9 +335,23 @@ class LibratusAgent:
             deadline=round(deadline, 3),
             stopped_early=r.stopped_early,
             seconds=round(seconds, 3),
+            depth_limited=depth_limited,
             **measured,
         )
-        return Solution(sub, r.strategy, state.copy(), kind)
+        return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy)
+
+    def _solve_next_round(self, state: BettingState, me: int, leaf: int) -> Solution:
+        """An unsafe solve from the start of the round after a depth-limited solution,
+        both ranges from that solution by Bayes' rule at the ``leaf`` the hand reached
+        (Pluribus's nested search: a new root at each new round)."""
+        old = self._solution
+        assert old is not None  # called when the hand reached one of its leaves
+        _, reaches = old.values(me)
+        size = len(rg.hole_hands(state.game))
+        reach = np.stack([self._canonical(old.sub, reaches[p, leaf], size) for p in (0, 1)])
+        reach[:, rg.blocked_by(rg.hole_hands(state.game), tuple(state.board_cards))] = 0.0
+        root = self._round_start(state)
+        return self._solve(root, reach, "unsafe", extra=self._opening_bet(state, me))
 
     def _resolve(self, state: BettingState, me: int) -> Solution:
         """A new solution for ``state`` after an opponent bet/raise or off-tree action."""
@@ -425,18 +469,16 @@ class LibratusAgent:
         try:
             if self._solution is None:
                 root = self._round_start(state)
-                # an opponent's bet already made at the root is put into the tree as it is
-                first = [a for a, who in zip(state.actions[state.round], state.actors[state.round]) if who != me][:1]
-                extra = tuple(
-                    a.size
-                    for a in first
-                    if a.type is ActionType.RAISE and state.game.is_nolimit and state.actions[state.round][0] == a
-                )
+                extra = self._opening_bet(state, me)
                 self._solution = self._solve(root, self._blueprint_ranges(state, me), "unsafe", extra=extra)
                 source = "unsafe"
             else:
                 node, parent, missing = _walk(self._solution, state)
-                if missing is not None or self._last_opponent_raise_since(self._solution.root, state, me):
+                if self._solution.sub.tree.kind[node] == LEAF:
+                    # the river after a depth-limited turn solution: solve it from that solution's ranges
+                    self._solution = self._solve_next_round(state, me, node)
+                    source = "unsafe"
+                elif missing is not None or self._last_opponent_raise_since(self._solution.root, state, me):
                     self._solution = self._resolve(state, me)
                     source = self._solution.kind
         except SolveUnavailable:
@@ -523,6 +565,17 @@ class LibratusAgent:
             self._note = {"extension": f"{view.kind} {view.size:.3f}"}
         off = node is not None and [int(x) for x in view.tree.spent[node]] != list(ms.state.spent)
         return action, "translation" if off else "blueprint"
+
+    @staticmethod
+    def _opening_bet(state: BettingState, me: int) -> tuple[int, ...]:
+        """The opponent's bet that opened this round, if it did (raise-to total): a
+        solve from the round's start puts it into the tree as it is."""
+        first = [a for a, who in zip(state.actions[state.round], state.actors[state.round]) if who != me][:1]
+        return tuple(
+            a.size
+            for a in first
+            if a.type is ActionType.RAISE and state.game.is_nolimit and state.actions[state.round][0] == a
+        )
 
     @staticmethod
     def _round_start(state: BettingState) -> BettingState:

@@ -214,34 +214,7 @@ class BlueprintStrategy:
 
     def _step(self, node: int, real: BettingState, a: Action) -> int | None:
         """The child index of ``node`` that real action ``a`` (in state ``real``) maps to."""
-        tree = self.view.tree
-        game = real.game
-        if tree.kind[node] != DECISION:
-            return None
-        children = self.view.child_actions(node)
-        if a.type is not ActionType.RAISE:
-            key = Action(a.type)
-            return children.index(key) if key in children else None
-        raises = [i for i, c in enumerate(children) if c.type is ActionType.RAISE]
-        if not raises:
-            return None
-        if not game.is_nolimit:
-            return raises[0]
-        exact = [i for i in raises if children[i].size == a.size]
-        if exact and real.spent == [int(x) for x in tree.spent[node]]:
-            return exact[0]
-        actor = real.current_player
-        assert actor is not None  # a, the action being replayed, is actor's
-        x = pot_fraction(a.size, real.spent, actor)
-        # all-in maps to all-in and nothing else does: a hand mapped to all-in could
-        # not be followed further down the tree
-        stack = game.stack[int(tree.player[node])]
-        sized = [i for i in raises if children[i].size < stack]
-        if a.size >= game.stack[actor] or not sized:
-            return raises[-1]  # the abstraction's all-in is its largest raise
-        sp = tree.spent[node]
-        sizes = [pot_fraction(children[i].size, (int(sp[0]), int(sp[1])), int(tree.player[node])) for i in sized]
-        return sized[translate(x, sizes, self.rng)]
+        return map_action(self.view, node, real, a, self.rng)
 
     # ------------------------------------------------------------------ acting
     def uniform(self, state: BettingState, viewer: int) -> float:
@@ -283,26 +256,8 @@ class BlueprintStrategy:
         return self.concrete(state, ms.viewer, node, children[choice])
 
     def concrete(self, state: BettingState, me: int, node: int, a: Action) -> Action:
-        """The real action for abstract action ``a`` of ``node`` (in ``self.view``): a
-        raise at the same pot fraction of the real pot, clamped to the legal range,
-        all-in staying all-in; a fold where checking is free becomes a check."""
-        if a.type is not ActionType.RAISE:
-            if a.type is ActionType.FOLD and not state.can_fold():
-                return CALL
-            return FOLD if a.type is ActionType.FOLD else CALL
-        bounds = state.raise_bounds()
-        if bounds is None:
-            return CALL
-        if not state.game.is_nolimit:
-            return Action(ActionType.RAISE)
-        sp = self.view.tree.spent[node]
-        if a.size >= state.game.stack[me]:
-            return raise_to(bounds[1])
-        f = pot_fraction(a.size, (int(sp[0]), int(sp[1])), me)
-        top = state.max_spent
-        to_call = top - state.spent[me]
-        to = top + int(round(f * (state.pot + to_call)))
-        return raise_to(min(max(to, bounds[0]), bounds[1]))
+        """The real action for abstract action ``a`` of ``node`` in ``self.view`` (see ``concrete_action``)."""
+        return concrete_action(self.view, state, me, node, a)
 
     # ------------------------------------------------------------------ querying
     def snapshot(self) -> tuple:
@@ -359,3 +314,61 @@ class BlueprintStrategy:
             return merge_columns(actions, probs)
         finally:
             self.restore(saved)
+
+
+def map_action(view: Blueprint, node: int, real: BettingState, a: Action, rng: random.Random | None) -> int | None:
+    """The child index of abstract ``node`` (in ``view``) that real action ``a``, taken
+    in state ``real``, maps to: the same action where the tree has it, else a raise by
+    pseudo-harmonic translation of pot fractions (randomised with ``rng``, the likelier
+    neighbour without), all-in only to all-in; None when the tree cannot follow."""
+    tree = view.tree
+    game = real.game
+    if tree.kind[node] != DECISION:
+        return None
+    children = view.child_actions(node)
+    if a.type is not ActionType.RAISE:
+        key = Action(a.type)
+        return children.index(key) if key in children else None
+    raises = [i for i, c in enumerate(children) if c.type is ActionType.RAISE]
+    if not raises:
+        return None
+    if not game.is_nolimit:
+        return raises[0]
+    exact = [i for i in raises if children[i].size == a.size]
+    if exact and real.spent == [int(x) for x in tree.spent[node]]:
+        return exact[0]
+    actor = real.current_player
+    assert actor is not None  # a, the action being replayed, is actor's
+    x = pot_fraction(a.size, real.spent, actor)
+    # all-in maps to all-in and nothing else does: a hand mapped to all-in could
+    # not be followed further down the tree
+    stack = game.stack[int(tree.player[node])]
+    sized = [i for i in raises if children[i].size < stack]
+    if a.size >= game.stack[actor] or not sized:
+        return raises[-1]  # the abstraction's all-in is its largest raise
+    sp = tree.spent[node]
+    sizes = [pot_fraction(children[i].size, (int(sp[0]), int(sp[1])), int(tree.player[node])) for i in sized]
+    return sized[translate(x, sizes, rng)]
+
+
+def concrete_action(view: Blueprint, state: BettingState, me: int, node: int, a: Action) -> Action:
+    """The real action for abstract action ``a`` of ``node`` (in ``view``): a raise at
+    the same pot fraction of the real pot, clamped to the legal range, all-in staying
+    all-in; a fold where checking is free becomes a check."""
+    if a.type is not ActionType.RAISE:
+        if a.type is ActionType.FOLD and not state.can_fold():
+            return CALL
+        return FOLD if a.type is ActionType.FOLD else CALL
+    bounds = state.raise_bounds()
+    if bounds is None:
+        return CALL
+    if not state.game.is_nolimit:
+        return Action(ActionType.RAISE)
+    sp = view.tree.spent[node]
+    if a.size >= state.game.stack[me]:
+        return raise_to(bounds[1])
+    f = pot_fraction(a.size, (int(sp[0]), int(sp[1])), me)
+    top = state.max_spent
+    to_call = top - state.spent[me]
+    to = top + int(round(f * (state.pot + to_call)))
+    return raise_to(min(max(to, bounds[0]), bounds[1]))

@@ -82,6 +82,23 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _turn_solver_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--turn-solver",
+        default="full",
+        choices=["full", "depth-limited"],
+        help="libratus/unsafe with --solve-round 3: solve the turn to the end of the hand (full, default) "
+        "or to the end of the turn with the blueprint's four continuation strategies at the river "
+        "(depth-limited; the river is then solved when it comes)",
+    )
+    p.add_argument(
+        "--card-samples",
+        type=_non_negative,
+        default=1,
+        help="depth-limited turn solving: river cards drawn per pass to value the leaves (0: all 48; default 1)",
+    )
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from pokerbot.bot.strategies import make_strategy
     from pokerbot.protocol.logs import configure
@@ -97,6 +114,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             options = {
                 "solve_seconds": args.solve_seconds,
                 "solve_round": args.solve_round - 1,
+                "turn_solver": args.turn_solver,
+                "card_samples": args.card_samples,
                 "threads": args.threads,
                 "workers": 0,
                 "t_response_ms": args.t_response,
@@ -368,7 +387,13 @@ def _cmd_lbr(args: argparse.Namespace) -> int:
         return 2
     options: dict = {}
     if args.strategy in ("libratus", "unsafe"):
-        options = {"solve_round": args.solve_round - 1, "solve_seconds": args.solve_seconds, "workers": 0}
+        options = {
+            "solve_round": args.solve_round - 1,
+            "solve_seconds": args.solve_seconds,
+            "turn_solver": args.turn_solver,
+            "card_samples": args.card_samples,
+            "workers": 0,
+        }
     try:
         summary = run_lbr(
             args.strategy,
@@ -543,6 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[3, 4],
         help="libratus/unsafe: the round real-time solving starts on, 3 = turn, 4 = river (default 4)",
     )
+    _turn_solver_options(pl)
     pl.add_argument("--threads", type=_positive, default=1, help="libratus/unsafe: solver threads (default 1)")
     pl.add_argument(
         "--workers",
@@ -736,6 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--solve-round", type=int, default=4, choices=[3, 4], help="the agent's first solving round: 3 turn, 4 river"
     )
     lb.add_argument("--solve-seconds", type=float, default=2.0, help="the agent's solve deadline (default 2)")
+    _turn_solver_options(lb)
     lb.add_argument("--json", action="store_true", help="print the summary as JSON")
     lb.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     lb.set_defaults(func=_cmd_lbr)

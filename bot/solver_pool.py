@@ -55,6 +55,9 @@ class SolveJob:
     #: the solve's deadline is shortened to fit, and the worker is killed past it.
     #: Default: the deadline plus GRACE_SECONDS.
     limit: float | None = None
+    #: depth-limited subgames: next cards drawn per pass (0: every card) and their key
+    card_samples: int = 0
+    seed: int = 0
 
 
 #: Seconds kept, out of a job's limit, for its answer to come back.
@@ -81,11 +84,20 @@ def warm_up() -> tuple[Subgame, cfr.SolveResult]:
 
 
 def run_job(job: SolveJob) -> cfr.SolveResult:
-    """Solve; for an unsafe solve (no gadget) also measure the result's exploitability
-    in the subgame (two best-response passes, about two iterations' work), which the
-    agent logs."""
-    r = cfr.solve(job.sub, job.iterations, deadline=job.deadline, gadget=job.gadget, threads=job.threads)
-    if job.gadget is None:
+    """Solve; for an unsafe full-depth solve (no gadget) also measure the result's
+    exploitability in the subgame (two best-response passes, about two iterations'
+    work), which the agent logs. A depth-limited solve is not measured: a pass over
+    every next card costs many of its sampled iterations."""
+    r = cfr.solve(
+        job.sub,
+        job.iterations,
+        deadline=job.deadline,
+        gadget=job.gadget,
+        threads=job.threads,
+        card_samples=job.card_samples,
+        seed=job.seed,
+    )
+    if job.gadget is None and job.sub.continuations is None:
         r.exploitability = cfr.exploitability(job.sub, r.strategy)
     return r
 

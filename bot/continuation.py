@@ -1,0 +1,188 @@
+"""Continuation strategies from a blueprint for depth-limited solving (Pluribus).
+
+At each leaf of a depth-limited turn subgame (``solver.depth_limited``) both players
+choose among four ways to play the river: the blueprint's river strategy, and that
+strategy with its fold, call or raise probabilities multiplied by five and
+renormalised. The leaf's line is mapped into the blueprint's betting tree from the
+abstract node of the subgame's root by deterministic pseudo-harmonic translation
+(the supplement's rule for leaves); the river is then played on a tree of the
+blueprint's own river sizes at the leaf's real pot, each real node mapped to the
+abstract node its actions lead to. Strategies are kept per river bucket, so one
+table serves every river card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pokerbot.blueprint_store.abstraction import hand_buckets, river_bucket_table
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState
+from pokerbot.solver.depth_limited import attach_continuations, biased
+from pokerbot.solver.subgame import Subgame
+from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, build_tree
+
+from .blueprint_player import concrete_action, map_action
+
+#: The continuations, in the order of their index k.
+CONTINUATIONS = ("blueprint", "fold-biased", "call-biased", "raise-biased")
+
+
+@dataclass
+class ContinuationStats:
+    leaves: int = 0
+    unmapped_leaves: int = 0  # leaves whose line the blueprint's tree could not follow (check/call down)
+    unmapped_nodes: int = 0  # river nodes without an abstract node (check/call there)
+
+
+def leaf_lines(tree: PublicTree) -> dict[int, list[Action]]:
+    """Per LEAF node of ``tree``: the actions from the root to it."""
+    parent = np.full(tree.num_nodes, -1)
+    for n in range(tree.num_nodes):
+        f, m = int(tree.first_child[n]), int(tree.num_children[n])
+        if m > 0:
+            parent[f : f + m] = n
+    out = {}
+    for leaf in np.nonzero(tree.kind == LEAF)[0]:
+        line = []
+        n = int(leaf)
+        while parent[n] >= 0:
+            a = tree.actions[n]
+            assert a is not None  # every node but the root has its action
+            line.append(a)
+            n = int(parent[n])
+        out[int(leaf)] = line[::-1]
+    return out
+
+
+def attach_blueprint_continuations(
+    sub: Subgame, root: BettingState, view: Blueprint, root_node: int | None
+) -> ContinuationStats:
+    """Give the depth-limited subgame ``sub`` (from ``root``, the start of the turn)
+    Pluribus's four continuations from ``view`` (a blueprint, or the extension the
+    hand follows), whose betting tree reached ``root_node`` at ``root`` (None: the
+    tree could not follow the hand; every continuation then checks and calls down)."""
+    stats = ContinuationStats()
+    river_sizes = view.actions.sizes()[3]
+    trees, strategies = [], []
+    B = int(view.tree.buckets[3])
+    for line in leaf_lines(sub.tree).values():  # in node order, as the leaves are numbered
+        real = root.copy()
+        real.hole_cards = [[] for _ in real.hole_cards]
+        node = root_node
+        for a in line:
+            if node is not None:
+                pick = map_action(view, node, real, a, None)
+                node = None if pick is None else int(view.tree.first_child[node]) + pick
+            real.apply(a)
+        if node is not None and (view.tree.kind[node] != DECISION or int(view.tree.round[node]) != 3):
+            node = None
+        stats.leaves += 1
+        stats.unmapped_leaves += node is None
+        card = next(c for c in real.game.deck() if c not in real.board_cards)
+        real.deal_board_cards([card])
+        tree = build_tree(real, river_sizes)
+        trees.append(tree)
+        strategies.append(_river_strategy(view, tree, real, node, B, stats))
+    attach_continuations(sub, trees, strategies, river_bucket_table(view.cards, root.board_cards))
+    return stats
+
+
+def _river_strategy(
+    view: Blueprint, tree: PublicTree, river: BettingState, abstract_root: int | None, B: int, stats: ContinuationStats
+) -> np.ndarray:
+    """(tree nodes, 4, B): the probability of the action into each node, per
+    continuation and river bucket."""
+    out = np.zeros((tree.num_nodes, len(CONTINUATIONS), B), dtype=np.float32)
+    stack: list[tuple[int, BettingState, int | None]] = [(0, river, abstract_root)]
+    while stack:
+        n, st, a_node = stack.pop()
+        if tree.kind[n] != DECISION:
+            continue
+        f, m = int(tree.first_child[n]), int(tree.num_children[n])
+        real_actions = [tree.actions[c] for c in range(f, f + m)]
+        me = int(tree.player[n])
+        abstract_of: dict[int, int] = {}
+        if a_node is None or view.tree.kind[a_node] != DECISION:
+            stats.unmapped_nodes += a_node is not None
+            out[f + real_actions.index(CALL)] = 1.0
+        else:
+            kids = view.child_actions(a_node)
+            table = biased(_bucket_strategy(view, a_node), [_kind(c) for c in kids])  # (B, 4, k)
+            for j, r in enumerate(_real_children(view, st, me, a_node, real_actions)):
+                out[f + r] += table[:, :, j].T.astype(np.float32)
+                abstract_of.setdefault(r, int(view.tree.first_child[a_node]) + j)
+        for r in range(m):
+            nxt = st.copy()
+            nxt.apply(real_actions[r])  # type: ignore[arg-type]  # every child has its action
+            stack.append((f + r, nxt, abstract_of.get(r)))
+    return out
+
+
+def _kind(a: Action) -> str:
+    return "fold" if a.type is ActionType.FOLD else "call" if a.type is ActionType.CALL else "raise"
+
+
+def _bucket_strategy(view: Blueprint, node: int) -> np.ndarray:
+    """(buckets, children): the blueprint's average strategy at decision ``node``."""
+    r = int(view.tree.round[node])
+    k = int(view.tree.num_children[node])
+    base = int(view.tree.slot_offset[node])
+    B = int(view.tree.buckets[r])
+    return np.asarray(view.strategy[base : base + B * k], dtype=np.float64).reshape(B, k)
+
+
+def _real_children(
+    view: Blueprint, st: BettingState, me: int, node: int, real_actions: list[Action | None]
+) -> list[int]:
+    """Per child of abstract ``node``: the index among ``real_actions`` of the real
+    action it is played as in ``st`` (a call where the real tree lacks it)."""
+    out = []
+    for c in view.child_actions(node):
+        a = concrete_action(view, st, me, node, c)
+        out.append(real_actions.index(a) if a in real_actions else real_actions.index(CALL))
+    return out
+
+
+def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint, root_node: int | None) -> np.ndarray:
+    """The blueprint's strategy on the public tree of ``sub`` (full depth, from the
+    turn ``root``, where ``view``'s tree is at ``root_node``): (nodes, subgame hands),
+    each real action taking the probability of the abstract actions played as it
+    (real nodes mapped by deterministic translation); check/call where the
+    blueprint's tree cannot follow. What exact evaluation of the blueprint in the
+    subgame (``cfr.exploitability``) needs."""
+    tree = sub.tree
+    out = np.zeros((tree.num_nodes, sub.hands.shape[0]))
+    turn_buckets = hand_buckets(view.cards, 2, root.board_cards)[sub.hand_index]
+    river = river_bucket_table(view.cards, root.board_cards)[:, sub.hand_index]
+    start = root.copy()
+    start.hole_cards = [[] for _ in start.hole_cards]
+    stack: list[tuple[int, BettingState, int | None]] = [(0, start, root_node)]
+    while stack:
+        n, st, a_node = stack.pop()
+        f, m = int(tree.first_child[n]), int(tree.num_children[n])
+        if tree.kind[n] == CHANCE:
+            for c in range(f, f + m):
+                nxt = st.copy()
+                nxt.deal_board_cards([int(tree.dealt[c])])
+                stack.append((c, nxt, a_node))
+            continue
+        if tree.kind[n] != DECISION:
+            continue
+        real_actions = [tree.actions[c] for c in range(f, f + m)]
+        abstract_of: dict[int, int] = {}
+        if a_node is None or view.tree.kind[a_node] != DECISION:
+            out[f + real_actions.index(CALL)] = 1.0
+        else:
+            buckets = turn_buckets if st.round == 2 else river[st.board_cards[-1]]
+            per_hand = _bucket_strategy(view, a_node)[np.maximum(buckets, 0)]  # (H, k)
+            for j, r in enumerate(_real_children(view, st, int(tree.player[n]), a_node, real_actions)):
+                out[f + r] += per_hand[:, j]
+                abstract_of.setdefault(r, int(view.tree.first_child[a_node]) + j)
+        for r in range(m):
+            nxt = st.copy()
+            nxt.apply(real_actions[r])  # type: ignore[arg-type]  # every child has its action
+            stack.append((f + r, nxt, abstract_of.get(r)))
+    return out

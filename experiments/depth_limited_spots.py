@@ -1,0 +1,159 @@
+"""Depth-limited against full-depth turn solving at the agent's budget (issue 23).
+
+Turn spots come from play: blueprint against blueprint (what the agent and the
+blueprint play until the turn: the agent follows the blueprint on the first two
+rounds), every hand that reaches the turn with both players able to bet, ranges by
+Bayes' rule along the blueprint line. On each spot, one public tree of the turn and
+river with the blueprint's own bet sizes, and three strategies measured in it exactly
+(best response of both players over the whole tree, % of the pot):
+
+- the blueprint (its strategy on that tree: ``bot.continuation.blueprint_subgame_strategy``);
+- full-depth CFR+ on that tree, stopped at the budget (tree building included);
+- the depth-limited solve of the turn with Pluribus's four continuations per player at
+  the river leaves, stopped at the same budget (tree, continuations and bucket table
+  included), played below the leaves as its mix of continuations
+  (``solver.depth_limited.full_depth_strategy``): every next card (``all``) or keyed
+  draws of it per pass (``s1``, ``s4``, ...).
+
+    .venv/bin/python experiments/depth_limited_spots.py --blueprint blueprints/default.bp \\
+        --spots 20 --seconds 2 --samples 0 1 4 --out /tmp/dl.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+
+import numpy as np
+
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.blueprint_player import BlueprintStrategy
+from pokerbot.bot.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import cfr
+from pokerbot.solver import ranges as rg
+from pokerbot.solver.depth_limited import full_depth_strategy
+from pokerbot.solver.subgame import make_subgame
+
+
+def turn_spots(bp: Blueprint, count: int, seed: int) -> list[tuple[BettingState, list[int]]]:
+    """(turn-start state with its board, the full deal's board) of hands where both
+    blueprint players reach the turn with chips behind."""
+    game = bp.game
+    rng = np.random.default_rng(seed)
+    players = [BlueprintStrategy(seed=seed, blueprint=bp), BlueprintStrategy(seed=seed + 1, blueprint=bp)]
+    out = []
+    hand = 0
+    while len(out) < count:
+        hand += 1
+        deck = [int(c) for c in rng.permutation(game.deck())]
+        st = BettingState(game, hand, [deck[0:2], deck[2:4]], deck[4:9])
+        while not st.finished and st.round < 2:
+            p = st.current_player
+            assert p is not None
+            st.apply(players[p].act(MatchState(p, st)))
+        if st.finished or st.round != 2 or st.raise_bounds() is None or st.actions[2]:
+            continue
+        root = BettingState(game, hand, None, deck[4:8])
+        for r in range(2):
+            for a in st.actions[r]:
+                root.apply(a)
+        out.append((root, deck[4:9]))
+    return out
+
+
+def ranges_at(player: BlueprintStrategy, root: BettingState) -> tuple[np.ndarray, int | None]:
+    node, path = player.walk(root)
+    reach = np.zeros((2, 1326))
+    blocked = rg.blocked_by(rg.hole_hands(root.game), tuple(root.board_cards))
+    for p in (0, 1):
+        reach[p] = player.view.reach(path, p, root.board_cards)
+        reach[p][blocked] = 0.0
+    return reach, node
+
+
+def measure(args: argparse.Namespace) -> dict:
+    bp = Blueprint(args.blueprint)
+    sizes = bp.actions.sizes()
+    walker = BlueprintStrategy(seed=0, blueprint=bp)
+    spots = turn_spots(bp, args.spots + 1, args.seed)
+    rows = []
+    for i, (root, _) in enumerate(spots):
+        warm = i == 0  # compile every kernel first (not timed)
+        reach, node = ranges_at(walker, root)
+        t0 = time.perf_counter()
+        full = make_subgame(root, {2: sizes[2], 3: sizes[3]}, reach)
+        setup = time.perf_counter() - t0
+        pot = full.pot
+        bp_strategy = blueprint_subgame_strategy(full, root, walker.view, node)
+        row = {
+            "betting": root.betting_string(),
+            "pot": pot,
+            "full_nodes": full.tree.num_nodes,
+            "blueprint": 100 * cfr.exploitability(full, bp_strategy) / pot,
+        }
+        r = cfr.solve(full, 100_000, deadline=max(args.seconds - setup, 0.01))
+        row["full"] = 100 * cfr.exploitability(full, r.strategy) / pot
+        row["full_iterations"] = r.iterations
+        for s in args.samples:
+            t0 = time.perf_counter()
+            dl = make_subgame(root, {2: sizes[2]}, reach, leaf_round=3)
+            stats = attach_blueprint_continuations(dl, root, walker.view, node)
+            setup = time.perf_counter() - t0
+            d = cfr.solve(dl, 100_000, deadline=max(args.seconds - setup, 0.01), card_samples=s, seed=i)
+            assert d.leaf_strategy is not None
+            played = full_depth_strategy(dl, d.strategy, d.leaf_strategy, full)
+            key = "all" if s == 0 else f"s{s}"
+            row[key] = 100 * cfr.exploitability(full, played) / pot
+            row[f"{key}_iterations"] = d.iterations
+            row[f"{key}_setup"] = setup
+            row["dl_nodes"] = dl.tree.num_nodes
+            row["leaves"] = stats.leaves
+            row["unmapped_leaves"] = stats.unmapped_leaves
+        if warm:
+            continue
+        rows.append(row)
+        cols = " | ".join(
+            f"{row[k]:.1f}" for k in ["blueprint", "full"] + [("all" if s == 0 else f"s{s}") for s in args.samples]
+        )
+        print(f"| {len(rows)} | {row['betting']} | {pot} | {cols} |", flush=True)
+    keys = ["blueprint", "full"] + [("all" if s == 0 else f"s{s}") for s in args.samples]
+    med = {k: statistics.median(r[k] for r in rows) for k in keys}
+    its = {k: statistics.median(r[f"{k}_iterations"] for r in rows) for k in keys[1:]}
+    print("| median | | | " + " | ".join(f"{med[k]:.1f}" for k in keys) + " |")
+    print("median iterations: " + ", ".join(f"{k} {its[k]:.0f}" for k in keys[1:]))
+    return {
+        "cpu": platform.processor() or platform.machine(),
+        "seconds": args.seconds,
+        "seed": args.seed,
+        "rows": rows,
+        "median_pct_pot": med,
+        "median_iterations": its,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--blueprint", required=True)
+    ap.add_argument("--spots", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seconds", type=float, default=2.0, help="budget per solve, setup included")
+    ap.add_argument("--samples", type=int, nargs="+", default=[0, 1, 4], help="cards per pass (0: every card)")
+    ap.add_argument("--out", help="JSON with every row")
+    args = ap.parse_args()
+    cols = " | ".join(
+        ["blueprint", "full depth"] + [("DL all cards" if s == 0 else f"DL {s} card(s)") for s in args.samples]
+    )
+    print(f"| spot | betting | pot | {cols} |")
+    result = measure(args)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""The agent with depth-limited turn solving: an unsafe depth-limited solve at its
+first turn decision (leaves with the blueprint's continuations), a safe re-solve of
+the same kind after an opponent's bet, and a new unsafe river solve whose ranges are
+the turn solution's, by Bayes' rule along the line played."""
+
+import numpy as np
+import pytest
+from conftest import capture_agent_logs as capture_logs
+
+from pokerbot.bot.agent import LibratusAgent
+from pokerbot.protocol.betting import CALL, BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import ranges as rg
+from pokerbot.solver.tree import LEAF
+
+HUNL = bundled_game("holdem.nolimit.2p")
+pytestmark = pytest.mark.timeout(300)
+BOARD = [0, 17, 34, 51, 22]
+
+
+def turn_state(hand):
+    st = BettingState(HUNL, hand, [[48, 49], [20, 30]])
+    st = apply_betting(st, "r300c/cc/")
+    st.deal_board_cards(BOARD[:4])
+    return st
+
+
+def agent(small_blueprint, **kw):
+    return LibratusAgent(
+        seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="depth-limited", **kw
+    )
+
+
+def test_the_turn_is_solved_to_its_end_and_the_river_from_the_turn_solution(small_blueprint):
+    me = 1  # acts second after the flop
+    reached_river = 0
+    for hand in range(1, 8):
+        bot = agent(small_blueprint)
+        st = turn_state(hand)
+        st.apply(CALL)  # the opponent checks
+        with capture_logs() as logs:
+            st.apply(bot.act(MatchState(me, st)))
+        turn = bot._solution
+        assert turn.sub.continuations is not None and turn.sub.tree.num_leaves > 0
+        assert turn.leaf_strategy is not None and turn.kind == "unsafe"
+        assert any(e.get("depth_limited") for e in logs if e["event"] == "solve")
+        if st.finished or st.round != 2:
+            continue
+        if st.round == 2 and st.current_player != me:
+            st.apply(CALL)  # the opponent calls our bet
+        if st.finished or st.round != 3 or st.raise_bounds() is None:
+            continue
+        st.deal_board_cards(BOARD[4:])
+        st.apply(CALL)  # the opponent checks the river
+        # the turn solution's reach of both players at the leaf the hand reached, by
+        # Bayes' rule along the line (our strategy's rows for our actions)
+        tree, sub = turn.sub.tree, turn.sub
+        node, expected = 0, sub.reach.copy()
+        for a in st.actions[2]:
+            f, m = int(tree.first_child[node]), int(tree.num_children[node])
+            nxt = next(c for c in range(f, f + m) if tree.actions[c] == a)
+            expected[int(tree.player[node])] *= turn.strategy[nxt]
+            node = nxt
+        assert tree.kind[node] == LEAF
+        a = bot.act(MatchState(me, st))
+        assert st.can_apply(a)
+        river = bot._solution
+        assert river.root.round == 3 and river.kind == "unsafe" and river.sub.continuations is None
+        full = np.zeros((2, 1326))
+        full[:, sub.hand_index] = expected
+        full[:, rg.blocked_by(rg.hole_hands(HUNL), tuple(BOARD))] = 0.0
+        np.testing.assert_allclose(river.sub.reach, full[:, river.sub.hand_index], rtol=1e-5, atol=1e-9)
+        reached_river += 1
+    assert reached_river >= 2
+
+
+def test_a_bet_on_the_turn_gets_a_safe_depth_limited_resolve(small_blueprint):
+    me = 1
+    bot = agent(small_blueprint)
+    st = turn_state(9)
+    st.apply(CALL)
+    bot.act(MatchState(me, st))  # our first turn decision: the unsafe solve
+    sol = bot._solution
+    # the opponent leads instead, another hand: first decision after their bet
+    bot = agent(small_blueprint)
+    st = turn_state(10)
+    bounds = st.raise_bounds()
+    st.apply(apply_betting(BettingState(HUNL), f"r{bounds[0] + 200}").actions[0][0])
+    a = bot.act(MatchState(me, st))
+    assert st.can_apply(a)
+    assert bot._solution.sub.tree.num_leaves > 0 and sol.sub.tree.num_leaves > 0
+    # we call: the opponent bets again after the river... instead raise back on the turn:
+    # a safe re-solve from the state after the opponent's raise, still depth-limited
+    if a.type.name == "RAISE":
+        st.apply(a)
+        lo, hi = st.raise_bounds()
+        st.apply(apply_betting(BettingState(HUNL), f"r{hi}").actions[0][0])
+        if not st.finished and st.current_player == me:
+            a2 = bot.act(MatchState(me, st))
+            assert st.can_apply(a2)
+            assert bot._solution.kind in ("safe", "nested")
+
+
+def test_a_bad_turn_solver_name_is_refused(small_blueprint):
+    with pytest.raises(ValueError, match="turn solver"):
+        LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=2, turn_solver="deep")
