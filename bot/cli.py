@@ -205,7 +205,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.aivat and not match.PlayerSpec("A", args.player_a).ours:
         print("pokerbot match: --aivat needs player A to be one of our strategies", file=sys.stderr)
         return 2
-    if {args.player_a, args.player_b} & {"libratus", "unsafe", "blueprint", "prober"}:
+    named = {match.PlayerSpec("A", args.player_a).strategy, match.PlayerSpec("B", args.player_b).strategy}
+    if named & {"libratus", "unsafe", "blueprint", "prober"}:
         status = _ensure_blueprint(args)
         if status:
             return status
@@ -635,8 +636,8 @@ def build_parser() -> argparse.ArgumentParser:
         "player_a",
         nargs="?",
         default="libratus",
-        help=f"a strategy ({', '.join(sorted(STRATEGIES))}) or a command line run as '<cmd> <host> <port>' "
-        "(default libratus)",
+        help=f"a strategy ({', '.join(sorted(STRATEGIES))}), one with options of pokerbot play "
+        "(e.g. 'libratus --solve-round 3'), or a command line run as '<cmd> <host> <port>' (default libratus)",
     )
     m.add_argument("player_b", nargs="?", default="random", help="the opponent, the same way (default random)")
     m.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")

@@ -53,9 +53,16 @@ class PlayerSpec:
     spec: str  # a strategy name or a command line
 
     @property
+    def strategy(self) -> str | None:
+        """Our strategy's name when the spec is one of them, alone or followed by
+        options of ``pokerbot play`` (e.g. ``"libratus --solve-round 3"``); else None."""
+        words = shlex.split(self.spec)
+        return words[0] if words and words[0] in STRATEGIES else None
+
+    @property
     def name(self) -> str:
         """The name the dealer logs: label plus a sanitised short form of the spec."""
-        base = self.spec if self.spec in STRATEGIES else os.path.basename(shlex.split(self.spec)[0])
+        base = self.spec if self.strategy is not None else os.path.basename(shlex.split(self.spec)[0])
         return f"{self.label}-" + re.sub(r"[^A-Za-z0-9_.-]", "_", base)[:40]
 
     def command(
@@ -69,7 +76,7 @@ class PlayerSpec:
     ) -> list[str]:
         """How to start this player; our strategies are told the dealer's time limits
         and, with ``strategy_log``, log their strategy at every decision (for AIVAT)."""
-        if self.spec in STRATEGIES:
+        if self.strategy is not None:
             told = [
                 f"--{k}={v}" for k, v in sorted((limits or {}).items()) if k in ("t_response", "t_hand", "t_per_hand")
             ]
@@ -81,12 +88,13 @@ class PlayerSpec:
                 host,
                 str(port),
                 "--strategy",
-                self.spec,
+                self.strategy,
                 "--game",
                 game_file,
                 "--seed",
                 str(seed),
                 *told,
+                *shlex.split(self.spec)[1:],
                 *(["--strategy-log", strategy_log] if strategy_log else []),
             ]
         return shlex.split(self.spec) + [host, str(port)]
@@ -94,7 +102,7 @@ class PlayerSpec:
     @property
     def ours(self) -> bool:
         """One of our strategies (it can log its strategy), not an outside program."""
-        return self.spec in STRATEGIES
+        return self.strategy is not None
 
 
 @dataclass

@@ -38,6 +38,7 @@ from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.depth_limited import full_depth_strategy
 from pokerbot.solver.subgame import make_subgame
+from pokerbot.solver.tree import CHANCE, DECISION
 
 
 def turn_spots(bp: Blueprint, count: int, seed: int) -> list[tuple[BettingState, list[int]]]:
@@ -76,6 +77,60 @@ def ranges_at(player: BlueprintStrategy, root: BettingState) -> tuple[np.ndarray
     return reach, node
 
 
+def river_resolved(full, root: BettingState, river_sizes, strategy: np.ndarray, iterations: int) -> np.ndarray:
+    """``strategy`` with every river subgame (below each turn line that reaches the
+    river with chips behind, each card) replaced by an unsafe CFR+ solve of it from
+    the reaches ``strategy`` gives there: how an agent that solves the river anew
+    when it comes plays with that turn strategy."""
+    tree = full.tree
+    _, reaches = cfr.node_values(full, strategy, 0)
+    out = strategy.copy()
+    column = {int(h): i for i, h in enumerate(full.hand_index)}
+    parent = np.full(tree.num_nodes, -1)
+    for n in range(tree.num_nodes):
+        f, m = int(tree.first_child[n]), int(tree.num_children[n])
+        parent[f : f + m] = n
+    for ch in range(tree.num_nodes):
+        p = parent[ch]
+        if p < 0 or tree.kind[p] != CHANCE or tree.kind[ch] != DECISION:  # a river decision below a chance node
+            continue
+        line = []
+        n = int(p)
+        while parent[n] >= 0:
+            line.append(tree.actions[n])
+            n = int(parent[n])
+        st = root.copy()
+        for a in reversed(line):
+            st.apply(a)
+        st.deal_board_cards([int(tree.dealt[ch])])
+        reach = np.zeros((2, 1326))
+        reach[:, full.hand_index] = reaches[:, ch]
+        river = make_subgame(st, river_sizes, reach)
+        r = cfr.solve(river, iterations)
+        cols = np.array([column[int(h)] for h in river.hand_index])
+        stack = [(ch, 0)]
+        while stack:  # the river tree is the full tree's subtree below ch, child for child
+            fn, rn = stack.pop()
+            if tree.kind[fn] != DECISION:
+                continue
+            f, rf = int(tree.first_child[fn]), int(river.tree.first_child[rn])
+            for j in range(int(tree.num_children[fn])):
+                out[f + j] = 0.0
+                out[f + j, cols] = r.strategy[rf + j]
+                stack.append((f + j, rf + j))
+    return out
+
+
+def _key(samples: int) -> str:
+    return "all" if samples == 0 else f"s{samples}" if samples > 0 else f"i{-samples}"
+
+
+def _label(samples: int) -> str:
+    if samples == 0:
+        return "DL all cards"
+    return f"DL {samples} card(s) in turn" if samples > 0 else f"DL {-samples} card(s) independent"
+
+
 def measure(args: argparse.Namespace) -> dict:
     bp = Blueprint(args.blueprint)
     sizes = bp.actions.sizes()
@@ -96,36 +151,55 @@ def measure(args: argparse.Namespace) -> dict:
             "full_nodes": full.tree.num_nodes,
             "blueprint": 100 * cfr.exploitability(full, bp_strategy) / pot,
         }
+        resolved = {}
+        if args.river_iterations:
+            resolved["blueprint"] = river_resolved(full, root, sizes[3], bp_strategy, args.river_iterations)
         r = cfr.solve(full, 100_000, deadline=max(args.seconds - setup, 0.01))
         row["full"] = 100 * cfr.exploitability(full, r.strategy) / pot
         row["full_iterations"] = r.iterations
+        if args.river_iterations:
+            resolved["full"] = river_resolved(full, root, sizes[3], r.strategy, args.river_iterations)
         for s in args.samples:
             t0 = time.perf_counter()
             dl = make_subgame(root, {2: sizes[2]}, reach, leaf_round=3)
             stats = attach_blueprint_continuations(dl, root, walker.view, node)
             setup = time.perf_counter() - t0
-            d = cfr.solve(dl, 100_000, deadline=max(args.seconds - setup, 0.01), card_samples=s, seed=i)
+            d = cfr.solve(
+                dl,
+                100_000,
+                deadline=max(args.seconds - setup, 0.01),
+                card_samples=abs(s),
+                seed=i,
+                independent_cards=s < 0,
+            )
             assert d.leaf_strategy is not None
             played = full_depth_strategy(dl, d.strategy, d.leaf_strategy, full)
-            key = "all" if s == 0 else f"s{s}"
+            key = _key(s)
             row[key] = 100 * cfr.exploitability(full, played) / pot
             row[f"{key}_iterations"] = d.iterations
             row[f"{key}_setup"] = setup
+            if args.river_iterations:
+                resolved[key] = river_resolved(full, root, sizes[3], played, args.river_iterations)
             row["dl_nodes"] = dl.tree.num_nodes
             row["leaves"] = stats.leaves
             row["unmapped_leaves"] = stats.unmapped_leaves
+        for k, v in resolved.items():
+            row[f"{k}_river_solved"] = 100 * cfr.exploitability(full, v) / pot
         if warm:
             continue
         rows.append(row)
-        cols = " | ".join(
-            f"{row[k]:.1f}" for k in ["blueprint", "full"] + [("all" if s == 0 else f"s{s}") for s in args.samples]
-        )
+        cols = " | ".join(f"{row[k]:.1f}" for k in ["blueprint", "full"] + [_key(s) for s in args.samples])
+        if args.river_iterations:
+            cols += " | " + " | ".join(f"{row[k + '_river_solved']:.1f}" for k in resolved)
         print(f"| {len(rows)} | {row['betting']} | {pot} | {cols} |", flush=True)
-    keys = ["blueprint", "full"] + [("all" if s == 0 else f"s{s}") for s in args.samples]
+    keys = ["blueprint", "full"] + [_key(s) for s in args.samples]
+    if args.river_iterations:
+        keys += [k + "_river_solved" for k in keys]
     med = {k: statistics.median(r[k] for r in rows) for k in keys}
-    its = {k: statistics.median(r[f"{k}_iterations"] for r in rows) for k in keys[1:]}
+    solved = ["full"] + [_key(s) for s in args.samples]
+    its = {k: statistics.median(r[f"{k}_iterations"] for r in rows) for k in solved}
     print("| median | | | " + " | ".join(f"{med[k]:.1f}" for k in keys) + " |")
-    print("median iterations: " + ", ".join(f"{k} {its[k]:.0f}" for k in keys[1:]))
+    print("median iterations: " + ", ".join(f"{k} {its[k]:.0f}" for k in solved))
     return {
         "cpu": platform.processor() or platform.machine(),
         "seconds": args.seconds,
@@ -133,6 +207,7 @@ def measure(args: argparse.Namespace) -> dict:
         "rows": rows,
         "median_pct_pot": med,
         "median_iterations": its,
+        "river_iterations": args.river_iterations,
     }
 
 
@@ -142,12 +217,25 @@ def main() -> None:
     ap.add_argument("--spots", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=2.0, help="budget per solve, setup included")
-    ap.add_argument("--samples", type=int, nargs="+", default=[0, 1, 4], help="cards per pass (0: every card)")
+    ap.add_argument(
+        "--samples",
+        type=int,
+        nargs="+",
+        default=[0, 1, 4],
+        help="cards per pass (0: every card; negative: drawn independently, else in turn from a keyed shuffle)",
+    )
+    ap.add_argument(
+        "--river-iterations",
+        type=int,
+        default=0,
+        help="also measure each strategy with every river subgame solved anew (CFR+, this many iterations) "
+        "from its ranges, as an agent that solves the river when it comes plays it (0: not)",
+    )
     ap.add_argument("--out", help="JSON with every row")
     args = ap.parse_args()
-    cols = " | ".join(
-        ["blueprint", "full depth"] + [("DL all cards" if s == 0 else f"DL {s} card(s)") for s in args.samples]
-    )
+    cols = " | ".join(["blueprint", "full depth"] + [_label(s) for s in args.samples])
+    if args.river_iterations:
+        cols += " | " + " | ".join(c + ", river solved" for c in cols.split(" | "))
     print(f"| spot | betting | pot | {cols} |")
     result = measure(args)
     if args.out:

@@ -104,13 +104,15 @@ def solve(
     threads: int = 1,
     card_samples: int = 0,
     seed: int = 0,
+    independent_cards: bool = False,
 ) -> SolveResult:
     """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
     makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
     stands (unsafe). ``threads`` > 1 walks the subtrees below chance nodes in parallel
     (numba's thread pool, at most that many threads); the result is the same.
-    Depth-limited subgames: ``card_samples`` > 0 values the leaves of each pass over
-    that many keyed draws of the next card (``seed``) instead of every card."""
+    Depth-limited subgames: ``card_samples`` > 0 values the leaves of each pass on
+    that many next cards instead of every card, going round a shuffle keyed by
+    ``seed`` (or drawn independently: ``independent_cards``)."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     # written, not only allocated: fresh pages are mapped at their first write, and on
@@ -147,7 +149,7 @@ def solve(
     copies = min(threads, pool_size) if parallel else 1  # one per share of the blocks
     block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
     block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
-    leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed)
+    leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed, independent=independent_cards)
     done = run_cfr(
         *sub.kernel_args(),
         reach[0],

@@ -9,7 +9,7 @@ probability that continuation k takes the action into node m with a hand of buck
 b, and ``bucket[d, h]`` the bucket of hand h once card d has come. A solve then
 learns the current round's strategy and each player's mix of continuations at every
 leaf; the leaf's value to a hand is exact over the next card (or estimated from
-keyed draws of it, unbiased), see ``passes._leaf_values``.
+a keyed round of it, unbiased), see ``passes._leaf_values``.
 
 Nothing here knows where the continuations come from: ``bot.continuation`` makes
 them from a blueprint (the blueprint, and the blueprint biased toward folding,
@@ -123,11 +123,17 @@ def attach_continuations(sub, trees: list[PublicTree], strategies: list[np.ndarr
 
 
 def leaf_data(
-    sub, dtype=np.float64, sample: int = 0, seed: int = 0, leaf_strategy: np.ndarray | None = None
+    sub,
+    dtype=np.float64,
+    sample: int = 0,
+    seed: int = 0,
+    leaf_strategy: np.ndarray | None = None,
+    independent: bool = False,
 ) -> LeafData:
     """The kernels' LeafData for ``sub`` in ``dtype``: fresh regrets, the uniform
     leaf strategy (or ``leaf_strategy``, (2, L, K, hands)), zero averages; ``no_leaves``
-    when the subgame has none."""
+    when the subgame has none. ``sample`` cards per pass (0: every card), in turn
+    from a keyed shuffle or, ``independent``, drawn independently."""
     c = getattr(sub, "continuations", None)
     if c is None:
         return no_leaves(dtype)
@@ -143,6 +149,7 @@ def leaf_data(
             raise ValueError(f"leaf strategy must be (2, {L}, {K}, {H}), got {sigma.shape}")
     if sample < 0:
         raise ValueError("sample must be 0 (every card) or a positive number of cards")
+    cards = c.cards if sample == 0 else np.random.default_rng(seed).permutation(c.cards)
     return LeafData(
         c.node,
         c.start,
@@ -154,10 +161,11 @@ def leaf_data(
         c.strategy,
         c.bucket,
         c.board,
-        c.cards,
+        cards,
         float(c.weight),
         int(sample),
         int(seed),
+        bool(independent),
         np.zeros((2, L, K, H), dtype=dtype),
         sigma,
         np.zeros((2, L, K, H), dtype=dtype),

@@ -48,7 +48,9 @@ class LeafData(NamedTuple):
     bucket of hand h once card d is dealt (-1: h holds d, or d cannot come);
     ``board[d]``: the subgame's showdown board for card d; ``cards``: the cards that
     can come; ``weight``: the chance weight of one card for a pair of hands.
-    ``sample``: cards drawn per solve pass (0: every card), keyed by ``seed``.
+    ``sample``: cards per solve pass (0: every card), taken in turn from ``cards``
+    (then a shuffle keyed by ``seed``), or drawn independently (keyed by ``seed``)
+    when ``independent``.
     ``regret``, ``sigma``, ``avg``: (2, leaves, K, hands) per player; the rest scratch."""
 
     node: np.ndarray
@@ -65,6 +67,7 @@ class LeafData(NamedTuple):
     weight: float
     sample: int
     seed: int
+    independent: bool
     regret: np.ndarray
     sigma: np.ndarray
     avg: np.ndarray
@@ -94,6 +97,7 @@ def no_leaves(dtype=np.float64) -> LeafData:
         0.0,
         0,
         0,
+        False,
         np.zeros((2, 0, 1, 0), dtype=dtype),
         np.zeros((2, 0, 1, 0), dtype=dtype),
         np.zeros((2, 0, 1, 0), dtype=dtype),
@@ -1200,8 +1204,11 @@ def _leaf_values(
     """Player i's values at every leaf (rows node - base of ``cfv``), from both
     reaches there (rows slot - base of ``reach``): per continuation k of i, the
     value of playing it to the end against the other player's mix of continuations,
-    averaged over the next card (every card, or ``leaves.sample`` keyed draws whose
-    mean is unbiased), then mixed by i's leaf strategy (or the best k per hand when
+    averaged over the next card (every card, or ``leaves.sample`` cards per pass,
+    the passes going round ``leaves.cards`` in order: a keyed shuffle, so each pass's
+    cards are uniform and the mean unbiased, and every 48 draws see each card once;
+    or, ``leaves.independent``, keyed independent draws),
+    then mixed by i's leaf strategy (or the best k per hand when
     ``best_response``). ``update``: regret matching+ on the leaf choices of i, the
     linearly weighted average (``weight``) and i's next leaf strategy."""
     L = leaves.node.shape[0]
@@ -1228,7 +1235,12 @@ def _leaf_values(
             for h in range(H):
                 vals[k, h] = zero
         for j in range(draws):
-            d = leaves.cards[j] if leaves.sample <= 0 else leaves.cards[_keyed_draw(leaves.seed, pass_key, j, ncards)]
+            if leaves.sample <= 0:
+                d = leaves.cards[j]
+            elif leaves.independent:
+                d = leaves.cards[_keyed_draw(leaves.seed, pass_key, j, ncards)]
+            else:
+                d = leaves.cards[(pass_key * draws + j) % ncards]
             bk = leaves.bucket[d]
             for k in range(K):
                 for h in range(H):

@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from pokerbot.bot import match
 from pokerbot.bot.cli import main
 
 pytestmark = pytest.mark.timeout(300)
@@ -121,3 +122,17 @@ def test_a_match_draws_its_progress_on_stderr_and_can_be_told_not_to(tmp_path, c
     assert f"A {mean:+,.0f} ± " in last
     assert main(["match", "random", "call", "--hands", "50", "--no-progress", "--out", str(tmp_path / "b")]) == 0
     assert "hands (" not in capsys.readouterr().err
+
+
+def test_a_strategy_with_options_is_ours_and_its_options_reach_pokerbot_play():
+    spec = match.PlayerSpec("A", "libratus --solve-round 3 --turn-solver depth-limited")
+    assert spec.ours and spec.strategy == "libratus"
+    cmd = spec.command("127.0.0.1", 5000, "game.txt", 7, {"t_per_hand": 7000}, "log.jsonl")
+    assert cmd[cmd.index("--strategy") + 1] == "libratus"
+    at = cmd.index("--solve-round")
+    assert cmd[at : at + 4] == ["--solve-round", "3", "--turn-solver", "depth-limited"]
+    assert "--t_per_hand=7000" in cmd and cmd[cmd.index("--strategy-log") + 1] == "log.jsonl"
+    assert cmd[4:6] == ["127.0.0.1", "5000"]
+    other = match.PlayerSpec("B", "./mybot --fast")
+    assert not other.ours and other.strategy is None
+    assert other.command("h", 1, "g", 0) == ["./mybot", "--fast", "h", "1"]

@@ -124,17 +124,19 @@ def test_a_best_response_among_continuations_is_bounded_by_the_full_best_respons
         assert (br > plain + 1.0).any() and (full_br > br + 1.0).any()
 
 
-def test_sampled_cards_estimate_the_leaf_values_without_bias(spot):
-    """One keyed card per pass: the mean over many keys is the exact value (the
-    root's expected value within four standard errors); a draw scaled as if the card
-    were one of 44 rather than 48 would be biased well outside that (control)."""
+@pytest.mark.parametrize("independent", [False, True])
+def test_sampled_cards_estimate_the_leaf_values_without_bias(spot, independent):
+    """One card per pass (in turn from a keyed shuffle, or drawn independently): the
+    mean over many keys is the exact value (the root's expected value within four
+    standard errors); a draw scaled as if the card were one of 44 rather than 48
+    would be biased well outside that (control)."""
     sub, _, strategy, mix = spot
     H = sub.hands.shape[0]
     exact = float(sub.reach[0] @ cfr.counterfactual_values(sub, strategy, 0, leaf_strategy=mix))
     draws = []
     for seed in range(300):
         w = cfr._Work(sub)
-        leaves = depth_limited.leaf_data(sub, sample=1, seed=seed, leaf_strategy=mix)
+        leaves = depth_limited.leaf_data(sub, sample=1, seed=seed, leaf_strategy=mix, independent=independent)
         passes.traverse(
             0,
             *sub.kernel_args(),
@@ -162,17 +164,19 @@ def test_solving_lowers_the_exploitability_within_the_continuations_and_repeats_
     sub, _, _, _ = spot
     pot = sub.pot
     results = {}
-    for its, samples in ((5, 0), (150, 0), (150, 2)):
-        r = cfr.solve(sub, its, card_samples=samples, seed=7)
+    for its, samples in ((5, 0), (150, 0), (150, 2), (150, -2)):
+        r = cfr.solve(sub, its, card_samples=abs(samples), seed=7, independent_cards=samples < 0)
         results[(its, samples)] = 100 * cfr.exploitability(sub, r.strategy, r.leaf_strategy) / pot
     assert results[(150, 0)] < results[(5, 0)] / 3
-    assert results[(150, 2)] < results[(5, 0)] / 2
+    assert results[(150, 2)] < results[(5, 0)] / 2 and results[(150, -2)] < results[(5, 0)] / 2
     again = cfr.solve(sub, 20, card_samples=2, seed=7)
     once = cfr.solve(sub, 20, card_samples=2, seed=7)
     np.testing.assert_array_equal(again.strategy, once.strategy)
     np.testing.assert_array_equal(again.leaf_strategy, once.leaf_strategy)
     other = cfr.solve(sub, 20, card_samples=2, seed=8)
     assert not np.array_equal(other.strategy, once.strategy)
+    drawn = cfr.solve(sub, 20, card_samples=2, seed=7, independent_cards=True)
+    assert not np.array_equal(drawn.strategy, once.strategy)
 
 
 def test_pluribus_biases_multiply_one_kind_of_action_and_renormalise():
