@@ -1177,6 +1177,21 @@ def _keyed_draw(seed, a, b, n):
     return np.int64(x % np.uint64(n))
 
 
+@nb.njit(cache=True)
+def leaf_card(cards, sample, seed, independent, iteration, player, j):
+    """The j-th next card a pass of ``player`` at ``iteration`` values the leaves on
+    (``LeafData``): every card in turn (sample 0); else ``sample`` cards per pass
+    going round ``cards`` (a keyed shuffle) by iteration, both players' passes of an
+    iteration on the same cards, so that each player's passes see every card once in
+    each round of them; or, ``independent``, keyed independent draws."""
+    n = cards.shape[0]
+    if sample <= 0:
+        return cards[j]
+    if independent:
+        return cards[_keyed_draw(seed, iteration * 2 + player, j, n)]
+    return cards[(iteration * sample + j) % n]
+
+
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _leaf_values(
     leaves,
@@ -1204,10 +1219,9 @@ def _leaf_values(
     """Player i's values at every leaf (rows node - base of ``cfv``), from both
     reaches there (rows slot - base of ``reach``): per continuation k of i, the
     value of playing it to the end against the other player's mix of continuations,
-    averaged over the next card (every card, or ``leaves.sample`` cards per pass,
-    the passes going round ``leaves.cards`` in order: a keyed shuffle, so each pass's
-    cards are uniform and the mean unbiased, and every 48 draws see each card once;
-    or, ``leaves.independent``, keyed independent draws),
+    averaged over the next card (every card, or ``leaves.sample`` cards per pass
+    chosen by ``leaf_card``: each pass's cards are uniform over the keys, so the mean
+    is unbiased),
     then mixed by i's leaf strategy (or the best k per hand when
     ``best_response``). ``update``: regret matching+ on the leaf choices of i, the
     linearly weighted average (``weight``) and i's next leaf strategy."""
@@ -1225,7 +1239,7 @@ def _leaf_values(
     ncards = leaves.cards.shape[0]
     draws = ncards if leaves.sample <= 0 else leaves.sample
     scale = leaves.weight if leaves.sample <= 0 else leaves.weight * ncards / leaves.sample
-    pass_key = np.int64(weight) * 2 + i
+    iteration = np.int64(weight)
     for l in range(L):
         node = leaves.node[l]
         rs = leaves.start[l]
@@ -1235,12 +1249,7 @@ def _leaf_values(
             for h in range(H):
                 vals[k, h] = zero
         for j in range(draws):
-            if leaves.sample <= 0:
-                d = leaves.cards[j]
-            elif leaves.independent:
-                d = leaves.cards[_keyed_draw(leaves.seed, pass_key, j, ncards)]
-            else:
-                d = leaves.cards[(pass_key * draws + j) % ncards]
+            d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
             bk = leaves.bucket[d]
             for k in range(K):
                 for h in range(H):

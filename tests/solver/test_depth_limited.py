@@ -188,3 +188,22 @@ def test_pluribus_biases_multiply_one_kind_of_action_and_renormalise():
     np.testing.assert_allclose(out[0, 3], np.array([0.2, 0.5, 1.5]) / 2.2)
     np.testing.assert_allclose(out[1, 1:], [[0.0, 1.0, 0.0]] * 3)  # nothing to bias toward
     np.testing.assert_allclose(out.sum(axis=-1), 1.0)
+
+
+@pytest.mark.parametrize("sample", [1, 4])
+def test_each_player_s_passes_go_round_every_card(spot, sample):
+    """In turn: each player's passes over 48 / sample consecutive iterations value
+    the leaves on every one of the 48 cards exactly once (not half of them each, as
+    when the round advanced per pass and the players alternated)."""
+    sub = spot[0]
+    leaves = depth_limited.leaf_data(sub, sample=sample, seed=5)
+    for player in (0, 1):
+        for start in (1, 30):
+            seen = [
+                passes.leaf_card(leaves.cards, sample, 5, False, t, player, j)
+                for t in range(start, start + 48 // sample)
+                for j in range(sample)
+            ]
+            assert sorted(seen) == sorted(leaves.cards.tolist())
+    drawn = {passes.leaf_card(leaves.cards, 1, 5, True, t, 1, 0) for t in range(200)}
+    assert len(drawn) > 40
