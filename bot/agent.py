@@ -95,6 +95,33 @@ TURN_SOLVERS = ("full", "depth-limited")
 CARD_SAMPLES = 1
 
 
+#: where a decision's solution comes from when it was solved for that decision
+SOLVE_KINDS = ("unsafe", "safe", "nested")
+
+
+@dataclass
+class AnsweredSolve:
+    """A solve made to answer a question about a state of the current hand: the solution
+    it started from (``before``, with the gifts and bet-size scale then), and what it
+    made (solution, decision node, kind, the gifts after it, its log fields)."""
+
+    before: Solution | None
+    gifts_before: np.ndarray | None
+    scale: float
+    solution: Solution
+    node: int
+    source: str
+    gifts: np.ndarray
+    log: dict
+
+    def applies(self, current: Solution | None, gifts: np.ndarray | None, scale: float) -> bool:
+        """Whether a decision at that state, from ``current``, would make the same solve."""
+        same_gifts = (gifts is None) == (self.gifts_before is None) and (
+            gifts is None or np.array_equal(gifts, self.gifts_before)
+        )
+        return current is self.before and same_gifts and scale == self.scale
+
+
 @dataclass
 class Solution:
     sub: Subgame
@@ -204,6 +231,9 @@ class LibratusAgent:
         #: the state of the last decision made and the solution and node it was played from
         #: (None: the blueprint's): a question about that state answers from them
         self._decided: tuple | None = None
+        #: solves made to answer questions this hand, by state: the decision at that state
+        #: plays from the same solution when nothing it started from has changed since
+        self._answered: dict[tuple, AnsweredSolve] = {}
         self._decision_t0 = time.perf_counter()
 
     def prepare(self) -> None:
@@ -453,6 +483,7 @@ class LibratusAgent:
         if self._hand != state.hand_id:
             self._hand = state.hand_id
             self._decided = None
+            self._answered = {}
             self._solution = None
             self._gifts = np.zeros(len(rg.hole_hands(state.game)))
             self._scale = self._scale_for(state.hand_id)
@@ -465,6 +496,11 @@ class LibratusAgent:
         state, None when the state left the solution (the blueprint names it)."""
         state = ms.state
         me = ms.viewer
+        answered = self._answered.get(self._state_key(state, me))
+        if answered is not None and answered.applies(self._solution, self._gifts, self._scale):
+            self._solution, self._gifts, self._last_solve = answered.solution, answered.gifts.copy(), answered.log
+            self._note = {**self._note, "solved_for_question": True}
+            return answered.solution, answered.node, answered.source
         source = "solution"
         try:
             if self._solution is None:
@@ -505,6 +541,7 @@ class LibratusAgent:
         decision it has just made, the solution that decision was played from. Its hand state (the
         solution, gifts, the hand's bet-size scale, the time budget, the blueprint's
         walk) is restored afterwards: a question leaves the real hand as it was."""
+        answered: AnsweredSolve | None = None
         saved = (
             self._hand,
             self._decided,
@@ -525,7 +562,10 @@ class LibratusAgent:
             if self._decided is not None and self._decided[0] == self._state_key(state, seat):
                 _, sol, node = self._decided  # the decision just made here: what it was played from
             else:
-                sol, node, _ = self._solution_at(MatchState(seat, state))
+                before = (self._solution, None if self._gifts is None else self._gifts.copy(), self._scale)
+                sol, node, source = self._solution_at(MatchState(seat, state))
+                if sol is not None and source in SOLVE_KINDS:
+                    answered = AnsweredSolve(*before, sol, node, source, self._gifts.copy(), dict(self._last_solve))
             if sol is None:
                 return self.bp_player.action_probabilities(state, seat)
             tree = sol.sub.tree
@@ -553,6 +593,8 @@ class LibratusAgent:
                 walk,
             ) = saved
             self.bp_player.restore(walk)
+            if answered is not None and self._hand == state.hand_id:
+                self._answered[self._state_key(state, seat)] = answered
 
     def _blueprint_act(self, ms: MatchState) -> tuple[Action, str]:
         before = self.bp_player.fallbacks

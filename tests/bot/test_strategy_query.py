@@ -276,3 +276,49 @@ def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
     # asked after it played here: the solution it played from (no solve), the same answer
     after = query(agent, s, seat)
     assert after.actions == answer.actions and np.array_equal(after.probabilities, answer.probabilities)
+
+
+def hand_asking_first(agent, deck, seat, ask):
+    """The agent's actions in one hand against an opponent who bets 0.7 pot at its
+    first chance on the river and calls otherwise; with ``ask``, before that bet the
+    agent is asked about the state after it, as LBR asks."""
+    s = BettingState(HUNL, 3, [deck[0:2], deck[2:4]])
+    taken = []
+    while not s.finished:
+        need = HUNL.total_board_cards(s.round)
+        if len(s.board_cards) < need:
+            s.deal_board_cards(deck[4 + len(s.board_cards) : 4 + need])
+        if s.current_player == seat:
+            a = agent.act(MatchState(seat, s))
+            taken.append((s.round, str(a)))
+            s.apply(a)
+            continue
+        bounds = s.raise_bounds()
+        if s.round == 3 and not any(b.type is ActionType.RAISE for b in s.actions[s.round]) and bounds is not None:
+            bet = raise_to(min(max(s.max_spent + int(0.7 * s.pot), bounds[0]), bounds[1]))
+            if ask:
+                after = s.copy()
+                after.apply(bet)
+                query(agent, after, seat)
+            s.apply(bet)
+        else:
+            s.apply(CALL)
+    return taken
+
+
+def test_a_decision_at_a_state_asked_about_plays_from_the_solve_made_for_the_question(small_blueprint):
+    from conftest import capture_agent_logs
+
+    for trial in (1, 8, 9, 12, 16, 18):  # deals where the agent decides on the river after the bet
+        deck = list(range(52))
+        random.Random(100 + trial).shuffle(deck)
+        with capture_agent_logs() as plain_logs:
+            plain = hand_asking_first(river_agent(small_blueprint), deck, trial % 2, ask=False)
+        with capture_agent_logs() as asked_logs:
+            asked = hand_asking_first(river_agent(small_blueprint), deck, trial % 2, ask=True)
+        assert asked == plain  # the same play
+        solves = [sum(e["event"] == "solve" for e in logs) for logs in (plain_logs, asked_logs)]
+        reused = [e for e in asked_logs if e["event"] == "decision" and e.get("solved_for_question")]
+        assert not any(e.get("solved_for_question") for e in plain_logs)
+        # the decision after the bet played from the question's solve: no solve twice
+        assert len(reused) == 1 and reused[0]["round"] == 3 and solves[1] == solves[0], trial
