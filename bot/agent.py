@@ -106,7 +106,7 @@ class AnsweredSolve:
     made (solution, decision node, kind, the gifts after it, its log fields)."""
 
     before: Solution | None
-    gifts_before: np.ndarray | None
+    gifts_before: np.ndarray
     scale: float
     solution: Solution
     node: int
@@ -116,9 +116,7 @@ class AnsweredSolve:
 
     def applies(self, current: Solution | None, gifts: np.ndarray | None, scale: float) -> bool:
         """Whether a decision at that state, from ``current``, would make the same solve."""
-        same_gifts = (gifts is None) == (self.gifts_before is None) and (
-            gifts is None or np.array_equal(gifts, self.gifts_before)
-        )
+        same_gifts = gifts is not None and np.array_equal(gifts, self.gifts_before)
         return current is self.before and same_gifts and scale == self.scale
 
 
@@ -562,9 +560,10 @@ class LibratusAgent:
             if self._decided is not None and self._decided[0] == self._state_key(state, seat):
                 _, sol, node = self._decided  # the decision just made here: what it was played from
             else:
-                before = (self._solution, None if self._gifts is None else self._gifts.copy(), self._scale)
+                assert self._gifts is not None  # set by _start_hand
+                before = (self._solution, self._gifts.copy(), self._scale)
                 sol, node, source = self._solution_at(MatchState(seat, state))
-                if sol is not None and source in SOLVE_KINDS:
+                if sol is not None and source in SOLVE_KINDS and self._gifts is not None:
                     answered = AnsweredSolve(*before, sol, node, source, self._gifts.copy(), dict(self._last_solve))
             if sol is None:
                 return self.bp_player.action_probabilities(state, seat)

@@ -234,6 +234,50 @@ def _cmd_match(args: argparse.Namespace) -> int:
     return 0 if summary["ok"] else 1
 
 
+def _cmd_web(args: argparse.Namespace) -> int:
+    from pokerbot.bot.match import PlayerSpec
+    from pokerbot.bot.strategies import STRATEGIES
+    from pokerbot.protocol.logs import configure
+
+    configure(args.log_level)
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        print(
+            "pokerbot web: the web page needs the web extra: pip install 'pokerbot[web]' (scripts/setup --web)",
+            file=sys.stderr,
+        )
+        return 2
+    from pokerbot.bot.web import WebServer, serve
+
+    try:
+        game = load_gamedef(args.game)
+    except GameDefError as e:
+        print(f"pokerbot web: {e}", file=sys.stderr)
+        return 2
+    if game.num_players != 2 or not game.is_nolimit:
+        print("pokerbot web: the page plays heads-up no-limit games", file=sys.stderr)
+        return 2
+    spec = PlayerSpec("B", args.strategy)
+    if not spec.ours:
+        known = ", ".join(sorted(STRATEGIES))
+        print(f"pokerbot web: unknown strategy {args.strategy!r}; one of: {known}", file=sys.stderr)
+        return 2
+    if spec.strategy in {"libratus", "unsafe", "blueprint", "prober"}:
+        status = _ensure_blueprint(args)
+        if status:
+            return status
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
+    server = WebServer(game, args.game, args.strategy, args.hands, seed, args.out, limits)
+    try:
+        serve(server, args.host, args.port)
+    except OSError as e:
+        print(f"pokerbot web: cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _ensure_blueprint(args: argparse.Namespace) -> int:
     """The players that need a blueprint find it through the environment. With none
     given and no default store, the quick one (the tiny preset, about two minutes on
@@ -767,6 +811,52 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--json", action="store_true", help="print the summary as JSON")
     lb.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     lb.set_defaults(func=_cmd_lbr)
+
+    w2 = sub.add_parser(
+        "web", help="play against a strategy yourself in a browser: pokerbot web, then open the address"
+    )
+    w2.add_argument(
+        "--strategy",
+        default="libratus",
+        help="the bot: a strategy, optionally with options of pokerbot play (e.g. 'libratus --solve-round 3'); "
+        "default libratus",
+    )
+    w2.add_argument(
+        "--blueprint",
+        default=None,
+        metavar="PATH",
+        help="blueprint store for libratus, unsafe, blueprint and prober (default $POKERBOT_BLUEPRINT, else "
+        "blueprints/default.bp, the quick one trained first if missing)",
+    )
+    w2.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    w2.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    w2.add_argument("--hands", type=_positive, default=1000, help="hands per sitting (default 1000)")
+    w2.add_argument("--seed", type=int, default=None, help="card seed of the first sitting (default from the clock)")
+    w2.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+    w2.add_argument(
+        "--out",
+        default="web-sittings",
+        help="directory for each sitting's dealer log and bot log (default web-sittings)",
+    )
+    w2.add_argument(
+        "--t_response", type=_positive, default=600_000, metavar="MS", help="the bot's limit per reply (default 600000)"
+    )
+    w2.add_argument(
+        "--t_hand", type=_positive, default=600_000, metavar="MS", help="the bot's limit per hand (default 600000)"
+    )
+    w2.add_argument(
+        "--t_per_hand", type=_positive, default=7_000, metavar="MS", help="the bot's average per hand (default 7000)"
+    )
+    w2.add_argument(
+        "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
+    )
+    w2.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="JSON log level on stderr (default warning)",
+    )
+    w2.set_defaults(func=_cmd_web)
 
     bi = sub.add_parser("blueprint", help="inspect a blueprint store: pokerbot blueprint info PATH")
     bi.add_argument("action", choices=["info"], help="what to do")

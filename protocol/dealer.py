@@ -101,6 +101,9 @@ class DealerConfig:
     #: reply. Only for players in other processes (the command line's default,
     #: DEFAULT_SPIN_US): one in this event loop cannot reply while the dealer polls.
     spin_us: int = 0
+    #: Seats (0 or 1) with no time limit: a person playing through ``pokerbot web``.
+    #: The other seat keeps every limit. Not in the reference dealer.
+    untimed_seats: tuple[int, ...] = ()
 
 
 class MatchError(Exception):
@@ -412,11 +415,16 @@ class Dealer:
         t_match: float,
         hand: int,
     ):
+        if seat.index in self.cfg.untimed_seats:
+            t_response = t_hand = t_match = float("inf")
         while True:
             elapsed = time.monotonic() - sent_at
             budget = min(t_hand - seat.used_hand, t_match - seat.used_match)
             wait = min(t_response, budget) - elapsed
-            line = await self._read_line(seat, max(wait, 0.0)) if wait > 0 else None
+            if wait == float("inf"):
+                line = await self._read_line(seat, None)
+            else:
+                line = await self._read_line(seat, max(wait, 0.0)) if wait > 0 else None
             now = time.monotonic()
             if line is None:
                 if budget < t_response and now - sent_at >= budget:

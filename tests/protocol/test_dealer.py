@@ -119,6 +119,31 @@ async def test_seats_swap_every_hand_unless_fixed(tmp_path):
 
 
 @pytest.mark.asyncio
+async def test_an_untimed_seat_may_take_its_time_while_the_other_keeps_every_limit(tmp_path):
+    def slow(ms, text, n):
+        return 0.2
+
+    # the same slow player as seat 1, untimed: the match finishes; as seat 2, limited: not
+    for untimed, finished in (((0,), True), ((1,), False)):
+        d = tmp_path / str(untimed[0])
+        d.mkdir()
+        status, dealer, _, files, _ = await run_match(
+            d, hands=3, t_response_ms=100, t_hand_ms=150, t_per_hand_ms=50, scripts=(slow, None), untimed_seats=untimed
+        )
+        assert (status == 0) is finished
+        if finished:
+            assert dealer.result.completed_hands == 3 and "WARNING" not in files["err"]
+        else:
+            assert "seat 1" in files["err"] and dealer.result.completed_hands == 0
+    # seat 2 keeps its limits while seat 1 is untimed
+    (tmp_path / "both").mkdir()
+    status, _, _, files, _ = await run_match(
+        tmp_path / "both", hands=3, t_response_ms=100, scripts=(None, slow), untimed_seats=(0,)
+    )
+    assert status == 1 and "ERROR: could not get action from seat 2" in files["err"]
+
+
+@pytest.mark.asyncio
 async def test_deals_depend_on_the_seed_only(tmp_path):
     def raiser(ms, text, n):
         bounds = ms.state.raise_bounds()
