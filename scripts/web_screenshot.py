@@ -49,7 +49,8 @@ def main() -> int:
                 wait = WebDriverWait(driver, 120)
                 for _ in range(400):
                     wait.until(lambda d: d.find_element(By.ID, "notice").text == "your turn")
-                    board = [c for c in driver.find_elements(By.CSS_SELECTOR, "#board .card") if c.get_attribute("data-card")]
+                    cards = driver.find_elements(By.CSS_SELECTOR, "#board .card")
+                    board = [c for c in cards if c.get_attribute("data-card")]
                     hands = len(driver.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
                     if len(board) == 5 and hands >= 3:
                         break
