@@ -551,16 +551,15 @@ class WebServer:
 
 
 def serve(server: WebServer, host: str, port: int) -> None:
-    """Run the server until interrupted (uvloop when available)."""
+    """Run the server until interrupted, on uvloop where it exists."""
     from aiohttp import web
 
+    loop: asyncio.AbstractEventLoop
     try:
         import uvloop
 
-        loop_factory = uvloop.new_event_loop
+        loop = uvloop.new_event_loop()
     except ImportError:  # pragma: no cover - uvloop is a dependency except on Windows
-        loop_factory = None
+        loop = asyncio.new_event_loop()
     print(f"pokerbot web: playing {server.strategy!r} at http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
-    if loop_factory is not None:
-        asyncio.set_event_loop(loop_factory())
-    web.run_app(server.app(), host=host, port=port, print=None)
+    web.run_app(server.app(), host=host, port=port, print=None, loop=loop)
