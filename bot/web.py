@@ -21,6 +21,7 @@ import contextlib
 import json
 import math
 import os
+import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -561,5 +562,8 @@ def serve(server: WebServer, host: str, port: int) -> None:
         loop = uvloop.new_event_loop()
     except ImportError:  # pragma: no cover - uvloop is a dependency except on Windows
         loop = asyncio.new_event_loop()
+    # bind first: a port in use is reported before a bot is started
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    sock = socket.create_server((host, port), family=family)
     print(f"pokerbot web: playing {server.strategy!r} at http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
-    web.run_app(server.app(), host=host, port=port, print=None, loop=loop)
+    web.run_app(server.app(), sock=sock, print=None, loop=loop)
