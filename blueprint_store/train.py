@@ -22,6 +22,7 @@ import numpy as np
 from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.solver.betting_tree import build_betting_tree
 from pokerbot.solver.mccfr import MCCFR, MCCFRSettings
+from pokerbot.solver.mccfr_shards import ShardedMCCFR, plan_shards
 
 from .abstraction import CardAbstraction, CardAbstractionSpec, HoldemDeals, Progress, build_card_abstraction
 from .actions import PRESET_ACTIONS, ActionAbstraction
@@ -107,10 +108,16 @@ def train_blueprint(
     game: GameDef | None = None,
     log: Callable[[str], None] = print,
     progress: Progress | None = None,
+    ray: str | None = None,
+    shards: int | None = None,
+    shard_batch: int = 2_000,
 ) -> dict:
     """Train and write the store at ``out``; returns the training figures. Messages go
     to ``log``; with ``progress`` the card abstraction's boards and the seconds trained
-    go there instead of into periodic log lines."""
+    go there instead of into periodic log lines. With ``ray`` (a cluster address,
+    "auto", or "local" for one started here on ``threads`` CPUs) MCCFR runs sharded on
+    Ray actors (``ray_train``): ``shards`` of them (default: the cluster's CPUs), the
+    first round's strategy updated every ``shard_batch`` iterations."""
     if isinstance(preset, str):
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
@@ -139,6 +146,11 @@ def train_blueprint(
         f"betting tree: {tree.num_nodes:,} nodes, {tree.num_decisions:,} decisions, {tree.num_slots:,} slots "
         f"({tree.memory_bytes() / 1e6:.0f} MB of regrets and weights)"
     )
+    if ray is not None:
+        return _train_sharded(
+            preset, out, game, cards, tree, ray, shards, shard_batch, threads, budget, resume, seed,
+            checkpoint_seconds, log, progress, t_start, ckpt,
+        )  # fmt: skip
     solver = mccfr_solver(tree, game, preset.prune_threshold, preset.regret_floor, seed)
     elapsed_before = 0.0
     if resume and os.path.exists(state_path):
@@ -186,19 +198,107 @@ def train_blueprint(
     return figures
 
 
-def mccfr_solver(tree, game: GameDef, prune_threshold: float, regret_floor: int, seed: int) -> MCCFR:
-    """MCCFR with the blueprint settings: Libratus's pruning constant K derived from
-    the threshold and floor (the 2 % chained-probability floor)."""
-    settings = MCCFRSettings(
+def blueprint_settings(prune_threshold: float, regret_floor: int) -> MCCFRSettings:
+    """The blueprint's MCCFR settings: Libratus's pruning constant K derived from the
+    threshold and floor (the 2 % chained-probability floor)."""
+    return MCCFRSettings(
         prune_threshold=prune_threshold,
         regret_floor=regret_floor,
         prune_k=(prune_threshold - regret_floor) * 0.05 / 0.95,
     )
-    return MCCFR(tree, game.big_blind, settings, seed=seed)
+
+
+def mccfr_solver(tree, game: GameDef, prune_threshold: float, regret_floor: int, seed: int) -> MCCFR:
+    """MCCFR with the blueprint settings (``blueprint_settings``)."""
+    return MCCFR(tree, game.big_blind, blueprint_settings(prune_threshold, regret_floor), seed=seed)
+
+
+def _train_sharded(
+    preset: Preset,
+    out: str,
+    game: GameDef,
+    cards: CardAbstraction,
+    tree,
+    address: str,
+    shards: int | None,
+    shard_batch: int,
+    threads: int,
+    budget: float,
+    resume: bool,
+    seed: int,
+    checkpoint_seconds: float,
+    log: Callable[[str], None],
+    progress: Progress | None,
+    t_start: float,
+    ckpt: str,
+) -> dict:
+    """``train_blueprint`` on Ray (see ``ray_train``)."""
+    import ray as ray_module
+
+    from .ray_train import RayShards, ShardCheckpoints, batch_bytes, connect
+
+    connect(address, num_cpus=threads)
+    shards = shards or max(1, int(ray_module.cluster_resources().get("CPU", 1)))
+    plan = plan_shards(tree, shards)
+    per = ", ".join(f"{plan.memory_bytes(k) / 1e6:.1f}" for k in range(shards))
+    sent = batch_bytes(plan, shard_batch)
+    log(
+        f"sharded on Ray ({address}): {shards} shards of {per} MB; the head {8 * plan.head_slots / 1e6:.2f} MB; "
+        f"per batch of {shard_batch:,} iterations {sent['to_each_node'] / 1e6:.2f} MB to each node, "
+        f"{sent['from_each_shard'] / 1e3:.0f} kB back from each shard"
+    )
+    pool = RayShards(tree, plan, game.big_blind)
+    try:
+        solver = ShardedMCCFR(
+            tree, game.big_blind, plan, pool, blueprint_settings(preset.prune_threshold, preset.regret_floor), seed
+        )
+        solver.max_batch = shard_batch
+        checkpoints = ShardCheckpoints(os.path.join(ckpt, f"shards-{shards}"), solver, log)
+        elapsed_before = 0.0
+        if resume and checkpoints.exists():
+            elapsed_before = checkpoints.load()
+            log(f"resumed at {solver.iterations:,} iterations, {elapsed_before:.0f} s trained")
+        else:
+            checkpoints.save(0.0)
+        solver.on_lost = checkpoints.recover
+        deals = HoldemDeals(cards, threads=1)
+        elapsed = run_schedule(
+            solver,
+            deals,
+            budget,
+            shard_batch,  # the clock is read between batches
+            1,
+            log,
+            elapsed_before,
+            checkpoints.save,
+            checkpoint_seconds,
+            progress=progress,
+        )
+        checkpoints.save(elapsed)
+        strategy = solver.average_strategy().astype(np.float32)
+    finally:
+        pool.close()
+    figures = {
+        "preset": preset.name,
+        "seed": seed,
+        "iterations": solver.iterations,
+        "train_seconds": elapsed,
+        "threads": 1,
+        "ray": {"address": address, "shards": shards, "shard_batch": shard_batch},
+        "nodes_touched": solver.nodes_touched,
+        "nodes_per_second": solver.nodes_touched / max(elapsed - elapsed_before, 1e-9) if solver.nodes_touched else 0,
+        "card_abstraction_seconds": cards.build_seconds,
+        "total_seconds": time.perf_counter() - t_start,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "mccfr": asdict(solver.settings),
+    }
+    write_blueprint(out, BlueprintContents(game, preset.actions, cards, tree, strategy, figures))
+    log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB): {solver.iterations:,} iterations in {elapsed:.0f} s")
+    return figures
 
 
 def run_schedule(
-    solver: MCCFR,
+    solver: MCCFR | ShardedMCCFR,
     deals: HoldemDeals,
     budget: float,
     batch: int,

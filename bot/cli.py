@@ -326,6 +326,19 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
             f"pokerbot train-blueprint: unknown preset {args.preset!r}; presets: {', '.join(PRESETS)}", file=sys.stderr
         )
         return 2
+    if args.ray is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            print(
+                "pokerbot train-blueprint: --ray needs the cluster extra: pip install 'pokerbot[cluster]' "
+                "(scripts/setup --cluster)",
+                file=sys.stderr,
+            )
+            return 2
+    elif args.shards is not None:
+        print("pokerbot train-blueprint: --shards goes with --ray", file=sys.stderr)
+        return 2
     out_dir = os.path.dirname(os.path.abspath(args.out))
     os.makedirs(out_dir, exist_ok=True)
     t0 = time.time()
@@ -346,8 +359,11 @@ def _cmd_train_blueprint(args: argparse.Namespace) -> int:
             seed=args.seed,
             log=log,
             progress=bars,
+            ray=args.ray,
+            shards=args.shards,
+            shard_batch=args.shard_batch,
         )
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, ConnectionError) as e:
         bars.close()
         print(f"pokerbot train-blueprint: {e}", file=sys.stderr)
         return 1
@@ -752,6 +768,22 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--minutes", type=float, default=None, help="training time (default: the preset's)")
     t.add_argument("--seed", type=int, default=0, help="seed of the abstraction and training (default 0)")
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
+    t.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="train sharded on a Ray cluster: its address (host:port), auto (the cluster this machine "
+        "joined with ray start), or local (start one here); needs the cluster extra (docs/cluster.md)",
+    )
+    t.add_argument(
+        "--shards", type=_positive, default=None, help="with --ray: shard actors (default: the cluster's CPUs)"
+    )
+    t.add_argument(
+        "--shard-batch",
+        type=_positive,
+        default=2_000,
+        help="with --ray: iterations per batch, between updates of the first round's strategy (default 2000)",
+    )
     t.set_defaults(func=_cmd_train_blueprint)
 
     im = sub.add_parser(

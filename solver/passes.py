@@ -18,6 +18,7 @@ import numba as nb
 import numpy as np
 
 from . import ranges as rg
+from .keyed import keyed_draw
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, MATRIX_TERMINAL, SHOWDOWN
 
 NUM_CARDS = 52
@@ -1166,18 +1167,6 @@ def _terminal_children(
 
 
 @nb.njit(cache=True)
-def _keyed_draw(seed, a, b, n):
-    """A number in 0..n-1 from the key (seed, a, b) (splitmix64): the same key, the
-    same draw, whatever ran before."""
-    x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(a) * np.uint64(0xBF58476D1CE4E5B9)
-    x = x + np.uint64(b) * np.uint64(0x94D049BB133111EB) + np.uint64(0x632BE59BD9B4E019)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    x = x ^ (x >> np.uint64(31))
-    return np.int64(x % np.uint64(n))
-
-
-@nb.njit(cache=True)
 def leaf_card(cards, sample, seed, independent, iteration, player, j):
     """The j-th next card a pass of ``player`` at ``iteration`` values the leaves on
     (``LeafData``): every card in turn (sample 0); else ``sample`` cards per pass
@@ -1188,7 +1177,7 @@ def leaf_card(cards, sample, seed, independent, iteration, player, j):
     if sample <= 0:
         return cards[j]
     if independent:
-        return cards[_keyed_draw(seed, iteration * 2 + player, j, n)]
+        return cards[keyed_draw(seed, iteration * 2 + player, j, n)]
     return cards[(iteration * sample + j) % n]
 
 
