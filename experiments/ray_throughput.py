@@ -1,0 +1,138 @@
+"""Throughput of blueprint MCCFR on one machine and sharded on Ray, on a preset's tree.
+
+The card abstraction is a stand-in with the preset's bucket counts (class number
+modulo the count; speed does not depend on how hands are grouped): every run trains
+the same tree on the same kind of deals, for ``--seconds`` each after a warm-up batch.
+Prints iterations per second, the head's share of the time (sampling deals, waiting),
+the memory per shard and the bytes per batch, with the CPU model.
+
+    .venv/bin/python experiments/ray_throughput.py [--preset default] [--seconds 60] [--out ray.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+
+import numpy as np
+
+from pokerbot.blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, HoldemDeals
+from pokerbot.blueprint_store.indexer import HandIndexer
+from pokerbot.blueprint_store.ray_train import RayShards, batch_bytes, connect
+from pokerbot.blueprint_store.train import PRESETS, blueprint_settings
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import evaluator as ev
+from pokerbot.solver.betting_tree import build_betting_tree
+from pokerbot.solver.mccfr import MCCFR
+from pokerbot.solver.mccfr_shards import ShardedMCCFR, plan_shards
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def stand_in_cards(buckets: tuple[int, ...]) -> CardAbstraction:
+    ix = HandIndexer(HOLDEM_ROUNDS)
+    from pokerbot.blueprint_store.abstraction import CardAbstractionSpec
+
+    return CardAbstraction(
+        CardAbstractionSpec(buckets=buckets),
+        ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
+        (np.arange(ix.size(1)) % buckets[1]).astype(np.uint16),
+        (np.arange(ix.size(2)) % buckets[2]).astype(np.uint16),
+        0.0,
+    )
+
+
+def timed(train_batch, seconds: float) -> tuple[int, float]:
+    """Iterations and seconds of repeated ``train_batch()`` calls for ``seconds``."""
+    done, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        done += train_batch()
+    return done, time.perf_counter() - t0
+
+
+class TimedDeals(HoldemDeals):
+    """Deals that count the seconds spent sampling them (the head's own work)."""
+
+    seconds = 0.0
+
+    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        t = time.perf_counter()
+        out = super().sample(n, rng)
+        self.seconds += time.perf_counter() - t
+        return out
+
+
+def one_machine(tree, cards, settings, big_blind: int, threads: int, seconds: float) -> dict:
+    solver = MCCFR(tree, big_blind, settings, seed=1)
+    deals = HoldemDeals(cards, threads=threads)
+    solver.train(deals, 2_000, batch=2_000, threads=threads)  # warm-up
+    n, s = timed(lambda: solver.train(deals, 20_000, batch=20_000, threads=threads).iterations, seconds)
+    print(f"  one machine, {threads} thread(s): {n / s:,.0f} iterations/s")
+    return {"run": f"one machine, {threads} thread(s)", "iterations_per_second": n / s}
+
+
+def on_ray(tree, cards, settings, big_blind: int, shards: int, batch: int, seconds: float) -> dict:
+    plan = plan_shards(tree, shards)
+    pool = RayShards(tree, plan, big_blind)
+    try:
+        solver = ShardedMCCFR(tree, big_blind, plan, pool, settings, seed=1)
+        solver.max_batch = batch
+        deals = TimedDeals(cards, threads=1)
+        solver.train(deals, batch)  # warm-up
+        deals.seconds = 0.0
+        n, s = timed(lambda: solver.train(deals, batch).iterations, seconds)
+    finally:
+        pool.close()
+    sent = batch_bytes(plan, batch)
+    row = {
+        "run": f"Ray, {shards} shard(s)",
+        "iterations_per_second": n / s,
+        "batches_per_second": n / s / batch,
+        "head_sampling_share": deals.seconds / s,
+        "shard_mb": [plan.memory_bytes(k) / 1e6 for k in range(shards)],
+        "bytes_per_batch": sent,
+    }
+    print(
+        f"  Ray, {shards} shard(s), batch {batch:,}: {n / s:,.0f} iterations/s ({n / s / batch:.1f} batches/s; "
+        f"the head sampling deals {100 * deals.seconds / s:.0f} % of the time); shards "
+        f"{', '.join(f'{m:.1f}' for m in row['shard_mb'])} MB; per batch {sent['to_each_node'] / 1e6:.2f} MB out, "
+        f"{sent['from_each_shard'] / 1e3:.0f} kB back per shard"
+    )
+    return row
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--preset", default="default", choices=sorted(PRESETS))
+    p.add_argument("--seconds", type=float, default=60.0)
+    p.add_argument("--batch", type=int, default=2_000, help="sharded: iterations per batch")
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    preset = PRESETS[args.preset]
+    game = bundled_game("holdem.nolimit.2p")
+    cards = stand_in_cards(preset.cards.buckets)
+    tree = build_betting_tree(game, preset.actions.sizes(), preset.cards.buckets)
+    settings = blueprint_settings(preset.prune_threshold, preset.regret_floor)
+    print(f"{cpu_model()}, {os.cpu_count()} cores; preset {args.preset}: {tree.num_slots:,} slots")
+    rows = [one_machine(tree, cards, settings, game.big_blind, t, args.seconds) for t in (1, 2)]
+    connect("local", num_cpus=2)
+    rows += [on_ray(tree, cards, settings, game.big_blind, k, args.batch, args.seconds) for k in (1, 2)]
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"cpu": cpu_model(), "cores": os.cpu_count(), "preset": args.preset, "rows": rows}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
