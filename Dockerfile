@@ -94,7 +94,8 @@ RUN set -eu; \
           pokerbot match "$@" --out "$out" || { tail -n 20 "$out"/*.stderr; exit 1; }; }; \
     m agent "$agent" random --hands 40 --seed 3; \
     m agents "$agent" "$agent" --hands 30 --seed 6; \
-    m turn "$agent --solve-round 3 --threads 2" call --hands 6 --seed 4; \
+    m turn "$agent --turn-solver full --threads 2" call --hands 6 --seed 4; \
+    m river "$agent --solve-round 4" call --hands 10 --seed 7; \
     m blueprint blueprint random --blueprint "$bp" --hands 60 --seed 5; \
     rm -rf /tmp/warm; \
     du -sh /opt/pokerbot/cache/* /blueprints

@@ -78,19 +78,17 @@ SUBGAME_SIZES = {
 #: river size multiplies the turn tree).
 RIVER_SUBGAME_SIZES = BetSizes(bets=((0.33, 0.5, 0.75, 1.0, 2.0), (1.0,)), max_raises=2)
 SCALE_RANGE = 0.08
-#: The round real-time solving starts on. Libratus solved from the turn; a turn subgame
-#: over all hands with SUBGAME_SIZES (6,123 nodes) costs about 33 ms per CFR+ iteration
-#: on two cores of this project's reference machine and 57 ms on one (measured as
-#: `pokerbot bench solver` does), so Libratus's 1,000 iterations take 30-60 s, and 100
-#: (about 1 % of the pot exploitable) about 3 s. Within the dealer's 7 s per hand the
-#: default is the river, with the blueprint playing the turn (``--solve-round 3`` for
-#: turn solving under ``--solve-seconds``, on machines that can afford it).
-SOLVE_ROUND = 3
+#: The round real-time solving starts on (0-based): the turn, as Libratus. A full-depth
+#: turn subgame is far too big for the dealer's 7 s a hand on a small machine, so the
+#: turn is solved depth-limited by default (``TURN_SOLVER``); 3 solves only the river,
+#: the blueprint playing the turn (the benchmark "river-only" agent).
+SOLVE_ROUND = 2
 #: How a subgame that starts on the turn is solved: "full" to the end of the hand, or
 #: "depth-limited" to the end of the turn, with the blueprint's four continuation
 #: strategies per player at the river (``bot.continuation``); the river is then solved
 #: anew when it comes, from the turn solution's ranges.
 TURN_SOLVERS = ("full", "depth-limited")
+TURN_SOLVER = "depth-limited"
 #: Depth-limited solves: river cards drawn per pass to value the leaves.
 CARD_SAMPLES = 1
 
@@ -197,7 +195,7 @@ class LibratusAgent:
         pool: SolverPool | None = None,
         budget: TimeBudget | None = None,
         clock: ReplyClock | None = None,
-        turn_solver: str = "full",
+        turn_solver: str = TURN_SOLVER,
         card_samples: int = CARD_SAMPLES,
     ) -> None:
         self.bp_player = BlueprintStrategy(seed, blueprint)
@@ -261,11 +259,11 @@ class LibratusAgent:
 
     # ------------------------------------------------------------------ ranges
     def _blueprint_ranges(self, state: BettingState, me: int) -> np.ndarray:
-        """Both players' reach over the 1,326 hands at the start of the turn, by
-        Bayes' rule along the blueprint line of rounds 1-2 (uniform if the line
-        left the blueprint)."""
+        """Both players' reach over the 1,326 hands at the start of the current round,
+        by Bayes' rule along the blueprint line of the rounds before it (uniform if the
+        line left the blueprint)."""
         prefix = BettingState(state.game)
-        upto = min(state.round, self.solve_round)
+        upto = state.round  # the blueprint played every earlier round (no solution covers them)
         for r in range(upto):
             for a in state.actions[r]:
                 prefix.apply(a)

@@ -85,11 +85,11 @@ def _cmd_games(args: argparse.Namespace) -> int:
 def _turn_solver_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--turn-solver",
-        default="full",
+        default="depth-limited",
         choices=["full", "depth-limited"],
-        help="libratus/unsafe with --solve-round 3: solve the turn to the end of the hand (full, default) "
-        "or to the end of the turn with the blueprint's four continuation strategies at the river "
-        "(depth-limited; the river is then solved when it comes)",
+        help="libratus/unsafe solving from the turn: to the end of the turn with the blueprint's four "
+        "continuation strategies at the river, the river solved when it comes (depth-limited, default), "
+        "or to the end of the hand (full: give it a larger --solve-seconds)",
     )
     p.add_argument(
         "--card-samples",
@@ -625,9 +625,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--solve-round",
         type=int,
-        default=4,
+        default=3,
         choices=[3, 4],
-        help="libratus/unsafe: the round real-time solving starts on, 3 = turn, 4 = river (default 4)",
+        help="libratus/unsafe: the round real-time solving starts on, 3 = turn (default, as Libratus), "
+        "4 = river (the blueprint plays the turn: the river-only benchmark agent)",
     )
     _turn_solver_options(pl)
     pl.add_argument("--threads", type=_positive, default=1, help="libratus/unsafe: solver threads (default 1)")
@@ -697,7 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         default="libratus",
         help=f"a strategy ({', '.join(sorted(STRATEGIES))}), one with options of pokerbot play "
-        "(e.g. 'libratus --solve-round 3'), or a command line run as '<cmd> <host> <port>' (default libratus)",
+        "(e.g. 'libratus --solve-round 4'), or a command line run as '<cmd> <host> <port>' (default libratus)",
     )
     m.add_argument("player_b", nargs="?", default="random", help="the opponent, the same way (default random)")
     m.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
@@ -836,7 +837,11 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--workers", type=int, default=1, help="processes playing hands in parallel")
     lb.add_argument("--out", default="lbr-results", help="hands.jsonl (resumable) and summary.json go here")
     lb.add_argument(
-        "--solve-round", type=int, default=4, choices=[3, 4], help="the agent's first solving round: 3 turn, 4 river"
+        "--solve-round",
+        type=int,
+        default=3,
+        choices=[3, 4],
+        help="the agent's first solving round: 3 turn (default), 4 river",
     )
     lb.add_argument("--solve-seconds", type=float, default=2.0, help="the agent's solve deadline (default 2)")
     _turn_solver_options(lb)
@@ -850,7 +855,7 @@ def build_parser() -> argparse.ArgumentParser:
     w2.add_argument(
         "--strategy",
         default="libratus",
-        help="the bot: a strategy, optionally with options of pokerbot play (e.g. 'libratus --solve-round 3'); "
+        help="the bot: a strategy, optionally with options of pokerbot play (e.g. 'libratus --solve-round 4'); "
         "default libratus",
     )
     w2.add_argument(

@@ -55,7 +55,7 @@ class PlayerSpec:
     @property
     def strategy(self) -> str | None:
         """Our strategy's name when the spec is one of them, alone or followed by
-        options of ``pokerbot play`` (e.g. ``"libratus --solve-round 3"``); else None."""
+        options of ``pokerbot play`` (e.g. ``"libratus --solve-round 4"``); else None."""
         words = shlex.split(self.spec)
         return words[0] if words and words[0] in STRATEGIES else None
 

@@ -33,7 +33,7 @@ def child(tree, node, label):
 
 
 def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
-    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     first_to_act = river_state("").current_player
     me = 1 - first_to_act
     # the opponent bets 400 (a pot-size bet is 600: off the subgame's sizes) at the root
@@ -44,7 +44,7 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
     assert sol.kind == "unsafe" and sol.root.betting_string() == "r300c/cc/cc/"
     assert "r700" in [str(x) for x in sol.sub.tree.actions if x is not None]
     # another hand: the opponent checks, we bet a size of the tree, the opponent raises on-tree: safe re-solve
-    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     agent.act(MatchState(me, river_state("c", hand=4)))
     tree = agent._solution.sub.tree
     check = child(tree, 0, "c")
@@ -56,7 +56,7 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
     assert agent._solution.kind == "safe" and agent._solution.root.betting_string() == st2.betting_string()
     assert np.abs(agent._gifts).sum() > 0  # what the opponent gave up by raising
     # an off-tree re-raise: nested solve from the state after it
-    agent2 = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent2 = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     agent2.act(MatchState(me, river_state("c", hand=4)))
     lo = int(our_bet[1:])
     odd = f"r{lo + (20000 - lo) // 3 + 7}"
@@ -70,7 +70,7 @@ def test_a_river_subgame_has_more_bet_sizes_than_the_blueprint(small_blueprint):
     factor, plus all-in), not the blueprint's two."""
     from pokerbot.bot.agent import RIVER_SUBGAME_SIZES
 
-    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.3)
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3)
     me = 1 - river_state("").current_player
     agent.act(MatchState(me, river_state("c", hand=5)))
     tree = agent._solution.sub.tree
@@ -81,7 +81,7 @@ def test_a_river_subgame_has_more_bet_sizes_than_the_blueprint(small_blueprint):
 
 
 def test_unsafe_bot_resolves_without_gadget(small_blueprint):
-    agent = LibratusAgent(seed=4, blueprint=small_blueprint, safe=False, solve_seconds=0.5)
+    agent = LibratusAgent(solve_round=3, seed=4, blueprint=small_blueprint, safe=False, solve_seconds=0.5)
     me = 1 - river_state("").current_player
     agent.act(MatchState(me, river_state("r700")))
     sol = agent._solution
@@ -99,7 +99,7 @@ def test_unsafe_bot_resolves_without_gadget(small_blueprint):
 
 
 def test_preflop_and_turn_come_from_the_blueprint(small_blueprint):
-    agent = LibratusAgent(seed=5, blueprint=small_blueprint)
+    agent = LibratusAgent(solve_round=3, seed=5, blueprint=small_blueprint)
     st = BettingState(HUNL, 9, [[48, 49], [20, 30]])
     a = agent.act(MatchState(st.current_player, st))
     assert st.can_apply(a) and agent._solution is None
@@ -116,14 +116,14 @@ def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
 
     me = 1 - river_state("").current_player
     # a 0.2 s average per hand leaves less than the overhead of a solve
-    agent = LibratusAgent(seed=3, blueprint=small_blueprint, budget=TimeBudget(t_per_hand=0.2))
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, budget=TimeBudget(t_per_hand=0.2))
     st = river_state("r700")
     with capture_logs() as logs:
         a = agent.act(MatchState(me, st))
     assert st.can_apply(a) and agent._solution is None
     assert sources(logs) == ["blueprint-fallback"]
     # with time, the same decision is solved; the log line carries the public state and the solve's figures
-    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.5)
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.5)
     with capture_logs() as logs:
         agent.act(MatchState(me, st))
     line = next(e for e in logs if e["event"] == "decision")
@@ -145,7 +145,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
     me = 1 - river_state("").current_player
     with SolverPool(1) as pool:
         assert pool.wait_ready(300)
-        agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=20.0, pool=pool)
+        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=20.0, pool=pool)
         with capture_logs() as logs:
             agent.act(MatchState(me, river_state("c", hand=4)))  # first solve, in the worker
             tree = agent._solution.sub.tree
@@ -169,7 +169,7 @@ def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint
     from pokerbot.bot import agent as agent_module
 
     me = 1 - river_state("").current_player
-    agent = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=0.5)
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.5)
 
     def broken(*a, **k):
         raise RuntimeError("solver worker failed: ValueError: boom")
@@ -195,13 +195,13 @@ def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
     # two agents with one seed: the same hand gets the same bet-size scale and the same
     # sampled action, though one of them played another hand first
     # (a deadline far away: a deadline-stopped solve could stop at another iteration)
-    one = LibratusAgent(seed=9, blueprint=small_blueprint, solve_seconds=60.0)
-    two = LibratusAgent(seed=9, blueprint=small_blueprint, solve_seconds=60.0)
+    one = LibratusAgent(solve_round=3, seed=9, blueprint=small_blueprint, solve_seconds=60.0)
+    two = LibratusAgent(solve_round=3, seed=9, blueprint=small_blueprint, solve_seconds=60.0)
     me = 1 - river_state("").current_player
     two.act(MatchState(me, river_state("c", hand=5)))
     st = river_state("r700", hand=6)
     actions = [agent.act(MatchState(me, st)) for agent in (one, two)]
     assert one._scale == two._scale and actions[0] == actions[1]
     assert np.array_equal(one._solution.strategy, two._solution.strategy)  # the solve itself is deterministic
-    scales = {LibratusAgent(seed=s, blueprint=small_blueprint)._scale_for(6) for s in range(6)}
+    scales = {LibratusAgent(solve_round=3, seed=s, blueprint=small_blueprint)._scale_for(6) for s in range(6)}
     assert len(scales) == 6 and all(0.92 <= x <= 1.08 for x in scales)

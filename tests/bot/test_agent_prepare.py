@@ -39,7 +39,7 @@ def compiled():
                 out[f"{m.__name__}.{name}"] = len(f.signatures)
     return out
 
-agent = LibratusAgent(seed=3, blueprint=sys.argv[1], solve_seconds=1.0)
+agent = LibratusAgent(solve_round=3, seed=3, blueprint=sys.argv[1], solve_seconds=1.0)
 agent.prepare()
 before = compiled()
 game = bundled_game("holdem.nolimit.2p")
