@@ -49,6 +49,20 @@ def test_moves_the_rules_refuse_say_why():
         verify_move(allin, {"action": "raise", "amount": 20000})
 
 
+def test_a_move_out_of_turn_or_before_the_bot_started_is_refused(tmp_path):
+    from pokerbot.bot.web import Sitting
+
+    sitting = Sitting(HUNL, "holdem.nolimit.2p", "call", 10, 1, str(tmp_path))
+    with pytest.raises(ActionRefused, match="still starting"):
+        sitting.act(0, {"action": "call"})
+    sitting.status = "playing"  # a hand in play, the bot to act: no decision of ours is open
+    with pytest.raises(ActionRefused, match="not your turn"):
+        sitting.act(0, {"action": "call"})
+    sitting.status = "over"
+    with pytest.raises(ActionRefused, match="no hand"):
+        sitting.act(0, {"action": "call"})
+
+
 async def started(tmp_path, strategy="call", hands=20, seed=5):
     server = WebServer(HUNL, "holdem.nolimit.2p", strategy, hands, seed, str(tmp_path))
     client = TestClient(TestServer(server.app()))
