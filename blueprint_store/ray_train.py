@@ -111,11 +111,15 @@ class RayShards:
         except RayActorError as e:
             raise ShardLost(str(e).splitlines()[0]) from None
 
-    def train_batch(self, order: BatchOrder) -> list[BatchResult]:
+    def submit(self, order: BatchOrder) -> list:
+        """Start the batch on every shard; ``collect`` waits for the results."""
         import ray
 
         ref = ray.put(order)
-        return self._get([a.train_batch.remote(ref) for a in self.actors])
+        return [a.train_batch.remote(ref) for a in self.actors]
+
+    def collect(self, handle: list) -> list[BatchResult]:
+        return self._get(handle)
 
     def discount(self, factor: float) -> None:
         self._get([a.discount.remote(factor) for a in self.actors])

@@ -472,8 +472,12 @@ class LocalShards:
     def __init__(self, tree: BettingTree, plan: ShardPlan, big_blind: int) -> None:
         self.shards = [MCCFRShard(tree, plan, s, big_blind) for s in range(plan.shards)]
 
-    def train_batch(self, order: BatchOrder) -> list[BatchResult]:
+    def submit(self, order: BatchOrder) -> list[BatchResult]:
+        """Run the batch (here: at once); ``collect`` hands back the results."""
         return [s.train_batch(order) for s in self.shards]
+
+    def collect(self, handle: list[BatchResult]) -> list[BatchResult]:
+        return handle
 
     def discount(self, factor: float) -> None:
         for s in self.shards:
@@ -527,6 +531,9 @@ class ShardedMCCFR:
         #: called with the error when a shard is lost; it must restore a consistent state
         #: (``restore``), after which training goes on (None: the error propagates)
         self.on_lost: Callable[[ShardLost], None] | None = None
+        #: deals drawn ahead for the next batch: (first iteration, size, buckets, outcomes,
+        #: the random state before them)
+        self._prefetched: tuple | None = None
 
     def train(self, deals: Deals, iterations: int, batch: int = 10_000, threads: int = 1) -> TrainingReport:
         """Train until ``iterations`` more iterations are done, in batches of at most
@@ -538,12 +545,8 @@ class ShardedMCCFR:
         done = nodes = pruned = 0
         while self.iterations < target:
             s = self.settings
-            n = min(batch, self.max_batch, target - self.iterations)
-            if s.discount_interval and self.iterations < s.discount_until:
-                n = min(n, s.discount_interval - self.iterations % s.discount_interval)
-            if s.prune_after and self.iterations < s.prune_after:
-                n = min(n, s.prune_after - self.iterations)
-            buckets, outcomes = deals.sample(2 * n, self.rng)
+            n = self._batch_size(self.iterations, target, batch)
+            buckets, outcomes = self._deals(deals, n)
             order = BatchOrder(
                 buckets,
                 outcomes,
@@ -556,10 +559,17 @@ class ShardedMCCFR:
                 float(s.regret_floor),
             )
             try:
-                results = self.pool.train_batch(order)
+                handle = self.pool.submit(order)
+                # the next batch's deals while the shards work (the same draws, in the same order)
+                after = self.iterations + n
+                size = self._batch_size(after, target if after < target else after + batch, batch)
+                state = self.rng.bit_generator.state  # a snapshot taken now starts here
+                self._prefetched = (after, size, *deals.sample(2 * size, self.rng), state)
+                results = self.pool.collect(handle)
             except ShardLost as e:
                 if self.on_lost is None:
                     raise
+                self._prefetched = None
                 self.on_lost(e)  # back to the last checkpoint: this batch never happened
                 continue
             delta = np.sum([r.head_delta for r in results], axis=0)
@@ -582,6 +592,24 @@ class ShardedMCCFR:
         self.actions_pruned += pruned
         return TrainingReport(done, time.perf_counter() - t0, nodes, pruned)
 
+    def _batch_size(self, at: int, target: int, batch: int) -> int:
+        """The batch starting at iteration ``at``: split where the schedule changes."""
+        s = self.settings
+        n = min(batch, self.max_batch, target - at)
+        if s.discount_interval and at < s.discount_until:
+            n = min(n, s.discount_interval - at % s.discount_interval)
+        if s.prune_after and at < s.prune_after:
+            n = min(n, s.prune_after - at)
+        return n
+
+    def _deals(self, deals: Deals, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The deals of the batch of ``n`` iterations starting now: those drawn ahead
+        when they were drawn for this batch, else new ones."""
+        ahead, self._prefetched = self._prefetched, None
+        if ahead is not None and ahead[0] == self.iterations and ahead[1] == n:
+            return ahead[2], ahead[3]
+        return deals.sample(2 * n, self.rng)
+
     def discount(self, factor: float) -> None:
         if not 0.0 < factor <= 1.0:
             raise ValueError("a discount factor is in (0, 1]")
@@ -597,7 +625,8 @@ class ShardedMCCFR:
             "nodes_touched": self.nodes_touched,
             "actions_pruned": self.actions_pruned,
             "prune_after": self.settings.prune_after,
-            "rng": self.rng.bit_generator.state,
+            # before the deals drawn ahead: a restore draws them again
+            "rng": self._prefetched[4] if self._prefetched is not None else self.rng.bit_generator.state,
             "shards": self.pool.own_arrays(),
         }
 
@@ -613,6 +642,7 @@ class ShardedMCCFR:
         self.actions_pruned = int(snap["actions_pruned"])
         self.settings = replace(self.settings, prune_after=int(snap["prune_after"]))
         self.rng.bit_generator.state = snap["rng"]
+        self._prefetched = None
 
     def gather(self) -> tuple[np.ndarray, np.ndarray]:
         """Regrets and weights of the whole tree in its global layout (the head's
