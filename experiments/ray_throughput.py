@@ -12,6 +12,7 @@ the memory per shard and the bytes per batch, with the CPU model.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -27,7 +28,7 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import evaluator as ev
 from pokerbot.solver.betting_tree import build_betting_tree
 from pokerbot.solver.mccfr import MCCFR
-from pokerbot.solver.mccfr_shards import ShardedMCCFR, plan_shards
+from pokerbot.solver.mccfr_shards import LocalShards, ShardedMCCFR, plan_shards
 
 
 def cpu_model() -> str:
@@ -78,9 +79,11 @@ def one_machine(tree, cards, settings, big_blind: int, threads: int, seconds: fl
     solver = MCCFR(tree, big_blind, settings, seed=1)
     deals = HoldemDeals(cards, threads=threads)
     solver.train(deals, 2_000, batch=2_000, threads=threads)  # warm-up
+    nodes_before = solver.nodes_touched
     n, s = timed(lambda: solver.train(deals, 20_000, batch=20_000, threads=threads).iterations, seconds)
-    print(f"  one machine, {threads} thread(s): {n / s:,.0f} iterations/s")
-    return {"run": f"one machine, {threads} thread(s)", "iterations_per_second": n / s}
+    rate = (solver.nodes_touched - nodes_before) / s
+    print(f"  one machine, {threads} thread(s): {n / s:,.0f} iterations/s, {rate / 1e6:.1f} M nodes/s")
+    return {"run": f"one machine, {threads} thread(s)", "iterations_per_second": n / s, "nodes_per_second": rate}
 
 
 def on_ray(tree, cards, settings, big_blind: int, shards: int, batch: int, seconds: float) -> dict:
@@ -113,6 +116,41 @@ def on_ray(tree, cards, settings, big_blind: int, shards: int, batch: int, secon
     return row
 
 
+def busiest_shard_nodes(tree, cards, settings, big_blind: int, shards: int, iterations: int) -> float:
+    """Nodes the busiest shard visits per iteration (its own subtrees and its walk of the
+    first round), run here with every shard in this process: a shard's time is about
+    its nodes over a core's node rate."""
+    plan = plan_shards(tree, shards)
+    pool = LocalShards(tree, plan, big_blind)
+    solver = ShardedMCCFR(tree, big_blind, plan, pool, settings, seed=2)
+    solver.max_batch = 2_000
+    per_shard = np.zeros(shards)
+    submit = pool.submit
+
+    def counting(order):
+        results = submit(order)
+        per_shard[:] += [r.nodes for r in results]
+        return results
+
+    pool.submit = counting  # type: ignore[method-assign]
+    solver.train(HoldemDeals(cards, threads=1), iterations)
+    return float(per_shard.max() / iterations)
+
+
+@functools.cache
+def libratus_size_tree(preset_name: str):
+    game = bundled_game("holdem.nolimit.2p")
+    return build_betting_tree(game, PRESETS[preset_name].actions.sizes(), (169, 1_286_792, 2_500_000, 1_250_000))
+
+
+def libratus_size_memory(preset_name: str, shards: int) -> tuple[float, float, float]:
+    """(all slots, the largest shard, the head) in GB for the preset's actions at
+    Libratus's bucket counts: flop lossless (1,286,792), turn 2.5 M, river 1.25 M."""
+    tree = libratus_size_tree(preset_name)
+    plan = plan_shards(tree, shards)
+    return tree.num_slots * 8 / 1e9, max(plan.memory_bytes(k) for k in range(shards)) / 1e9, plan.head_slots * 8 / 1e9
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--preset", default="default", choices=sorted(PRESETS))
@@ -129,9 +167,31 @@ def main() -> None:
     rows = [one_machine(tree, cards, settings, game.big_blind, t, args.seconds) for t in (1, 2)]
     connect("local", num_cpus=2)
     rows += [on_ray(tree, cards, settings, game.big_blind, k, args.batch, args.seconds) for k in (1, 2)]
+    # scale on paper: a core's node rate over the busiest shard's nodes per iteration,
+    # times what Ray kept of one machine's rate with one shard
+    node_rate = rows[0]["nodes_per_second"]
+    kept = rows[2]["iterations_per_second"] / rows[0]["iterations_per_second"]
+    scale = []
+    print(f"  scale (a core: {node_rate / 1e6:.1f} M nodes/s; Ray kept {100 * kept:.0f} % of it with one shard):")
+    for n in (1, 2, 4, 8, 16, 64, 196):
+        busiest = busiest_shard_nodes(tree, cards, settings, game.big_blind, n, 4_000)
+        total, largest, head = libratus_size_memory(args.preset, n)
+        expected = node_rate / busiest * kept
+        scale.append(
+            {"workers": n, "busiest_nodes_per_iteration": busiest, "expected_iterations_per_second": expected,
+             "libratus_size_total_gb": total, "libratus_size_largest_shard_gb": largest, "head_gb": head}
+        )  # fmt: skip
+        print(
+            f"    {n:>3} workers: busiest shard {busiest:,.0f} nodes/iteration, expected {expected:,.0f} iterations/s; "
+            f"Libratus-size abstraction: largest shard {largest:,.1f} GB of {total:,.0f} GB"
+        )
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"cpu": cpu_model(), "cores": os.cpu_count(), "preset": args.preset, "rows": rows}, f, indent=2)
+            json.dump(
+                {"cpu": cpu_model(), "cores": os.cpu_count(), "preset": args.preset, "rows": rows, "scale": scale},
+                f,
+                indent=2,
+            )
 
 
 if __name__ == "__main__":
