@@ -133,6 +133,10 @@ def train_blueprint(
     state_path = os.path.join(ckpt, "state.npz")
     spec = replace(preset.cards, seed=seed)
     t_start = time.perf_counter()
+    if ray is not None:  # reach the cluster before hours of card abstraction
+        from .ray_train import connect
+
+        connect(ray, num_cpus=threads)
     cards = _load_cards(cards_path, spec) if resume else None
     if cards is None:
         log(f"building the card abstraction (buckets {spec.buckets})")
