@@ -182,12 +182,30 @@ def train_blueprint(
         progress=progress,
     )
     _save_state(state_path, solver, elapsed)
-    figures = {
+    figures = _figures(preset, seed, solver, elapsed, elapsed_before, threads, cards, t_start)
+    strategy = solver.average_strategy().astype(np.float32)
+    return _write_store(out, game, preset, cards, tree, strategy, figures, log)
+
+
+def _figures(
+    preset: Preset,
+    seed: int,
+    solver: MCCFR | ShardedMCCFR,
+    elapsed: float,
+    elapsed_before: float,
+    threads: int,
+    cards: CardAbstraction,
+    t_start: float,
+    **extra,
+) -> dict:
+    """The training figures a store's header keeps."""
+    return {
         "preset": preset.name,
         "seed": seed,
         "iterations": solver.iterations,
         "train_seconds": elapsed,
         "threads": threads,
+        **extra,
         "nodes_touched": solver.nodes_touched,
         "nodes_per_second": solver.nodes_touched / max(elapsed - elapsed_before, 1e-9) if solver.nodes_touched else 0,
         "card_abstraction_seconds": cards.build_seconds,
@@ -195,10 +213,23 @@ def train_blueprint(
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "mccfr": asdict(solver.settings),
     }
-    write_blueprint(
-        out, BlueprintContents(game, preset.actions, cards, tree, solver.average_strategy().astype(np.float32), figures)
+
+
+def _write_store(
+    out: str,
+    game: GameDef,
+    preset: Preset,
+    cards: CardAbstraction,
+    tree,
+    strategy: np.ndarray,
+    figures: dict,
+    log: Callable[[str], None],
+) -> dict:
+    write_blueprint(out, BlueprintContents(game, preset.actions, cards, tree, strategy, figures))
+    log(
+        f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB): {figures['iterations']:,} iterations in "
+        f"{figures['train_seconds']:.0f} s"
     )
-    log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB): {solver.iterations:,} iterations in {elapsed:.0f} s")
     return figures
 
 
@@ -282,23 +313,9 @@ def _train_sharded(
         strategy = solver.average_strategy().astype(np.float32)
     finally:
         pool.close()
-    figures = {
-        "preset": preset.name,
-        "seed": seed,
-        "iterations": solver.iterations,
-        "train_seconds": elapsed,
-        "threads": 1,
-        "ray": {"address": address, "shards": shards, "shard_batch": shard_batch},
-        "nodes_touched": solver.nodes_touched,
-        "nodes_per_second": solver.nodes_touched / max(elapsed - elapsed_before, 1e-9) if solver.nodes_touched else 0,
-        "card_abstraction_seconds": cards.build_seconds,
-        "total_seconds": time.perf_counter() - t_start,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "mccfr": asdict(solver.settings),
-    }
-    write_blueprint(out, BlueprintContents(game, preset.actions, cards, tree, strategy, figures))
-    log(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB): {solver.iterations:,} iterations in {elapsed:.0f} s")
-    return figures
+    ray_figures = {"address": address, "shards": shards, "shard_batch": shard_batch}
+    figures = _figures(preset, seed, solver, elapsed, elapsed_before, 1, cards, t_start, ray=ray_figures)
+    return _write_store(out, game, preset, cards, tree, strategy, figures, log)
 
 
 def run_schedule(

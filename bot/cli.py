@@ -82,6 +82,19 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dealer_limit_options(p: argparse.ArgumentParser, whose: str) -> None:
+    """The reference dealer's three time limits, in milliseconds, with its defaults."""
+    p.add_argument(
+        "--t_response", type=_positive, default=600_000, metavar="MS", help=f"{whose} limit per reply (default 600000)"
+    )
+    p.add_argument(
+        "--t_hand", type=_positive, default=600_000, metavar="MS", help=f"{whose} limit per hand (default 600000)"
+    )
+    p.add_argument(
+        "--t_per_hand", type=_positive, default=7_000, metavar="MS", help=f"{whose} average per hand (default 7000)"
+    )
+
+
 def _turn_solver_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--turn-solver",
@@ -726,15 +739,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)"
     )
-    m.add_argument(
-        "--t_response", type=_positive, default=600_000, metavar="MS", help="dealer limit per reply (default 600000)"
-    )
-    m.add_argument(
-        "--t_hand", type=_positive, default=600_000, metavar="MS", help="dealer limit per hand (default 600000)"
-    )
-    m.add_argument(
-        "--t_per_hand", type=_positive, default=7_000, metavar="MS", help="dealer average limit per hand (default 7000)"
-    )
+    _dealer_limit_options(m, "dealer")
     m.add_argument(
         "--log-level",
         default="warning",
@@ -875,15 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="web-sittings",
         help="directory for each sitting's dealer log and bot log (default web-sittings)",
     )
-    w2.add_argument(
-        "--t_response", type=_positive, default=600_000, metavar="MS", help="the bot's limit per reply (default 600000)"
-    )
-    w2.add_argument(
-        "--t_hand", type=_positive, default=600_000, metavar="MS", help="the bot's limit per hand (default 600000)"
-    )
-    w2.add_argument(
-        "--t_per_hand", type=_positive, default=7_000, metavar="MS", help="the bot's average per hand (default 7000)"
-    )
+    _dealer_limit_options(w2, "the bot's")
     w2.add_argument(
         "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
     )

@@ -525,7 +525,6 @@ class ShardedMCCFR:
         self.rng = np.random.default_rng(seed)
         self.nodes_touched = 0
         self.actions_pruned = 0
-        self.last_round = int(tree.round.max())
         #: the largest batch sent to the shards (the first round's strategy is frozen for a batch)
         self.max_batch = 10_000
         #: called with the error when a shard is lost; it must restore a consistent state
