@@ -311,16 +311,11 @@ def _ensure_blueprint(args: argparse.Namespace) -> int:
             f"far from the default blueprint: `{strong}` trains that (about 50 minutes on two cores).",
             flush=True,
         )
-        status = _cmd_train_blueprint(
-            argparse.Namespace(
-                preset="tiny",
-                out=QUICK_BLUEPRINT,
-                threads=None,
-                minutes=None,
-                resume=os.path.isdir(QUICK_BLUEPRINT + ".ckpt"),
-                seed=0,
-            )
-        )
+        # through the parser: every option of train-blueprint gets its default
+        command = ["train-blueprint", "--preset", "tiny", "--out", QUICK_BLUEPRINT, "--seed", "0"]
+        if os.path.isdir(QUICK_BLUEPRINT + ".ckpt"):
+            command.append("--resume")
+        status = _cmd_train_blueprint(build_parser().parse_args(command))
         if status:
             return status
         path = QUICK_BLUEPRINT

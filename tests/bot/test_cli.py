@@ -129,7 +129,10 @@ def test_match_with_no_blueprint_trains_the_quick_one_and_plays_with_it(capsys, 
     monkeypatch.delenv("POKERBOT_BLUEPRINT", raising=False)
     trained = []
 
+    full = vars(cli.build_parser().parse_args(["train-blueprint", "--out", "x.bp"]))
+
     def fake_train(args):
+        assert vars(args).keys() == full.keys()  # what the real command reads is all there
         trained.append((args.preset, args.out))
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
         with open(args.out, "wb") as f:
