@@ -481,11 +481,16 @@ def _cmd_lbr(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
+        c = summary["cross_fitted"]
         print(
-            f"LBR ({summary['setting']}) against {summary['strategy']}: {summary['mbb_per_game']:+,.1f} "
-            f"± {summary['ci95']:,.1f} mbb/game won by LBR (95 %), {summary['hands']:,} hands, "
-            f"{summary['seconds_per_hand']:.3f} s per hand; {os.path.join(args.out, 'summary.json')}"
+            f"LBR ({summary['setting_name']}: {summary['setting']}) against {summary['strategy']}: "
+            f"{c['mbb_per_game']:+,.1f} ± {c['ci95']:,.1f} mbb/game won by LBR (95 %, control variates, "
+            f"variance {c['variance_ratio']:.1f}x lower; "
+            f"raw {summary['mbb_per_game']:+,.1f} ± {summary['ci95']:,.1f}), "
+            f"{summary['hands']:,} hands, {summary['seconds_per_hand']:.3f} s per hand; "
+            f"{os.path.join(args.out, 'summary.json')}"
         )
+        print("| strategy | setting | LBR, corrected | LBR, raw | variance cut | hands | time per hand |")
         print(markdown_line(summary))
     return 0
 
@@ -830,7 +835,11 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--strategy", default="blueprint", choices=sorted(STRATEGIES), help="the strategy LBR plays")
     lb.add_argument("--blueprint", default=None, help="its blueprint store (default: blueprints/default.bp)")
     lb.add_argument(
-        "--setting", default="fcpa", help="LBR's actions: fcpa (default), fcpa56 (56 turn/river sizes), fc (fold/call)"
+        "--setting",
+        default="full",
+        help="LBR's actions per round: full (default: fc/fcp/fcpa/fcpa, LBR may fold before the flop), fcpa "
+        "(the paper's c/c/fcpa/fcpa), fcpa56 (56 turn/river sizes), fc (fold/call), or one code a round "
+        "separated by '/' (c, fc, fcp, fca, fcpa, fcpa56)",
     )
     lb.add_argument("--hands", type=int, default=1000, help="hands, LBR's seat alternating (default 1,000)")
     lb.add_argument("--seed", type=int, default=0, help="the deals' and the strategy's seed")

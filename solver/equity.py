@@ -8,6 +8,7 @@ all remaining boards instead of the one board that fell.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from itertools import permutations
 from math import comb
 
@@ -318,8 +319,14 @@ def equities_against(villain, board) -> np.ndarray:
 
 def _counts_against(villain: list[int], board: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Per hole pair, (wins + ties / 2) and completions counted against ``villain``
-    over every completion of a board of 3 to 5 cards (``_equities_against``)."""
-    villain = [int(c) for c in villain]
+    over every completion of a board of 3 to 5 cards (``_equities_against``); the last
+    few answers are kept (read-only), since a hand asks about one board many times."""
+    return _cached_counts_against(tuple(sorted(int(c) for c in villain)), tuple(int(c) for c in board))
+
+
+@lru_cache(maxsize=16)
+def _cached_counts_against(villain_cards: tuple[int, ...], board: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    villain = list(villain_cards)
     if not 3 <= len(board) <= 5:
         raise ValueError(f"a board of 0 or 3 to 5 cards, got {len(board)}")
     if len(set(villain) | set(board)) != len(villain) + len(board):
@@ -350,6 +357,8 @@ def _counts_against(villain: list[int], board: list[int]) -> tuple[np.ndarray, n
         win,
         total,
     )
+    win.flags.writeable = False
+    total.flags.writeable = False
     return win, total
 
 
