@@ -65,6 +65,7 @@ from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.equity import preflop_equities, range_equity, runout_equity
 
+from .control_variates import cross_fitted
 from .match import summarize as match_summary
 from .strategy_query import HANDS, live_hands, query
 
@@ -454,31 +455,6 @@ def summarize(chips: list[float], big_blind: int) -> dict:
         "mbb_per_game": nan if s["mbb_per_hand"] is None else s["mbb_per_hand"],
         "ci95": nan if s["ci95"] is None else s["ci95"],
     }
-
-
-#: Hands a fold needs before its coefficients are fitted (fewer: every coefficient is 1).
-MIN_FIT_HANDS = 100
-
-
-def cross_fitted(raw: np.ndarray, terms: np.ndarray, folds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Control variates with fitted coefficients that stay unbiased: per hand, ``raw``
-    plus ``terms`` (hands x kinds, each column of expectation 0) weighted by the least-
-    squares coefficients fitted on the hands of the other fold (``folds``: 0 or 1 per
-    hand), so that no hand's coefficients depend on that hand. Returns the per-hand
-    values and the coefficients (fold x kind). A kind that does not track the result
-    gets a coefficient near 0 instead of adding its noise; one that tracks it, near 1.
-    With fewer than ``MIN_FIT_HANDS`` hands to fit on, the coefficients are 1."""
-    betas = np.ones((2, terms.shape[1]))
-    values = raw + terms.sum(axis=1)
-    for fold in (0, 1):
-        fit, use = folds != fold, folds == fold
-        if fit.sum() >= MIN_FIT_HANDS and use.any():
-            centred = terms[fit] - terms[fit].mean(axis=0)
-            target = raw[fit] - raw[fit].mean()
-            beta, *_ = np.linalg.lstsq(centred, -target, rcond=None)
-            betas[fold] = beta
-            values[use] = raw[use] + terms[use] @ beta
-    return values, betas
 
 
 def _play_chunk(args: tuple) -> list[tuple[int, HandOutcome, float]]:
