@@ -572,11 +572,14 @@ class LibratusAgent:
             block = np.where(sums > 0, block / np.where(sums > 0, sums, 1.0), 1.0 / m)  # as _sample
             probs = np.zeros((len(HANDS), m))
             probs[sol.sub.hand_index] = block
+            cfv, reaches = sol.values(seat)
+            values = np.zeros((len(HANDS), m))
+            values[sol.sub.hand_index] = cfr.action_values(sol.sub, cfv, reaches, seat, node).T
             actions = []
             for a in tree.actions[f : f + m]:
                 assert a is not None  # only the root has no action into it
                 actions.append(CALL if a.type is ActionType.FOLD and not state.can_fold() else a)
-            return merge_columns(actions, probs)
+            return merge_columns(actions, probs, values)
         finally:
             (
                 self._hand,

@@ -189,10 +189,14 @@ def hand_events(
     seat: int,
     own_log: Mapping[tuple[int, str], LoggedDecision],
     opponent_log: Mapping[tuple[int, str], LoggedDecision] | None = None,
+    solver_values: bool = False,
 ) -> tuple[np.ndarray, list, np.ndarray]:
     """(prior, events, payoff) of a logged hold'em hand (``final``: the dealer's final
     state, both hands known) from ``seat``'s side, with the check-down value function.
-    Opponent decisions are corrected only when ``opponent_log`` is given."""
+    Opponent decisions are corrected only when ``opponent_log`` is given. With
+    ``solver_values``, our decisions whose log has the strategy's own values (a solve's)
+    are corrected with those values instead (each event may have its own value function;
+    the cards keep the check-down values, whose expectation over a card is exact)."""
     game = final.game
     opponent = 1 - seat
     y = list(final.hole_cards[opponent])
@@ -229,10 +233,14 @@ def hand_events(
                 likelihood = answer.probability_of(action)
                 if likelihood[_hand_index(final.hole_cards[seat])] <= 0:
                     raise AIVATError(f"hand {hand}: the log gives {action} probability 0 with the hand held")
-                after = replay.copy()
-                after.apply(action)
-                columns = values.columns(replay, answer, board)
-                events.append(OwnDecision(answer.probabilities, columns, likelihood, values.after(after, board)))
+                if solver_values and answer.values is not None and action in answer.actions:
+                    columns = answer.values
+                    taken = columns[:, answer.actions.index(action)]
+                else:
+                    after = replay.copy()
+                    after.apply(action)
+                    columns, taken = values.columns(replay, answer, board), values.after(after, board)
+                events.append(OwnDecision(answer.probabilities, columns, likelihood, taken))
             elif opponent_log is not None:
                 answer = _decision(opponent_log, hand, replay, action).answer
                 if answer.probability_of(action)[_hand_index(y)] <= 0:
@@ -278,9 +286,22 @@ class HandRow:
     opponent: float
     fallback: bool = False
     error: str = ""
+    aivat_solver: float = 0.0  # the estimate with the solves' own values at our decisions
 
 
-CSV_FIELDS = ("hand", "position", "raw", "allin_adjusted", "aivat", "observed", "chance", "own", "opponent", "fallback")
+CSV_FIELDS = (
+    "hand",
+    "position",
+    "raw",
+    "allin_adjusted",
+    "aivat",
+    "observed",
+    "chance",
+    "own",
+    "opponent",
+    "fallback",
+    "aivat_solver",
+)
 
 
 def correct_match(
@@ -307,16 +328,32 @@ def correct_match(
         seat = h.names.index(player)
         raw, adjusted = r.values[seat], r.adjusted[seat]
         try:
-            est = (
-                two_sided(h.state, seat, ours, theirs)
-                if theirs is not None
-                else estimate(*hand_events(h.state, seat, ours))
+            est, with_solver = (
+                (
+                    two_sided(h.state, seat, ours, theirs, solver_values=sv)
+                    if theirs is not None
+                    else estimate(*hand_events(h.state, seat, ours, solver_values=sv))
+                )
+                for sv in (False, True)
             )
         except ValueError as e:  # AIVATError, or a corrupt decision in a log: this hand falls back
-            rows.append(HandRow(h.state.hand_id, seat, raw, adjusted, adjusted, adjusted, 0.0, 0.0, 0.0, True, str(e)))
+            rows.append(
+                HandRow(h.state.hand_id, seat, raw, adjusted, adjusted, adjusted, 0.0, 0.0, 0.0, True, str(e), adjusted)
+            )
             continue
         rows.append(
-            HandRow(h.state.hand_id, seat, raw, adjusted, est.value, est.observed, est.chance, est.own, est.opponent)
+            HandRow(
+                h.state.hand_id,
+                seat,
+                raw,
+                adjusted,
+                est.value,
+                est.observed,
+                est.chance,
+                est.own,
+                est.opponent,
+                aivat_solver=with_solver.value,
+            )
         )
     return rows
 
@@ -326,14 +363,15 @@ def two_sided(
     seat: int,
     own_log: Mapping[tuple[int, str], LoggedDecision],
     opponent_log: Mapping[tuple[int, str], LoggedDecision],
+    solver_values: bool = False,
 ) -> Estimate:
     """With both strategies logged: the mean of our estimate and minus the opponent's,
     each correcting the cards and its own decisions (each unbiased for our winnings).
     Where both players play alike, as the two seat orders of a duplicate pair do
     wherever two of our strategies share the blueprint, the pair's estimates then cancel
     exactly, as its raw results do; a one-sided estimate would not."""
-    a = estimate(*hand_events(final, seat, own_log))
-    b = estimate(*hand_events(final, 1 - seat, opponent_log))
+    a = estimate(*hand_events(final, seat, own_log, solver_values=solver_values))
+    b = estimate(*hand_events(final, 1 - seat, opponent_log, solver_values=solver_values))
     return Estimate(
         (a.value - b.value) / 2,
         (a.observed - b.observed) / 2,
@@ -366,6 +404,7 @@ def write_csv(path: str, rows_by_run: list[tuple[str, list[HandRow]]]) -> None:
                         f"{r.own:.6f}",
                         f"{r.opponent:.6f}",
                         int(r.fallback),
+                        f"{r.aivat_solver:.6f}",
                         r.error,
                     )
                 )

@@ -175,22 +175,22 @@ class ChunkSpec:
         }
 
 
+#: A chunk's figures per pair: raw, all-in adjusted, AIVAT (check-down values) and AIVAT
+#: with the solves' own values at the solving agents' decisions.
+SERIES = ("raw", "allin_adjusted", "aivat", "aivat_solver")
+
+
 def pair_series(aivat_csv: str) -> dict[str, list[float]]:
-    """Per deal played in both seat orders, A's mean over the two (chips): raw, all-in
-    adjusted and AIVAT, from a match's ``aivat.csv``; deals in hand order."""
+    """Per deal played in both seat orders, A's mean over the two (chips) of each of
+    ``SERIES``, from a match's ``aivat.csv``; deals in hand order."""
     by_run: dict[str, dict[int, dict[str, float]]] = {}
     with open(aivat_csv, newline="") as f:
         for row in csv.DictReader(f):
-            by_run.setdefault(row["run"], {})[int(row["hand"])] = {
-                k: float(row[k]) for k in ("raw", "allin_adjusted", "aivat")
-            }
+            by_run.setdefault(row["run"], {})[int(row["hand"])] = {k: float(row[k]) for k in SERIES}
     if set(by_run) != {"match1", "match2"}:
         raise LadderError(f"{aivat_csv}: a duplicate match has runs match1 and match2, found {sorted(by_run)}")
     hands = sorted(by_run["match1"].keys() & by_run["match2"].keys())
-    return {
-        k: [(by_run["match1"][h][k] + by_run["match2"][h][k]) / 2 for h in hands]
-        for k in ("raw", "allin_adjusted", "aivat")
-    }
+    return {k: [(by_run["match1"][h][k] + by_run["match2"][h][k]) / 2 for h in hands] for k in SERIES}
 
 
 def run_chunk(spec: ChunkSpec) -> dict:
@@ -334,16 +334,18 @@ def pool(records: list[dict], identity: dict | None = None, target: float = 100.
     }
     series = {
         kind: np.concatenate([np.asarray(r["chips_per_pair"][kind], dtype=np.float64) for r in unique])
-        for kind in ("aivat", "allin_adjusted", "raw")
+        for kind in SERIES
     }
-    # the headline: duplicate plus the AIVAT-minus-duplicate difference (expectation 0)
-    # with a cross-fitted weight: AIVAT where it helps, duplicate where AIVAT adds noise
+    # the headline: duplicate plus the two AIVAT estimates' differences from it (each of
+    # expectation 0) with cross-fitted weights: AIVAT where it helps, duplicate where it
+    # adds noise
     duplicate = series["allin_adjusted"]
-    combined, weights = cross_fitted(duplicate, (series["aivat"] - duplicate)[:, None], np.arange(len(duplicate)) % 2)
+    differences = np.stack([series["aivat"] - duplicate, series["aivat_solver"] - duplicate], axis=1)
+    combined, weights = cross_fitted(duplicate, differences, np.arange(len(duplicate)) % 2)
     series["combined"] = combined
     for kind, values in series.items():
         out[kind] = _series_summary(values, bb)
-    out["aivat_weight"] = [round(float(w), 3) for w in weights[:, 0]]
+    out["aivat_weights"] = {k: [round(float(w), 3) for w in weights[:, i]] for i, k in enumerate(SERIES[2:])}
     n = out["pairs"] = len(duplicate)
     c, d = out["combined"], out["allin_adjusted"]
     out["variance_ratio"] = (d["sd"] / c["sd"]) ** 2 if c["sd"] and c["sd"] > 0 else float("nan")

@@ -621,13 +621,15 @@ def _aivat_report(
         by_run.append((r.name, rows))
         values = np.array([x.aivat for x in rows])
         entry["A"]["aivat"] = summarize(values, bb)
+        entry["A"]["aivat_solver_values"] = summarize(np.array([x.aivat_solver for x in rows]), bb)
         entry["A"]["aivat_fallback_hands"] = sum(x.fallback for x in rows)
         series.append((f"{r.name} AIVAT", values))
     csv_path = os.path.join(out_dir, "aivat.csv")
     write_csv(csv_path, by_run)
     summary["aivat"] = {
         "player": "A",
-        "value_function": "checked down, open bets folded to (pokerbot.bot.aivat)",
+        "value_function": "checked down, open bets folded to (pokerbot.bot.aivat); aivat_solver_values: the "
+        "solves' own values at the solving strategies' decisions",
         "two_sided": b.ours,
         "csv": csv_path,
         "fallback_hands": sum(x.fallback for _, rows in by_run for x in rows),
@@ -638,9 +640,17 @@ def _aivat_report(
         common = sorted(first.keys() & second.keys())
         paired = np.array([(first[h] + second[h]) / 2 for h in common])
         summary["duplicate"]["aivat"] = summarize(paired, bb)
+        first_s = {x.hand: x.aivat_solver for x in by_run[0][1]}
+        second_s = {x.hand: x.aivat_solver for x in by_run[1][1]}
+        summary["duplicate"]["aivat_solver_values"] = summarize(
+            np.array([(first_s[h] + second_s[h]) / 2 for h in common]), bb
+        )
         d, v = summary["duplicate"]["allin_adjusted"], summary["duplicate"]["aivat"]
         if d["ci95"] and v["ci95"]:
             summary["aivat"]["variance_ratio_vs_duplicate"] = (d["ci95"] / v["ci95"]) ** 2
+        w = summary["duplicate"]["aivat_solver_values"]
+        if d["ci95"] and w["ci95"]:
+            summary["aivat"]["solver_values_variance_ratio_vs_duplicate"] = (d["ci95"] / w["ci95"]) ** 2
         series.append(("duplicate AIVAT (A, mean of both seats)", paired))
     return series
 
@@ -674,6 +684,11 @@ def print_summary(summary: dict, out_dir: str) -> None:
             ratio = summary["aivat"].get("variance_ratio_vs_duplicate")
             print(
                 f"duplicate{crn} with AIVAT, player A: {fmt(d['aivat'])}"
+                + (f"   variance {ratio:.1f}x lower than duplicate alone" if ratio else "")
+            )
+            ratio = summary["aivat"].get("solver_values_variance_ratio_vs_duplicate")
+            print(
+                f"  the same with the solves' own values: {fmt(d['aivat_solver_values'])}"
                 + (f"   variance {ratio:.1f}x lower than duplicate alone" if ratio else "")
             )
     if "aivat" in summary:

@@ -3,7 +3,8 @@
 ``pokerbot play --strategy-log PATH`` appends one JSON line per decision: the hand,
 the seat, the betting and board at the decision, the action sent, and the strategy's
 answer to the white-box query at that state (``strategy_query``): the actions and,
-for each of the 1,326 hole pairs, their probabilities (float32, zlib, base64). AIVAT
+for each of the 1,326 hole pairs, their probabilities (float32, zlib, base64), and the
+strategy's own values after each action where it has them (a solve's, same encoding). AIVAT
 reads it with the dealer's log to correct a match's result at this player's
 decisions (``aivat``).
 
@@ -38,7 +39,7 @@ class LoggedDecision:
         betting: str,
         board: tuple[int, ...],
         taken: Action,
-        answer: ActionProbabilities | tuple[tuple[Action, ...], str, tuple[int, int] | None],
+        answer: ActionProbabilities | tuple[tuple[Action, ...], str, tuple[int, int] | None, str | None],
     ) -> None:
         self.hand, self.seat, self.betting, self.board, self.taken = hand, seat, betting, board, taken
         self._answer = answer
@@ -47,12 +48,13 @@ class LoggedDecision:
     def answer(self) -> ActionProbabilities:
         if isinstance(self._answer, ActionProbabilities):
             return self._answer
-        actions, text, raise_range = self._answer
+        actions, text, raise_range, values = self._answer
         try:
             probabilities = decode(text, len(actions))
+            decoded = None if values is None else decode(values, len(actions))
         except (zlib.error, ValueError) as e:
             raise ValueError(f"hand {self.hand}: corrupt probabilities in the strategy log at {self.betting!r}") from e
-        return ActionProbabilities(actions, probabilities, raise_range)
+        return ActionProbabilities(actions, probabilities, raise_range, decoded)
 
 
 def encode(probabilities: np.ndarray) -> str:
@@ -85,6 +87,8 @@ class StrategyLogWriter:
         }
         if answer.raise_range is not None:
             row["raise_range"] = list(answer.raise_range)
+        if answer.values is not None:
+            row["values"] = encode(answer.values)
         self._file.write(json.dumps(row, separators=(",", ":")) + "\n")
 
     def close(self) -> None:
@@ -104,7 +108,8 @@ def read_strategy_log(path: str, game: GameDef) -> dict[tuple[int, str], LoggedD
                 text = row["probabilities"]
                 if len(base64.b64decode(text, validate=True)) == 0:
                     raise ValueError("no probabilities")
-                answer = (actions, text, (int(rr[0]), int(rr[1])) if rr else None)
+                values = row.get("values")
+                answer = (actions, text, (int(rr[0]), int(rr[1])) if rr else None, values)
                 d = LoggedDecision(
                     int(row["hand"]),
                     int(row["seat"]),

@@ -37,12 +37,16 @@ class ActionProbabilities:
     probability that it takes ``actions[i]`` holding ``HANDS[h]`` (rows sum to 1, or
     to 0 for pairs that share a card with the board). ``raise_range``: when set, the
     raise among ``actions`` stands for a raise-to total drawn uniformly from that
-    closed range (the random bot), not for its own size alone.
+    closed range (the random bot), not for its own size alone. ``values[h, i]``: when
+    the strategy has them (a solve's counterfactual values), its own estimate of what
+    it wins in the whole hand (chips) holding ``HANDS[h]`` after ``actions[i]``; AIVAT
+    may use them as a value function.
     """
 
     actions: tuple[Action, ...]
     probabilities: np.ndarray
     raise_range: tuple[int, int] | None = None
+    values: np.ndarray | None = None
 
     def probability_of(self, action: Action) -> np.ndarray:
         """Per hand, the probability of taking ``action`` exactly (the likelihood a
@@ -76,9 +80,12 @@ def same_for_every_hand(state: BettingState, actions: list[Action], weights: lis
     return merge_columns(actions, np.where(live_hands(state.board_cards)[:, None], row[None, :], 0.0))
 
 
-def merge_columns(actions: list[Action], probabilities: np.ndarray) -> ActionProbabilities:
+def merge_columns(
+    actions: list[Action], probabilities: np.ndarray, values: np.ndarray | None = None
+) -> ActionProbabilities:
     """Columns of equal actions added together (two abstract actions may become the same
-    concrete one, e.g. a fold where checking is free and a check)."""
+    concrete one, e.g. a fold where checking is free and a check); their ``values``
+    averaged, weighted by the probabilities (equally where both are 0)."""
     distinct: list[Action] = []
     for a in actions:
         if a not in distinct:
@@ -86,7 +93,16 @@ def merge_columns(actions: list[Action], probabilities: np.ndarray) -> ActionPro
     out = np.zeros((probabilities.shape[0], len(distinct)))
     for i, a in enumerate(actions):
         out[:, distinct.index(a)] += probabilities[:, i]
-    return ActionProbabilities(tuple(distinct), out)
+    merged = None
+    if values is not None:
+        merged = np.zeros_like(out)
+        for j, a in enumerate(distinct):
+            cols = [i for i, b in enumerate(actions) if b == a]
+            w = probabilities[:, cols]
+            total = w.sum(axis=1, keepdims=True)
+            w = np.where(total > 0, w / np.where(total > 0, total, 1.0), 1.0 / len(cols))
+            merged[:, j] = (w * values[:, cols]).sum(axis=1)
+    return ActionProbabilities(tuple(distinct), out, values=merged)
 
 
 def query(strategy: object, state: BettingState, seat: int) -> ActionProbabilities:

@@ -252,6 +252,21 @@ def node_values(
     return w.cfv, reaches
 
 
+def action_values(sub: Subgame, cfv: np.ndarray, reaches: np.ndarray, player: int, node: int) -> np.ndarray:
+    """Per hand of ``player``, its expected winnings in the hand (chips) after each of
+    its actions at its decision ``node`` (children x hands), from ``node_values``'s
+    counterfactual values and reaches: the children's values divided by the reach of
+    the opponent's hands compatible with it at ``node``, which the player's own action
+    does not change (0 where no such hand is)."""
+    weight = np.zeros(sub.hands.shape[0])
+    compat_sums(np.ascontiguousarray(reaches[1 - player, node]), sub.c1, sub.c2, sub.dup, weight)
+    first, count = int(sub.tree.first_child[node]), int(sub.tree.num_children[node])
+    out = np.zeros((count, sub.hands.shape[0]))
+    for i in range(count):
+        np.divide(cfv[first + i], weight, out=out[i], where=weight > 0)
+    return out
+
+
 def exploitability(sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray | None = None) -> float:
     """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
     best-response values (expected over the joint deal of compatible hands). In a

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pokerbot.bot.aivat import AIVATError, CheckDownValues, estimate, hand_events, two_sided
+from pokerbot.bot.blueprint_player import BlueprintStrategy
 from pokerbot.bot.strategies import make_strategy
 from pokerbot.bot.strategy_log import LoggedDecision, StrategyLogWriter, read_strategy_log
 from pokerbot.bot.strategy_query import HANDS, live_hands, query
@@ -237,3 +238,44 @@ def test_a_corrupt_decision_costs_only_its_hand(tmp_path):
     rows = correct_match(str(dealer), HUNL, "A-random", str(ours))
     assert [r.fallback for r in rows] == [False, True, False, False]
     assert "corrupt probabilities" in rows[1].error and rows[1].aivat == rows[1].allin_adjusted
+
+
+def test_a_strategys_own_values_round_trip_and_replace_check_down_values_at_its_decisions(tmp_path, small_blueprint):
+    """Values logged with a decision come back (float32); AIVAT with ``solver_values``
+    uses them at that player's decisions: given the check-down columns themselves, or
+    those shifted by a constant, it gives the check-down estimate exactly, given values
+    that differ by hand and action another estimate (whose expectation is the same: the Leduc tests
+    enumerate that for any value function)."""
+    from dataclasses import replace
+
+    players = [BlueprintStrategy(seed=5, blueprint=small_blueprint), make_strategy("call", 6)]
+    for hand in range(40):
+        final, logs = play_logged(players, hand, 4)
+        if sum(len(d.answer.actions) > 1 for d in logs[0].values()) >= 2:
+            break
+    values = CheckDownValues(0, final.hole_cards[1])
+    board_at = {k: tuple(d.board) for k, d in logs[0].items()}
+    same, shifted, other = {}, {}, {}
+    by_hand = (np.arange(len(HANDS)) % 7 * 100.0)[:, None]
+    for k, d in logs[0].items():
+        state = _state_at(final, d.betting)
+        state.board_cards = list(board_at[k])
+        columns = values.columns(state, d.answer, board_at[k])
+        by_action = by_hand * np.arange(1, columns.shape[1] + 1)
+        for table, v in ((same, columns), (shifted, columns + 500), (other, columns + by_action)):
+            table[k] = LoggedDecision(d.hand, d.seat, d.betting, d.board, d.taken, replace(d.answer, values=v))
+    path = str(tmp_path / "v.jsonl")
+    w = StrategyLogWriter(path)
+    for d in other.values():
+        w.write(d.hand, d.seat, _state_at(final, d.betting), d.taken, d.answer)
+    w.close()
+    back = read_strategy_log(path, HUNL)
+    for k, d in back.items():
+        assert np.allclose(d.answer.values, other[k].answer.values, rtol=1e-6)
+    plain = estimate(*hand_events(final, 0, logs[0])).value
+    assert estimate(*hand_events(final, 0, same, solver_values=True)).value == pytest.approx(plain, rel=1e-9)
+    assert estimate(*hand_events(final, 0, shifted, solver_values=True)).value == pytest.approx(plain, rel=1e-9)
+    assert estimate(*hand_events(final, 0, back, solver_values=False)).value == pytest.approx(
+        plain, rel=1e-6
+    )  # float32 in the log
+    assert estimate(*hand_events(final, 0, back, solver_values=True)).value != pytest.approx(plain, abs=1e-3)

@@ -86,7 +86,7 @@ def test_the_pooled_figures_by_hand():
                 "finished": f"2026-01-0{seed}",
                 "seconds": 300.0,
                 "big_blind": 100,
-                "chips_per_pair": {"raw": list(dup), "allin_adjusted": list(dup), "aivat": list(dup)},
+                "chips_per_pair": {k: list(dup) for k in ladder.SERIES},
             }
         )
     x = ladder.pool(records, target=100)
@@ -122,13 +122,13 @@ def test_aivat_where_it_tracks_the_result_and_duplicate_where_it_adds_noise():
             "finished": "t",
             "seconds": 1.0,
             "big_blind": 100,
-            "chips_per_pair": {"raw": list(dup), "allin_adjusted": list(dup), "aivat": list(aivat)},
+            "chips_per_pair": {**{k: list(dup) for k in ladder.SERIES}, "aivat": list(aivat)},
         }
 
     good = ladder.pool([record(skill + rng.normal(0, 100, 400))])
     noisy = ladder.pool([record(skill + luck + rng.normal(0, 6000, 400))])
-    assert min(good["aivat_weight"]) > 0.9 and good["variance_ratio"] > 20
-    assert max(abs(w) for w in noisy["aivat_weight"]) < 0.2 and noisy["variance_ratio"] > 0.9
+    assert min(good["aivat_weights"]["aivat"]) > 0.9 and good["variance_ratio"] > 20
+    assert max(abs(w) for w in noisy["aivat_weights"]["aivat"]) < 0.2 and noisy["variance_ratio"] > 0.9
 
 
 def test_chunks_on_a_ray_cluster_equal_the_same_chunks_played_here(tmp_path):

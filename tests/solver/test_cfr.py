@@ -4,7 +4,7 @@ values against a direct enumeration, convergence, and Kuhn poker's known value."
 import numpy as np
 import pytest
 
-from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.betting import ActionType, BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game, parse_gamedef
 from pokerbot.solver import cfr, passes
@@ -554,3 +554,34 @@ def test_a_public_tree_ignores_the_hole_cards_in_its_state():
     assert a.num_nodes == b.num_nodes and np.array_equal(a.dealt, b.dealt)
     assert {int(c) for c in a.dealt if c >= 0} >= set(parse_cards("3c4cAsAd"))  # hole cards are dealt on the river
     assert known.hole_cards[1] == parse_cards("AsAd")  # the caller's state is left as it was
+
+
+def test_action_values_are_each_hands_expected_winnings_after_each_action():
+    """On a solved Leduc subgame: at every decision of a player, its strategy's mix of a
+    hand's action values times the opponent's compatible reach is the hand's
+    counterfactual value there; after a fold a hand's value is minus what it put in; at
+    the root, the mix averaged over the player's range is its expected value."""
+    sub = make_subgame(BettingState(bundled_game("leduc.nolimit.2p")), BetSizes(bets=((1.0,),), max_raises=2))
+    strategy = cfr.solve(sub, 100).strategy
+    t = sub.tree
+    for p in (0, 1):
+        cfv, reaches = cfr.node_values(sub, strategy, p)
+        checked = 0
+        for n in range(t.num_nodes):
+            if t.kind[n] != DECISION or t.player[n] != p:
+                continue
+            kids = list(range(t.first_child[n], t.first_child[n] + t.num_children[n]))
+            values = cfr.action_values(sub, cfv, reaches, p, n)
+            weight = np.zeros(sub.hands.shape[0])
+            compat_sums(np.ascontiguousarray(reaches[1 - p, n]), sub.c1, sub.c2, sub.dup, weight)
+            live = (weight > 0) & (reaches[p, n] > 0)  # hands that can be here, against some hand
+            mix = (strategy[kids, :] * values).sum(axis=0)
+            assert np.allclose((mix * weight)[live], cfv[n][live], atol=1e-6)
+            for i, c in enumerate(kids):
+                if t.actions[c].type is ActionType.FOLD:
+                    assert np.allclose(values[i][live], -t.spent[c][p])
+            if n == 0:
+                mean = float(sub.reach[p] @ (weight * mix)) / float(sub.reach[p] @ weight)
+                assert abs(mean - cfr.expected_values(sub, strategy)[p]) < 1e-9
+            checked += live.any()
+        assert checked > 10
