@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.protocol.betting import CALL, FOLD, Action, BettingState, raise_to
+from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.equity import preflop_equities, range_equity, runout_equity
@@ -215,15 +215,23 @@ def _no_bets(_after: BettingState) -> float:
 
 
 class Baseline:
-    """The value function V of LBR's control variates, in any game, from LBR's side
-    with both hands known (``pair_equity(board)``: LBR's exact equity against the
-    strategy's hand over the remaining boards; ``lbr_equity(board, weights)``: LBR's
-    equity against a range, as LBR computes it), and the correction terms it gives.
+    """The value functions of LBR's control variates, in any game, from LBR's side with
+    both hands known (``pair_equity(board)``: LBR's exact equity against the strategy's
+    hand over the remaining boards; ``lbr_equity(board, weights)``: LBR's equity against
+    a range, as LBR computes it), and the correction terms they give. Each kind of event
+    has its own value function (every term still has expectation 0):
 
-    V of a state: a fold at its payoff; LBR facing a bet, its own fold-or-call choice
-    (``best_action`` without bets) at that pot, a call checked down; otherwise the hand
-    checked down at the smaller commitment. Each ``*_term`` is E[V after a random event]
-    - V(after what happened); LBR's result plus the terms of its hand is unbiased.
+    - the board cards: the hand checked down at the smaller commitment (a fold at its
+      payoff), whose expectation over a card is its value before it;
+    - the deal: that, except that LBR facing a bet folds or calls as ``best_action``
+      without bets would (``value``);
+    - the strategy's actions (``reply_value``): where LBR acts next, LBR's own choice
+      with its bets too, their fold probabilities read from ``fold_probabilities(after)``
+      (per hand, after LBR's bet; a cheap stand-in for the strategy, e.g. the agent's
+      blueprint) and valued with the strategy's real hand; without a stand-in, ``value``.
+
+    Each ``*_term`` is E[U after a random event] - U(after what happened); LBR's result
+    plus the terms of its hand is unbiased whatever the functions are.
     """
 
     def __init__(
@@ -232,39 +240,75 @@ class Baseline:
         rounds: tuple[RoundActions, ...],
         pair_equity: Callable[[tuple[int, ...]], float],
         lbr_equity: Callable[[tuple[int, ...], np.ndarray], float],
+        fold_probabilities: Callable[[BettingState], np.ndarray] | None = None,
+        their_hand: int | None = None,
     ) -> None:
         self.seat = seat
         self.rounds = rounds
         self.pair_equity = pair_equity
         self.lbr_equity = lbr_equity
+        self.fold_probabilities = fold_probabilities
+        self.their_hand = their_hand  # the strategy's hand's row in the stand-in's answers
 
-    def value(self, state: BettingState, belief: Range) -> float:
+    def check_down(self, state: BettingState) -> float:
+        """A fold at its payoff, else the hand checked down at the smaller commitment."""
         me, them = self.seat, 1 - self.seat
         if state.folded[me]:
             return -float(state.spent[me])
         if state.folded[them]:
             return float(state.spent[them])
-        board = tuple(state.board_cards)
-        if not state.finished and state.current_player == me and state.spent[them] > state.spent[me]:
-            reply = best_action(
-                state, me, self.rounds[state.round].fold_or_call(), self.lbr_equity(board, belief.weights), _no_bets
-            )
-            if reply.action == FOLD:
-                return -float(state.spent[me])
-            state = state.copy()
-            state.apply(CALL)
-        return float(min(state.spent)) * (2.0 * self.pair_equity(board) - 1.0)
+        return float(min(state.spent)) * (2.0 * self.pair_equity(tuple(state.board_cards)) - 1.0)
+
+    def value(self, state: BettingState, belief: Range) -> float:
+        """``check_down``, except that LBR facing a bet folds or calls first."""
+        me, them = self.seat, 1 - self.seat
+        if not any(state.folded) and not state.finished and state.current_player == me:
+            if state.spent[them] > state.spent[me]:
+                wp = self.lbr_equity(tuple(state.board_cards), belief.weights)
+                reply = best_action(state, me, self.rounds[state.round].fold_or_call(), wp, _no_bets)
+                state = state.copy()
+                state.apply(reply.action)
+        return self.check_down(state)
+
+    def reply_value(self, state: BettingState, belief: Range) -> float:
+        """Where LBR acts next: its choice with every action of its round, each valued
+        with the strategy's real hand (a bet: folded to with the stand-in's probability
+        for that hand, else called and checked down); elsewhere ``check_down``."""
+        me = self.seat
+        if self.fold_probabilities is None or self.their_hand is None:
+            return self.value(state, belief)
+        dealt = len(state.board_cards) >= state.game.total_board_cards(state.round)
+        if any(state.folded) or state.finished or state.current_player != me or not dealt:
+            return self.check_down(state)  # not LBR's turn, or the round's cards are still to come
+        asked: dict[tuple[int, int], np.ndarray] = {}
+
+        def fold_row(after: BettingState) -> np.ndarray:
+            key = (after.spent[0], after.spent[1])
+            if key not in asked:
+                asked[key] = np.asarray(self.fold_probabilities(after), dtype=np.float64)
+            return asked[key]
+
+        weights = belief.normalised()
+        wp = self.lbr_equity(tuple(state.board_cards), belief.weights)
+        decision = best_action(state, me, self.rounds[state.round], wp, lambda after: float(weights @ fold_row(after)))
+        after = state.copy()
+        after.apply(decision.action)
+        if decision.action.type is not ActionType.RAISE:
+            return self.check_down(after)
+        folds = float(fold_row(after)[self.their_hand])
+        called = after.copy()
+        called.apply(CALL)
+        return folds * float(state.spent[1 - me]) + (1.0 - folds) * self.check_down(called)
 
     def deal_term(self, root: BettingState, belief: Range, expected: float) -> float:
         """The deal of both hands: ``expected`` is E[V(root)] over all deals with LBR in
         this seat, which the game's caller computes (``holdem_deal_expectation``)."""
         return expected - self.value(root, belief)
 
-    def board_term(self, before: BettingState, after: BettingState, belief_after: Range) -> float:
-        """Board cards dealt at a round's start, or run out after an all-in: no bet is
-        open, so V is a check-down value whose expectation over the cards is its value
-        before them (the range does not enter a check-down value)."""
-        return self.value(before, belief_after) - self.value(after, belief_after)
+    def board_term(self, before: BettingState, after: BettingState) -> float:
+        """Board cards dealt at a round's start, or run out after an all-in: the
+        check-down value's expectation over the cards is its value before them."""
+        return self.check_down(before) - self.check_down(after)
 
     def strategy_term(
         self,
@@ -285,7 +329,7 @@ class Baseline:
                 continue
             after = state.copy()
             after.apply(a)
-            v = self.value(after, belief.after(like))
+            v = self.reply_value(after, belief.after(like))
             expected += float(p) * v
             if a == taken:
                 taken_value = v
@@ -327,9 +371,15 @@ def hand_index(cards: list[int]) -> int:
 
 
 def holdem_baseline(
-    seat: int, rounds: tuple[RoundActions, ...], lbr_hole: list[int], their_hole: list[int]
+    seat: int,
+    rounds: tuple[RoundActions, ...],
+    lbr_hole: list[int],
+    their_hole: list[int],
+    stand_in: object | None = None,
 ) -> Baseline:
-    """The baseline of a hold'em hand: exact equities, before the flop from the shipped table."""
+    """The baseline of a hold'em hand: exact equities, before the flop from the shipped
+    table; ``stand_in`` (a strategy to query) gives the fold probabilities of
+    ``Baseline.reply_value``."""
     x, y = list(lbr_hole), list(their_hole)
 
     def pair_equity(board: tuple[int, ...]) -> float:
@@ -341,7 +391,19 @@ def holdem_baseline(
     def lbr_equity(board: tuple[int, ...], weights: np.ndarray) -> float:
         return range_equity(x, list(board), weights)
 
-    return Baseline(seat, rounds, pair_equity, lbr_equity)
+    if stand_in is None:
+        return Baseline(seat, rounds, pair_equity, lbr_equity)
+
+    def fold_probabilities(after: BettingState) -> np.ndarray:
+        return query(stand_in, after, 1 - seat).probability_of(FOLD)
+
+    return Baseline(seat, rounds, pair_equity, lbr_equity, fold_probabilities, hand_index(y))
+
+
+def stand_in_for(strategy: object) -> object:
+    """What the baseline asks about LBR's bets: the agent's blueprint player (asking the
+    agent itself would cost a solve a question), else the strategy itself."""
+    return getattr(strategy, "bp_player", strategy)
 
 
 def holdem_root_values(root: BettingState, seat: int, first_round: RoundActions) -> np.ndarray:
@@ -404,7 +466,7 @@ def play_hand(
     state = BettingState(game, hand, [deck[0:2], deck[2:4]])
     lbr_hole, their_hole = deck[2 * seat : 2 * seat + 2], deck[2 * opponent : 2 * opponent + 2]
     belief = Range.holdem(lbr_hole, [])
-    baseline = holdem_baseline(seat, rounds, lbr_hole, their_hole)
+    baseline = holdem_baseline(seat, rounds, lbr_hole, their_hole, stand_in_for(strategy))
     outcome = HandOutcome(0.0, deal=baseline.deal_term(state, belief, holdem_deal_expectation(state, seat, rounds[0])))
     theirs = hand_index(their_hole)
 
@@ -412,7 +474,7 @@ def play_hand(
         before = state.copy()
         state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + count])
         belief.observe_board(live_hands(state.board_cards))
-        return baseline.board_term(before, state, belief)
+        return baseline.board_term(before, state)
 
     while not state.finished:
         need = game.total_board_cards(state.round)

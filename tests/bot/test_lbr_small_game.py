@@ -20,7 +20,7 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.hand_rank import hand_strength
 from pokerbot.solver import cfr
 from pokerbot.solver.subgame import make_subgame
-from pokerbot.solver.tree import CHANCE, BetSizes
+from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
 
 LEDUC = bundled_game("leduc.nolimit.2p")
 # the tree offers what LBR's fcpa setting bets (the pot, all-in), so LBR's actions are the tree's
@@ -170,13 +170,47 @@ def pair_equity(mine: int, theirs: int, board: tuple[int, ...]) -> float:
     return sum(score(mine, theirs, b) for b in boards) / len(boards)
 
 
-def leduc_baseline(seat: int, mine: int, theirs: int, hands: list[int]) -> Baseline:
+def leduc_baseline(seat: int, mine: int, theirs: int, hands: list[int], fold_probabilities=None) -> Baseline:
     return Baseline(
         seat,
         (FCPA, FCPA),
         lambda board: pair_equity(mine, theirs, board),
         lambda board, weights: equity(mine, list(board), hands, weights),
+        fold_probabilities,
+        hands.index(theirs),
     )
+
+
+def node_index(sub) -> dict[tuple[str, tuple[int, ...]], int]:
+    """The tree's decision nodes by (betting string, board)."""
+    t = sub.tree
+    out = {}
+
+    def walk(node: int, state: BettingState) -> None:
+        if t.kind[node] == DECISION:
+            out[(state.betting_string(), tuple(state.board_cards))] = node
+        for c in range(t.first_child[node], t.first_child[node] + t.num_children[node]):
+            s = state.copy()
+            if t.kind[node] == CHANCE:
+                s.deal_board_cards([int(t.dealt[c])])
+            else:
+                s.apply(t.actions[c])
+            walk(c, s)
+
+    walk(0, BettingState(LEDUC))
+    return out
+
+
+def fold_rows(sub, strategy: np.ndarray):
+    """The strategy's own fold probabilities per hand at any decision state: the
+    stand-in of ``Baseline.reply_value`` here is the strategy itself."""
+    nodes = node_index(sub)
+
+    def fold_probabilities(after: BettingState) -> np.ndarray:
+        node = nodes[(after.betting_string(), tuple(after.board_cards))]
+        return strategy[child_taking(sub, node, FOLD), :]
+
+    return fold_probabilities
 
 
 def deal_expectation(hands: list[int], seat: int) -> float:
@@ -190,17 +224,22 @@ def deal_expectation(hands: list[int], seat: int) -> float:
     return float(np.mean(values))
 
 
-def outcomes(sub, strategy: np.ndarray, seat: int, range_average: bool = False) -> list[tuple[float, ...]]:
+def outcomes(
+    sub, strategy: np.ndarray, seat: int, range_average: bool = False, lookahead: bool = False
+) -> list[tuple[float, ...]]:
     """Every way a hand of LBR in ``seat`` against ``strategy`` can go, over all deals
     and the strategy's actions: (probability, LBR's chips, the correction's deal, board
     and strategy terms).
     ``range_average``: the strategy's actions expected over LBR's range instead of the
-    strategy's actual card (a mistake the unbiasedness check must catch)."""
+    strategy's actual card (a mistake the unbiasedness check must catch). ``lookahead``:
+    the strategy's actions valued by LBR's full reply (``Baseline.reply_value``), the
+    strategy itself standing in for the fold probabilities."""
     t = sub.tree
     hands = [int(h[0]) for h in sub.hands]
     opp = 1 - seat
     expected = deal_expectation(hands, seat)
     deals = list(permutations(LEDUC.deck(), 3))
+    folds = fold_rows(sub, strategy) if lookahead else None
     out: list[tuple[float, ...]] = []
 
     def walk(node, state, belief, board_card, base, probability, terms):
@@ -213,12 +252,12 @@ def outcomes(sub, strategy: np.ndarray, seat: int, range_average: bool = False) 
             before = state.copy()
             state.deal_board_cards([board_card])
             belief.observe_board(np.array([h != board_card for h in hands], dtype=np.float64))
-            terms = (terms[0], terms[1] + base.board_term(before, state, belief), terms[2])
+            terms = (terms[0], terms[1] + base.board_term(before, state), terms[2])
         if state.finished:
             if not any(state.folded) and not state.board_cards:  # all-in before the board card
                 before = state.copy()
                 state.deal_board_cards([board_card])
-                terms = (terms[0], terms[1] + base.board_term(before, state, belief), terms[2])
+                terms = (terms[0], terms[1] + base.board_term(before, state), terms[2])
             out.append((probability, float(state.payoffs()[seat]), *terms))
             return
         if state.current_player == seat:
@@ -254,7 +293,7 @@ def outcomes(sub, strategy: np.ndarray, seat: int, range_average: bool = False) 
         holes = [[], []]
         holes[seat], holes[opp] = [own], [theirs]
         belief = Range(np.array([h != own for h in hands], dtype=np.float64))
-        base = leduc_baseline(seat, own, theirs, hands)
+        base = leduc_baseline(seat, own, theirs, hands, folds)
         root = BettingState(LEDUC, 0, holes)
         walk(0, root, belief, board, base, 1.0 / len(deals), (base.deal_term(root, belief, expected), 0.0, 0.0))
     return out
@@ -282,12 +321,15 @@ def test_the_corrected_result_has_exactly_lbr_expectation_and_less_variance(ledu
         "CFR+ 500 iterations": lambda: cfr.solve(leduc, 500).strategy,
     }[name]()
     for seat in (0, 1):
-        mean_raw, var_raw, mean_corrected, var_corrected, by_kind = moments(outcomes(leduc, strategy, seat))
-        assert abs(mean_raw - lbr_value(leduc, strategy, seat)) < 1e-9  # the walk is LBR's
-        assert abs(mean_corrected - mean_raw) < 1e-9, (seat, mean_raw, mean_corrected)
-        # each kind of term alone has expectation 0, so any fixed weights keep it unbiased
-        assert np.all(np.abs(by_kind) < 1e-9), by_kind
-        assert var_corrected < 0.35 * var_raw, (seat, var_raw, var_corrected)  # 3.6x to 6.1x measured
+        for lookahead in (False, True):
+            mean_raw, var_raw, mean_corrected, var_corrected, by_kind = moments(
+                outcomes(leduc, strategy, seat, lookahead=lookahead)
+            )
+            assert abs(mean_raw - lbr_value(leduc, strategy, seat)) < 1e-9  # the walk is LBR's
+            assert abs(mean_corrected - mean_raw) < 1e-9, (seat, lookahead, mean_raw, mean_corrected)
+            # each kind of term alone has expectation 0, so any fixed weights keep it unbiased
+            assert np.all(np.abs(by_kind) < 1e-9), by_kind
+            assert var_corrected < 0.35 * var_raw, (seat, lookahead, var_raw, var_corrected)
 
 
 def test_a_correction_taken_over_the_range_instead_of_the_hand_is_biased(leduc):
