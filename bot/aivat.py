@@ -45,7 +45,7 @@ from pokerbot.protocol.betting import ActionType, BettingState, raise_to
 from pokerbot.solver.equity import equities_against
 
 from .strategy_log import LoggedDecision
-from .strategy_query import HANDS, ActionProbabilities, live_hands
+from .strategy_query import HANDS, ActionProbabilities, hand_index, live_hands
 
 
 class AIVATError(ValueError):
@@ -231,7 +231,7 @@ def hand_events(
             if actor == seat:
                 answer = _decision(own_log, hand, replay, action).answer
                 likelihood = answer.probability_of(action)
-                if likelihood[_hand_index(final.hole_cards[seat])] <= 0:
+                if likelihood[hand_index(final.hole_cards[seat])] <= 0:
                     raise AIVATError(f"hand {hand}: the log gives {action} probability 0 with the hand held")
                 if solver_values and answer.values is not None and action in answer.actions:
                     columns = answer.values
@@ -243,12 +243,12 @@ def hand_events(
                 events.append(OwnDecision(answer.probabilities, columns, likelihood, taken))
             elif opponent_log is not None:
                 answer = _decision(opponent_log, hand, replay, action).answer
-                if answer.probability_of(action)[_hand_index(y)] <= 0:
+                if answer.probability_of(action)[hand_index(y)] <= 0:
                     raise AIVATError(f"hand {hand}: the opponent's log gives {action} probability 0 with its hand")
                 after = replay.copy()
                 after.apply(action)
                 columns = values.columns(replay, answer, board)
-                row = answer.probabilities[_hand_index(y)]
+                row = answer.probabilities[hand_index(y)]
                 events.append(OpponentDecision(row, columns, values.after(after, board)))
             replay.apply(action)
     if any(final.folded):
@@ -256,14 +256,6 @@ def hand_events(
     else:
         payoff = float(min(final.spent)) * (2.0 * values.equity(tuple(final.board_cards)) - 1.0)
     return np.ones(len(HANDS)), events, payoff
-
-
-_INDEX = {(int(a), int(b)): i for i, (a, b) in enumerate(HANDS.tolist())}
-
-
-def _hand_index(cards: list[int]) -> int:
-    a, b = sorted(int(c) for c in cards)
-    return _INDEX[(a, b)]
 
 
 # --------------------------------------------------------------------- match logs

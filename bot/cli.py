@@ -530,7 +530,12 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
         return 2
     limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
     make = ladder.spec_maker(
-        args.game, blueprint if needs_blueprint else None, args.pairs, limits, concurrent=args.parallel == 1
+        args.game,
+        blueprint if needs_blueprint else None,
+        args.pairs,
+        limits,
+        concurrent=args.parallel == 1,
+        at_once=1 if args.ray is not None else args.parallel,
     )
     identity = ladder.identity_of(make)
     specs = [] if args.report else ladder.plan_chunks(args.out, rows, args.chunks, args.pairs, seeds, make)

@@ -163,6 +163,7 @@ class ChunkSpec:
     commit: str
     limits: dict = field(default_factory=dict)
     concurrent: bool = False
+    at_once: int = 1  # chunks played at the same time (the pace per machine is seconds / at_once)
 
     @property
     def identity(self) -> dict:
@@ -236,6 +237,7 @@ def run_chunk(spec: ChunkSpec) -> dict:
         **spec.identity,
         "blueprint": spec.blueprint,
         "concurrent": spec.concurrent,
+        "at_once": spec.at_once,
         "host": os.uname().nodename,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "seconds": round(seconds, 3),
@@ -353,8 +355,8 @@ def pool(records: list[dict], identity: dict | None = None, target: float = 100.
     need = (Z95 * c["sd"] / abs(c["mean"])) ** 2 if c["mean"] else float("inf")
     out["pairs_for_significance"] = max(0, math.ceil(need - n)) if math.isfinite(need) else None
     out["pairs_for_target"] = math.ceil((Z95 * c["sd"] / target) ** 2) if math.isfinite(c["sd"]) else None
-    seconds = sum(r["seconds"] for r in unique) / n
-    out["seconds_per_pair"] = seconds
+    seconds = sum(r["seconds"] / r.get("at_once", 1) for r in unique) / n
+    out["seconds_per_pair"] = seconds  # of the machine's time: wall time over the chunks played at once
     pairs_for_target = out["pairs_for_target"]
     out["hours_for_target"] = pairs_for_target * seconds / 3600 if pairs_for_target is not None else None
     return out
@@ -443,14 +445,22 @@ def run_chunks(specs: list[ChunkSpec], parallel: int, ray_address: str | None = 
 
 
 def spec_maker(
-    game: str, blueprint: str | None, pairs: int, limits: dict, concurrent: bool, commit: str | None = None
+    game: str,
+    blueprint: str | None,
+    pairs: int,
+    limits: dict,
+    concurrent: bool,
+    commit: str | None = None,
+    at_once: int = 1,
 ) -> Callable[[Row, int, str], ChunkSpec]:
     """Chunk specs of one run: the same game, blueprint, limits and commit for all."""
     digest = file_digest(blueprint) if blueprint and os.path.exists(blueprint) else None
     version = commit or code_version()
 
     def make(row: Row, seed: int, out_dir: str) -> ChunkSpec:
-        return ChunkSpec(row.a, row.b, seed, pairs, out_dir, game, blueprint, digest, version, limits, concurrent)
+        return ChunkSpec(
+            row.a, row.b, seed, pairs, out_dir, game, blueprint, digest, version, limits, concurrent, at_once
+        )
 
     return make
 

@@ -67,7 +67,7 @@ from pokerbot.solver.equity import preflop_equities, range_equity, runout_equity
 
 from .control_variates import cross_fitted
 from .match import summarize as match_summary
-from .strategy_query import HANDS, live_hands, query
+from .strategy_query import HANDS, hand_index, live_hands, query
 
 
 class LBRError(ValueError):
@@ -359,15 +359,6 @@ def deal(seed: int, hand: int) -> list[int]:
     deck = list(range(52))
     random.Random(f"lbr:{seed}:{hand}").shuffle(deck)
     return deck
-
-
-_HAND_INDEX = {(int(a), int(b)): i for i, (a, b) in enumerate(HANDS.tolist())}
-
-
-def hand_index(cards: list[int]) -> int:
-    """The row of a hole pair in ``HANDS``."""
-    a, b = sorted(int(c) for c in cards)
-    return _HAND_INDEX[(a, b)]
 
 
 def holdem_baseline(

@@ -61,6 +61,15 @@ class ActionProbabilities:
         return np.zeros(len(HANDS))
 
 
+_HAND_INDEX = {(int(a), int(b)): i for i, (a, b) in enumerate(HANDS.tolist())}
+
+
+def hand_index(cards: list[int]) -> int:
+    """The row of a hole pair in ``HANDS`` (and in every answer)."""
+    a, b = sorted(int(c) for c in cards)
+    return _HAND_INDEX[(a, b)]
+
+
 def live_hands(board: list[int]) -> np.ndarray:
     """Per hand, whether it shares no card with ``board``."""
     if not board:

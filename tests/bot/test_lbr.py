@@ -12,7 +12,6 @@ from pokerbot.bot.lbr import (
     LBRError,
     Range,
     check_setting,
-    hand_index,
     holdem_baseline,
     holdem_root_values,
     parse_setting,
@@ -20,7 +19,7 @@ from pokerbot.bot.lbr import (
     summarize,
 )
 from pokerbot.bot.strategies import make_strategy
-from pokerbot.bot.strategy_query import HANDS, live_hands, query
+from pokerbot.bot.strategy_query import HANDS, hand_index, live_hands, query
 from pokerbot.protocol.betting import ActionType, BettingState
 from pokerbot.protocol.gamedef import bundled_game
 
