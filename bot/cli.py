@@ -112,6 +112,32 @@ def _turn_solver_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _blueprint_of(args: argparse.Namespace, command: str) -> tuple[str | None, int]:
+    """The store ``args.strategy`` plays (None for the bots that need none) and 0, or
+    (None, 2) after saying that it is missing."""
+    from pokerbot.bot.strategies import blueprint_path
+
+    if args.strategy not in ("blueprint", "prober", "libratus", "unsafe"):
+        return None, 0
+    blueprint = blueprint_path(args.blueprint)
+    if not os.path.exists(blueprint):
+        print(f"pokerbot {command}: no blueprint at {blueprint} (--blueprint PATH)", file=sys.stderr)
+        return None, 2
+    return blueprint, 0
+
+
+def _agent_options(args: argparse.Namespace, **more) -> dict:
+    """The agent's options from a command's solving options (``_turn_solver_options``
+    and --solve-round, --solve-seconds), with ``more``."""
+    return {
+        "solve_seconds": args.solve_seconds,
+        "solve_round": args.solve_round - 1,
+        "turn_solver": args.turn_solver,
+        "card_samples": args.card_samples,
+        **more,
+    }
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from pokerbot.bot.strategies import make_strategy
     from pokerbot.protocol.logs import configure
@@ -124,18 +150,15 @@ def _cmd_play(args: argparse.Namespace) -> int:
         options = {}
         if agent:
             # one pool for every seat, started below once the strategies are known to load
-            options = {
-                "solve_seconds": args.solve_seconds,
-                "solve_round": args.solve_round - 1,
-                "turn_solver": args.turn_solver,
-                "card_samples": args.card_samples,
-                "threads": args.threads,
-                "workers": 0,
-                "t_response_ms": args.t_response,
-                "t_hand_ms": args.t_hand,
-                "t_per_hand_ms": args.t_per_hand,
-                "reply_grid_ms": args.reply_grid_ms,
-            }
+            options = _agent_options(
+                args,
+                threads=args.threads,
+                workers=0,
+                t_response_ms=args.t_response,
+                t_hand_ms=args.t_hand,
+                t_per_hand_ms=args.t_per_hand,
+                reply_grid_ms=args.reply_grid_ms,
+            )
         strategies = [
             make_strategy(args.strategy, None if args.seed is None else args.seed + i, args.blueprint, **options)
             for i in range(len(ports))
@@ -441,28 +464,18 @@ def _cmd_lbr(args: argparse.Namespace) -> int:
 
     from pokerbot.blueprint_store.store import StoreError
     from pokerbot.bot.lbr import LBRError, markdown_line, run_lbr
-    from pokerbot.bot.strategies import blueprint_path
     from pokerbot.protocol.logs import configure
 
     configure("warning")
-    blueprint = None
-    if args.strategy in ("blueprint", "prober", "libratus", "unsafe"):
-        blueprint = blueprint_path(args.blueprint)
-        if not os.path.exists(blueprint):
-            print(f"pokerbot lbr: no blueprint at {blueprint} (--blueprint PATH)", file=sys.stderr)
-            return 2
+    blueprint, status = _blueprint_of(args, "lbr")
+    if status:
+        return status
     if args.hands < 1 or args.workers < 1:
         print("pokerbot lbr: --hands and --workers must be at least 1", file=sys.stderr)
         return 2
     options: dict = {}
     if args.strategy in ("libratus", "unsafe"):
-        options = {
-            "solve_round": args.solve_round - 1,
-            "solve_seconds": args.solve_seconds,
-            "turn_solver": args.turn_solver,
-            "card_samples": args.card_samples,
-            "workers": 0,
-        }
+        options = _agent_options(args, workers=0)
     try:
         summary = run_lbr(
             args.strategy,
@@ -593,7 +606,7 @@ def _cmd_slumbot(args: argparse.Namespace) -> int:
     import json
 
     from pokerbot.bot import slumbot
-    from pokerbot.bot.strategies import blueprint_path, make_strategy
+    from pokerbot.bot.strategies import make_strategy
     from pokerbot.protocol.logs import configure
 
     configure("warning")
@@ -613,26 +626,14 @@ def _cmd_slumbot(args: argparse.Namespace) -> int:
             password = getpass.getpass(f"Slumbot password for {args.username}: ")
     game = load_gamedef("holdem.nolimit.2p")
     agent = args.strategy in ("libratus", "unsafe")
-    blueprint = None
-    if args.strategy in ("libratus", "unsafe", "blueprint", "prober"):
-        blueprint = blueprint_path(args.blueprint)
-        if not os.path.exists(blueprint):
-            print(f"pokerbot slumbot: no blueprint at {blueprint} (--blueprint PATH)", file=sys.stderr)
-            return 2
+    blueprint, status = _blueprint_of(args, "slumbot")
+    if status:
+        return status
     options: dict = {}
     if agent:
         # no dealer's clock: a budget for an opponent that waits (Slumbot's server does)
-        options = {
-            "solve_seconds": args.solve_seconds,
-            "solve_round": args.solve_round - 1,
-            "turn_solver": args.turn_solver,
-            "card_samples": args.card_samples,
-            "threads": args.threads,
-            "workers": args.workers,
-            "t_response_ms": 60_000,
-            "t_hand_ms": 600_000,
-            "t_per_hand_ms": 30_000,
-        }
+        limits = {"t_response_ms": 60_000, "t_hand_ms": 600_000, "t_per_hand_ms": 30_000}
+        options = _agent_options(args, threads=args.threads, workers=args.workers, **limits)
     identity = {
         "strategy": args.strategy,
         "blueprint": blueprint,

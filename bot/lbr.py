@@ -67,6 +67,7 @@ from pokerbot.solver.equity import preflop_equities, range_equity, runout_equity
 
 from .control_variates import cross_fitted
 from .match import summarize as match_summary
+from .run_identity import claim
 from .strategy_query import HANDS, hand_index, live_hands, query
 
 
@@ -599,15 +600,9 @@ def run_lbr(
         "game": game_name,
         "options": options,
     }
-    run_path = os.path.join(out_dir, "run.json")
-    if os.path.exists(run_path):
-        with open(run_path) as f:
-            before = json.load(f)
-        if before != json.loads(json.dumps(identity)):
-            raise LBRError(f"{out_dir} holds hands of another run ({before}); give another --out")
-    else:
-        with open(run_path, "w") as f:
-            json.dump(identity, f, indent=2)
+    before = claim(out_dir, identity)
+    if before is not None:
+        raise LBRError(f"{out_dir} holds hands of another run ({before}); give another --out")
     path = os.path.join(out_dir, "hands.jsonl")
     done = _read_hands(path)
     todo = [h for h in range(hands) if h not in done]

@@ -547,18 +547,13 @@ def run_slumbot(
     """Play ``strategy`` against Slumbot until ``out_dir`` holds ``hands`` hands (a run
     there with another identity is refused), then summarise and write ``summary.json``."""
     from .progress import ProgressBar
+    from .run_identity import claim
     from .strategy_log import StrategyLogWriter
 
     run = SlumbotRun(out_dir, game)
-    path = os.path.join(out_dir, "run.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            before = json.load(f)
-        if before != json.loads(json.dumps(identity)):
-            raise SlumbotError(f"{out_dir} holds hands of another run ({before}); give another --out")
-    else:
-        with open(path, "w") as f:
-            json.dump(identity, f, indent=2)
+    before = claim(out_dir, identity)
+    if before is not None:
+        raise SlumbotError(f"{out_dir} holds hands of another run ({before}); give another --out")
     bar = ProgressBar(hands, "hands", label="vs Slumbot") if progress else None
     totals = [sum(r.winnings for r in run.records), len(run.records)]
 

@@ -67,6 +67,20 @@ def equity(card: int, board: list[int], hands: list[int], weights: np.ndarray) -
     return win / total
 
 
+def lbr_moves(sub, node: int, state: BettingState, seat: int, strategy: np.ndarray, hands: list[int], w) -> int:
+    """LBR's choice at ``node`` against ``strategy`` holding the range ``w``: applied to
+    ``state``; returns the child it leads to."""
+    wp = equity(state.hole_cards[seat][0], state.board_cards, hands, w)
+
+    def fold_probability(after: BettingState) -> float:
+        c = child_spending(sub, node, after.spent)
+        return float(w @ strategy[child_taking(sub, c, FOLD), :])
+
+    decision = best_action(state, seat, FCPA, wp, fold_probability)
+    state.apply(decision.action)
+    return child_taking(sub, node, decision.action)
+
+
 def lbr_value(sub, strategy: np.ndarray, seat: int, peek: bool = False) -> float:
     """LBR's expected winnings in position ``seat`` against ``strategy`` (rows: the tree's
     children, columns: the subgame's hands), over all deals and the strategy's actions.
@@ -90,19 +104,8 @@ def lbr_value(sub, strategy: np.ndarray, seat: int, peek: bool = False) -> float
                 state.deal_board_cards([board_card])  # all-in before the board card
             return float(state.payoffs()[seat])
         if state.current_player == seat:
-            w = belief.normalised()
-            if peek:
-                w = np.array([float(h == state.hole_cards[opp][0]) for h in hands])
-            wp = equity(state.hole_cards[seat][0], state.board_cards, hands, w)
-
-            def fold_probability(after: BettingState) -> float:
-                c = child_spending(sub, node, after.spent)
-                return float(w @ strategy[child_taking(sub, c, FOLD), :])
-
-            decision = best_action(state, seat, FCPA, wp, fold_probability)
-            c = child_taking(sub, node, decision.action)
-            state.apply(decision.action)
-            return walk(c, state, belief, board_card)
+            w = np.array([float(h == state.hole_cards[opp][0]) for h in hands]) if peek else belief.normalised()
+            return walk(lbr_moves(sub, node, state, seat, strategy, hands, w), state, belief, board_card)
         mine = hands.index(state.hole_cards[opp][0])
         value = 0.0
         for c in range(t.first_child[node], t.first_child[node] + t.num_children[node]):
@@ -261,16 +264,7 @@ def outcomes(
             out.append((probability, float(state.payoffs()[seat]), *terms))
             return
         if state.current_player == seat:
-            w = belief.normalised()
-            wp = equity(state.hole_cards[seat][0], state.board_cards, hands, w)
-
-            def fold_probability(after: BettingState) -> float:
-                c = child_spending(sub, node, after.spent)
-                return float(w @ strategy[child_taking(sub, c, FOLD), :])
-
-            decision = best_action(state, seat, FCPA, wp, fold_probability)
-            c = child_taking(sub, node, decision.action)
-            state.apply(decision.action)
+            c = lbr_moves(sub, node, state, seat, strategy, hands, belief.normalised())
             walk(c, state, belief, board_card, base, probability, terms)
             return
         kids = list(range(t.first_child[node], t.first_child[node] + t.num_children[node]))

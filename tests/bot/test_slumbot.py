@@ -226,3 +226,27 @@ def test_the_agent_plays_through_the_api(server, tmp_path, small_blueprint):
     agent = make_strategy("libratus", 3, small_blueprint, solve_seconds=0.3, workers=0)
     slumbot.play_hands(agent, slumbot.Client(url, rate=0), run, 6)
     assert [(p, a, w) for _, _, p, a, w in srv.recorded] == records_of(run)
+
+
+@pytest.mark.slow
+def test_the_agent_plays_100_hands_stopped_and_resumed_as_the_server_recorded(server, tmp_path, small_blueprint):
+    """The acceptance run, with the small blueprint: ``pokerbot slumbot --hands 100``
+    with the agent, stopped by SIGTERM midway and run again."""
+    srv, url = server
+    out = str(tmp_path / "agent")
+    agent = ["--strategy", "libratus", "--blueprint", small_blueprint, "--solve-seconds", "0.5"]
+    base = command(url, out, 100)
+    base = base[: base.index("--strategy")] + base[base.index("--hands") :] + agent
+    proc = subprocess.Popen(base, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    hands = os.path.join(out, "hands.jsonl")
+    deadline = time.time() + 600
+    while time.time() < deadline and (not os.path.exists(hands) or sum(1 for _ in open(hands)) < 40):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 130
+    done = subprocess.run(base + ["--json"], capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr
+    run = slumbot.SlumbotRun(out, HUNL)
+    assert len(run.records) == 100 and not run.abandoned
+    assert [(p, a, w) for _, _, p, a, w in srv.recorded] == records_of(run)
+    assert json.loads(done.stdout)["aivat_fallback_hands"] == 0

@@ -1,0 +1,21 @@
+"""A results directory's identity: what was run in it, so that a rerun with other
+settings never adds its hands to another run's."""
+
+from __future__ import annotations
+
+import json
+import os
+
+
+def claim(out_dir: str, identity: dict) -> dict | None:
+    """Record ``identity`` in ``out_dir/run.json`` the first time; afterwards, the
+    identity recorded there when it differs from ``identity`` (None when it is the same)."""
+    path = os.path.join(out_dir, "run.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            before = json.load(f)
+        return before if before != json.loads(json.dumps(identity)) else None
+    os.makedirs(out_dir, exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(identity, f, indent=2)
+    return None
