@@ -644,8 +644,9 @@ def _cmd_slumbot(args: argparse.Namespace) -> int:
     }
     try:
         strategy = make_strategy(args.strategy, args.seed, blueprint, **options)
-        if agent:
-            strategy.prepare()
+        prepare = getattr(strategy, "prepare", None)
+        if prepare is not None:
+            prepare()  # the agent's kernels and solver workers, before the first hand
         client = slumbot.Client(args.base_url, timeout=args.timeout, rate=args.rate)
         if args.username:
             client.login(args.username, password or "")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import logging
 import math
 import os
 import re
@@ -259,7 +260,7 @@ def write_record(chunk_dir: str, record: dict) -> None:
 
 def read_records(out_dir: str, row: Row) -> list[dict]:
     """The finished chunks of a row (unreadable ones are skipped: played again)."""
-    records = []
+    records: list[dict] = []
     row_dir = os.path.join(out_dir, row.key)
     if not os.path.isdir(row_dir):
         return records
@@ -405,7 +406,7 @@ def run_chunks(specs: list[ChunkSpec], parallel: int, ray_address: str | None = 
         import ray
 
         if not ray.is_initialized():
-            ray.init(address=ray_address, logging_level="warning", log_to_driver=False)
+            ray.init(address=ray_address, logging_level=logging.WARNING, log_to_driver=False)
         remote = ray.remote(num_cpus=1, max_retries=1)(run_chunk)
         pending = {remote.remote(spec): i for i, spec in enumerate(specs)}
         while pending:

@@ -276,7 +276,8 @@ class Baseline:
         with the strategy's real hand (a bet: folded to with the stand-in's probability
         for that hand, else called and checked down); elsewhere ``check_down``."""
         me = self.seat
-        if self.fold_probabilities is None or self.their_hand is None:
+        stand_in = self.fold_probabilities
+        if stand_in is None or self.their_hand is None:
             return self.value(state, belief)
         dealt = len(state.board_cards) >= state.game.total_board_cards(state.round)
         if any(state.folded) or state.finished or state.current_player != me or not dealt:
@@ -286,7 +287,7 @@ class Baseline:
         def fold_row(after: BettingState) -> np.ndarray:
             key = (after.spent[0], after.spent[1])
             if key not in asked:
-                asked[key] = np.asarray(self.fold_probabilities(after), dtype=np.float64)
+                asked[key] = np.asarray(stand_in(after), dtype=np.float64)
             return asked[key]
 
         weights = belief.normalised()
