@@ -126,7 +126,7 @@ def _to_cdf(hist, counts, h, bins, out):
 
 
 @nb.njit(cache=True)
-def _cdf_mean(cdf, bins):
+def cdf_mean(cdf, bins):
     """Mean equity from a cumulative histogram (bin centres)."""
     m = 0.0
     prev = 0.0
@@ -137,7 +137,7 @@ def _cdf_mean(cdf, bins):
 
 
 @nb.njit(cache=True)
-def _nearest(cdf, mean, centers, center_means, by_mean):
+def nearest_centre(cdf, mean, centers, center_means, by_mean):
     """Index of the centre with the smallest EMD to ``cdf``. Centres are scanned
     outward from the closest mean; |mean difference| <= EMD ends the scan early."""
     k = centers.shape[0]
@@ -251,8 +251,8 @@ def _assign_boards(
             cards[0] = c1[h]
             cards[1] = c2[h]
             _to_cdf(hist, counts, h, bins, cdf)
-            table[index_with_scratch(cards, round_end, rounds, keys_cfg, offsets_cfg, binom, scratch)] = _nearest(
-                cdf, _cdf_mean(cdf, bins), centers, center_means, by_mean
+            table[index_with_scratch(cards, round_end, rounds, keys_cfg, offsets_cfg, binom, scratch)] = nearest_centre(
+                cdf, cdf_mean(cdf, bins), centers, center_means, by_mean
             )
 
 
@@ -331,7 +331,7 @@ def _sample_points(
 def _assign_points(points, centers, center_means, by_mean, labels):
     bins = points.shape[1]
     for p in nb.prange(points.shape[0]):
-        labels[p] = _nearest(points[p], _cdf_mean(points[p], bins), centers, center_means, by_mean)
+        labels[p] = nearest_centre(points[p], cdf_mean(points[p], bins), centers, center_means, by_mean)
 
 
 def kmeans_emd(points: np.ndarray, k: int, iterations: int, rng: np.random.Generator) -> np.ndarray:
@@ -354,7 +354,7 @@ def kmeans_emd(points: np.ndarray, k: int, iterations: int, rng: np.random.Gener
         dist = np.minimum(dist, np.abs(seed_pool - centers[j]).mean(axis=1))
     labels = np.empty(n, dtype=np.int64)
     for _ in range(iterations):
-        cm = np.array([_cdf_mean(c, bins) for c in centers])
+        cm = np.array([cdf_mean(c, bins) for c in centers])
         order = np.argsort(cm).astype(np.int64)
         _assign_points(points, centers, cm, order, labels)
         sums = np.zeros((k, bins))
@@ -368,7 +368,7 @@ def kmeans_emd(points: np.ndarray, k: int, iterations: int, rng: np.random.Gener
             centers = new
             break
         centers = new
-    cm = np.array([_cdf_mean(c, bins) for c in centers])
+    cm = np.array([cdf_mean(c, bins) for c in centers])
     return centers[np.argsort(cm)]
 
 
@@ -412,7 +412,7 @@ def _runouts(boards: np.ndarray, k: int, sample: int, rng: np.random.Generator) 
     return padded, lens
 
 
-def _build_round(
+def build_round(
     name: str,
     board_rounds: tuple[int, ...],
     k: int,
@@ -454,7 +454,7 @@ def _build_round(
         f"fitting {buckets} centres"
     )
     centers = kmeans_emd(points, buckets, spec.kmeans_iterations, rng)
-    cm = np.array([_cdf_mean(c, spec.bins) for c in centers])
+    cm = np.array([cdf_mean(c, spec.bins) for c in centers])
     by_mean = np.argsort(cm).astype(np.int64)
     table = np.full(indexer.size(rounds - 1), UNASSIGNED, dtype=np.uint16)
     t = indexer.tables[rounds - 1]
@@ -510,8 +510,8 @@ def build_card_abstraction(
     rng = np.random.default_rng(spec.seed)
     indexer = HandIndexer(HOLDEM_ROUNDS)
     preflop = indexer.index_many(HOLE_PAIRS).astype(np.uint16)
-    flop = _build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, log, progress)
-    turn = _build_round("turn", (3, 1), 1, spec, spec.turn_runouts, spec.fit_turn_boards, rng, log, progress)
+    flop = build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, log, progress)
+    turn = build_round("turn", (3, 1), 1, spec, spec.turn_runouts, spec.fit_turn_boards, rng, log, progress)
     return CardAbstraction(spec, preflop, flop, turn, time.perf_counter() - t0)
 
 
@@ -558,7 +558,7 @@ def _bucket_of_equity(e, n):
 
 
 @nb.njit(cache=True)
-def _deal_buckets(
+def deal_buckets(
     cards,
     preflop,
     flop,
@@ -646,7 +646,7 @@ def _sample_deals(
                 deck[j] = deck[k]
                 deck[k] = t
                 cards[j] = deck[j]
-            outcomes[i] = _deal_buckets(
+            outcomes[i] = deal_buckets(
                 cards,
                 preflop,
                 flop,

@@ -30,8 +30,8 @@ import time
 import numpy as np
 
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.blueprint_player import BlueprintStrategy
-from pokerbot.bot.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver import cfr

@@ -764,7 +764,7 @@ class _TranslationWalk(Walk):
                     if not (T.kind[k] == DECISION and T.player[k] == actor):
                         add_mapped_weight(by_child[c], k, sk, w)
                         continue
-                    for j, p in self._map_theirs(st, a, sk, k):
+                    for j, p in self.map_theirs(st, a, sk, k):
                         sj = sk.copy()
                         sj.apply(T.actions[j])
                         add_mapped_weight(by_child[c], j, sj, w * p)
@@ -773,7 +773,7 @@ class _TranslationWalk(Walk):
             st2.apply(a)
             self._walk(c, st2, by_child[c])
 
-    def _map_theirs(self, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, float]]:
+    def map_theirs(self, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, float]]:
         """Where the opponent's action ``a`` at the real state ``st`` takes us from our
         node ``k`` (state ``sk``): (our child, probability) pairs."""
         T = self.blueprint.sub.tree
@@ -946,7 +946,7 @@ def blueprint_for_table2(setup: Table2Setup) -> tuple[GameDef, Subgame, Solved]:
     return game, large, Solved(small, cfr.solve(small, setup.blueprint_iterations).strategy)
 
 
-def _profile(large: Subgame, seats: list[np.ndarray]) -> np.ndarray:
+def seat_profile(large: Subgame, seats: list[np.ndarray]) -> np.ndarray:
     """One strategy over the large tree: each player's nodes from that seat's walk."""
     t = large.tree
     out = seats[0].copy()
@@ -959,7 +959,7 @@ def table2_translation(game: GameDef, large: Subgame, bp: Solved, setup: Table2S
     t0 = time.perf_counter()
     seats = [_TranslationWalk(game, large, setup.small, bp, us, randomized=randomized).run() for us in (0, 1)]
     name = "Randomized pseudo-harmonic translation" if randomized else "Deterministic pseudo-harmonic translation"
-    return Row(name, mbb(cfr.exploitability(large, _profile(large, seats)), game), seconds=time.perf_counter() - t0)
+    return Row(name, mbb(cfr.exploitability(large, seat_profile(large, seats)), game), seconds=time.perf_counter() - t0)
 
 
 def table2_method(
@@ -984,7 +984,7 @@ def table2_method(
     seats = [w.run() for w in walks]
     return Row(
         method.name,
-        mbb(cfr.exploitability(large, _profile(large, seats)), game),
+        mbb(cfr.exploitability(large, seat_profile(large, seats)), game),
         solves=sum(w.solves for w in walks),
         gap_mbb=mbb(gap.chips(), game) if method.has_gap else None,
         seconds=time.perf_counter() - t0,

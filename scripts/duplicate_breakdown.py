@@ -26,7 +26,8 @@ from collections import Counter
 
 import numpy as np
 
-from pokerbot.bot.match import Z95, player_series, read_match_log
+from pokerbot.bot.evaluation.match_log import player_series, read_match_log
+from pokerbot.bot.evaluation.stats import Z95
 from pokerbot.protocol.gamedef import GameDefError, load_gamedef
 from scripts.agent_log_summary import read_events
 

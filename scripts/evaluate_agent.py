@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from agent_log_summary import summarise
 
-from pokerbot.bot.match import follow_logs, hands_logged
+from pokerbot.bot.evaluation.match import follow_logs, hands_logged
 from pokerbot.bot.progress import ProgressBar
 
 OPPONENTS = ("allin", "raise-pot", "random", "call", "blueprint", "unsafe")

@@ -34,7 +34,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from pokerbot.bot.match import follow_logs, hands_logged, player_series, read_match_log, summarize
+from pokerbot.bot.evaluation.match import follow_logs, hands_logged
+from pokerbot.bot.evaluation.match_log import player_series, read_match_log
+from pokerbot.bot.evaluation.stats import summarize
 from pokerbot.bot.progress import ProgressBar
 from pokerbot.protocol.betting import ActionType
 from pokerbot.protocol.gamedef import DEFAULT_GAME, bundled_game

@@ -6,7 +6,7 @@ strategy), a backward pass computes counterfactual values per hand, updates regr
 with regret matching+ (negative regrets floored at zero) and accumulates the
 linearly weighted average strategy. Terminal values cost O(hands): folds use per-card
 reach totals for card removal; showdowns a few passes over the hands sorted by
-strength and a small table of per-card totals by tie group (see ``passes._showdown``).
+strength and a small table of per-card totals by tie group (see ``passes.showdown_values``).
 
 Values are chips won over the whole hand (as the dealer pays), counterfactual: for a
 hand h of player i, the sum over opponent hands j compatible with h of the opponent's
@@ -47,7 +47,7 @@ class _Work:
         self.reach = np.zeros((2, n, H), dtype=dtype)
         self.cfv = np.zeros((n, H), dtype=dtype)
         self.tmp = np.zeros(H, dtype=dtype)
-        self.qs = np.zeros(H + showdown_scratch(sub), dtype=dtype)  # a gathered reach, then _showdown's table
+        self.qs = np.zeros(H + showdown_scratch(sub), dtype=dtype)  # a gathered reach, then showdown_values's table
 
     def args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (self.reach, self.cfv, self.tmp, self.qs)
@@ -271,13 +271,13 @@ def exploitability(sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray
     """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
     best-response values (expected over the joint deal of compatible hands). In a
     depth-limited subgame the best response chooses among the continuations only."""
-    joint = _joint_weight(sub)
+    joint = joint_weight(sub)
     br = [float(sub.reach[p] @ counterfactual_values(sub, strategy, p, True, leaf_strategy)) for p in (0, 1)]
     return (br[0] + br[1]) / 2.0 / joint
 
 
 def expected_values(sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray | None = None) -> tuple[float, float]:
-    joint = _joint_weight(sub)
+    joint = joint_weight(sub)
     ev = [
         float(sub.reach[p] @ counterfactual_values(sub, strategy, p, leaf_strategy=leaf_strategy)) / joint
         for p in (0, 1)
@@ -285,7 +285,9 @@ def expected_values(sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarra
     return ev[0], ev[1]
 
 
-def _joint_weight(sub: Subgame) -> float:
+def joint_weight(sub: Subgame) -> float:
+    """The total weight of the compatible pairs of hands the subgame deals (chance and
+    both ranges): what values summed over hand pairs are divided by for a mean."""
     compat = np.zeros(sub.hands.shape[0])
     compat_sums(sub.reach[1], sub.c1, sub.c2, sub.dup, compat)
     return float(sub.reach[0] @ compat)

@@ -38,7 +38,7 @@ MAX_CARDS = 7
 SUIT_SHIFT = 32
 
 
-def _rank_multisets(max_cards: int = MAX_CARDS) -> np.ndarray:
+def rank_multisets(max_cards: int = MAX_CARDS) -> np.ndarray:
     """All rank-count vectors with at most 4 of a rank and at most ``max_cards`` cards."""
     out: list[tuple[int, ...]] = []
     cur = [0] * 13
@@ -86,7 +86,7 @@ def _place_rows(
 
 def build_tables() -> dict[str, np.ndarray]:
     """Build the evaluator tables from the rules' hand-strength definition."""
-    counts = _rank_multisets()
+    counts = rank_multisets()
     weights = np.array(RANK_WEIGHTS, dtype=np.int64)
     keys = counts @ weights
     if len(np.unique(keys)) != len(keys):  # guards an edit of RANK_WEIGHTS

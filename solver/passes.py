@@ -1,6 +1,6 @@
 """The numba kernels of vector CFR+ (``cfr`` drives them): terminal values (folds by
 per-card reach totals, showdowns by one sweep over the hands sorted by strength, see
-``_showdown``), the forward and backward passes over the public tree, block by block
+``showdown_values``), the forward and backward passes over the public tree, block by block
 (``_walk_block``), the safe gadget's root, and the iteration loop (``run_cfr``).
 
 They stay in one module on purpose: numba's on-disk cache of a kernel is invalidated
@@ -135,12 +135,14 @@ def compat_sums(q, c1, c2, dup, out):
         out[h] = total - card[c1[h]] - card[c2[h]] + dup * q[h]
 
 
-#: What a showdown sweep also computes for a fold terminal beside it (see _showdown).
+#: What a showdown sweep also computes for a fold terminal beside it (see showdown_values).
 NO_FOLD, FOLD_SAME_REACH, FOLD_OTHER_REACH = 0, 1, 2
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _showdown(q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out, fold_mode, y, fold_value, ys, fold_out):
+def showdown_values(
+    q, dup, order, c1s, c2s, ladder, rows, identity, stake, qs, out, fold_mode, y, fold_value, ys, fold_out
+):
     """out[h] = stake * (reach of compatible weaker hands - of stronger ones), for
     the hands in ``order`` (weakest first, their cards ``c1s``/``c2s``; ``ladder``
     their tie groups, then their first and their second card-table slots, ``rows``
@@ -287,7 +289,7 @@ def _showdown_node(
     b = board_of[n]
     s0 = board_start[b]
     e0 = s0 + board_len[b]
-    _showdown(
+    showdown_values(
         q,
         dup,
         orders[s0:e0],
@@ -674,7 +676,7 @@ def _walk_block(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _traverse_by_block(
+def traverse_by_block(
     i,
     kind,
     player,
@@ -844,7 +846,7 @@ def _traverse_by_block(
 
 
 @nb.njit(cache=True, parallel=True)
-def _traverse_blocks(
+def traverse_blocks(
     i,
     kind,
     player,
@@ -892,7 +894,7 @@ def _traverse_blocks(
     skip,
     leaves,
 ):
-    """``_traverse_by_block`` with the blocks walked in parallel: share t of
+    """``traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
     are alike in size, so strided shares balance; contiguous halves did not), in its
     own block-local arrays (``block_reach[t]``, ``block_cfv[t]``)."""
@@ -1122,7 +1124,7 @@ def _terminal_children(
         e0 = s0 + board_len[b]
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
-            _showdown(
+            showdown_values(
                 q,
                 dup,
                 orders[s0:e0],
@@ -1142,7 +1144,7 @@ def _terminal_children(
             )
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
-            _showdown(
+            showdown_values(
                 q,
                 dup,
                 orders[s0:e0],
@@ -1279,7 +1281,7 @@ def _leaf_values(
                         for h in range(H):
                             out[h] = v * tmp[h]
                     else:
-                        _showdown(
+                        showdown_values(
                             qsum,
                             dup,
                             orders[s0:e0],
@@ -1733,7 +1735,7 @@ def run_cfr(
                 else:
                     r1 = g_reach
             if parallel:
-                _traverse_blocks(
+                traverse_blocks(
                     i,
                     kind,
                     player,
@@ -1782,7 +1784,7 @@ def run_cfr(
                     leaves,
                 )
             else:
-                _traverse_by_block(
+                traverse_by_block(
                     i,
                     kind,
                     player,

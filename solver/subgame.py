@@ -344,7 +344,7 @@ def explicit_subgame(root, reach: np.ndarray) -> Subgame:
 
 
 def showdown_scratch(sub: Subgame) -> int:
-    """Extra entries of the ``qs`` scratch row that ``_showdown`` keeps its card
+    """Extra entries of the ``qs`` scratch row that ``showdown_values`` keeps its card
     table in (see ``_Work``)."""
     rows = int(sub.board_rows.max()) if len(sub.board_rows) else 0
     longest = int(sub.board_len.max()) if len(sub.board_len) else 0

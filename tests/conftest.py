@@ -61,7 +61,7 @@ def capture_agent_logs():
     import structlog
     from structlog.testing import capture_logs as capture
 
-    from pokerbot.bot import agent as agent_module
+    from pokerbot.bot.agent import libratus as agent_module
 
     old = agent_module.log
     configure("info")

@@ -8,7 +8,7 @@ import os
 import statistics
 import sys
 
-from .common import machine_description
+from pokerbot.bot.bench.common import machine_description
 
 
 async def _in_process_match(hands: int, workdir: str) -> tuple[float, int]:
@@ -16,7 +16,7 @@ async def _in_process_match(hands: int, workdir: str) -> tuple[float, int]:
     dealer's event loop (still over loopback TCP); returns (seconds of play, hands)."""
     import asyncio
 
-    from pokerbot.bot.player import play
+    from pokerbot.bot.players.acpc_player import play
     from pokerbot.bot.strategies import make_strategy
     from pokerbot.protocol.dealer import Dealer, DealerConfig
     from pokerbot.protocol.gamedef import DEFAULT_GAME, bundled_game

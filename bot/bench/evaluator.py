@@ -9,9 +9,8 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
+from pokerbot.bot.bench.common import machine_description, median_time, pin_to_one_core
 from pokerbot.solver import evaluator as ev
-
-from .common import machine_description, median_time, pin_to_one_core
 
 
 @nb.njit(cache=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from .common import machine_description, pin_to_one_core
+from pokerbot.bot.bench.common import machine_description, pin_to_one_core
 
 
 def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) -> dict:

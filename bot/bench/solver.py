@@ -8,7 +8,7 @@ import os
 import statistics
 import time
 
-from .common import machine_description, pin_to_one_core
+from pokerbot.bot.bench.common import machine_description, pin_to_one_core
 
 #: postflop-solver's tree rules, as its defaults (TreeConfig: force_allin_threshold 0.15,
 #: merging_threshold 0.1, no cap on raises; all-in is among the sizes): with them our

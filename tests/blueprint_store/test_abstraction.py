@@ -20,11 +20,11 @@ def test_nearest_with_mean_pruning_equals_brute_force():
     bins = 8
     pts = np.cumsum(rng.dirichlet(np.ones(bins), 500), axis=1)
     centers = np.cumsum(rng.dirichlet(np.ones(bins), 40), axis=1)
-    cm = np.array([ab._cdf_mean(c, bins) for c in centers])
+    cm = np.array([ab.cdf_mean(c, bins) for c in centers])
     order = np.argsort(cm).astype(np.int64)
     for p in pts:
         brute = int(np.argmin(np.abs(centers - p).sum(axis=1)))
-        got = ab._nearest(p, ab._cdf_mean(p, bins), centers, cm, order)
+        got = ab.nearest_centre(p, ab.cdf_mean(p, bins), centers, cm, order)
         assert np.isclose(np.abs(centers[got] - p).sum(), np.abs(centers[brute] - p).sum())
 
 
@@ -38,10 +38,10 @@ def test_kmeans_emd_separates_clusters_and_orders_by_mean():
         groups.append(np.cumsum(h / h.sum(axis=1, keepdims=True), axis=1))
     pts = np.concatenate(groups)
     centers = ab.kmeans_emd(pts, 3, 10, rng)
-    means = [ab._cdf_mean(c, bins) for c in centers]
+    means = [ab.cdf_mean(c, bins) for c in centers]
     assert means == sorted(means)
     cm = np.array(means)
-    labels = np.array([ab._nearest(p, ab._cdf_mean(p, bins), centers, cm, np.arange(3)) for p in pts])
+    labels = np.array([ab.nearest_centre(p, ab.cdf_mean(p, bins), centers, cm, np.arange(3)) for p in pts])
     assert [len(set(labels[i * 300 : (i + 1) * 300].tolist())) for i in range(3)] == [1, 1, 1]
     assert sorted(set(labels.tolist())) == [0, 1, 2]
 
@@ -53,7 +53,7 @@ def small_abstraction():
         buckets=(169, 8, 8, 10), bins=6, flop_runouts=4, fit_flop_boards=40, kmeans_iterations=4
     )
     rng = np.random.default_rng(0)
-    flop = ab._build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, lambda s: None)
+    flop = ab.build_round("flop", (3,), 2, spec, spec.flop_runouts, spec.fit_flop_boards, rng, lambda s: None)
     ix = HandIndexer(ab.HOLDEM_ROUNDS)
     preflop = ix.index_many(ev.all_hole_pairs()).astype(np.uint16)
     turn = (np.arange(ix.size(2)) % 8).astype(np.uint16)
@@ -88,7 +88,7 @@ def test_deal_buckets_match_play_time_lookups(small_abstraction):
     out = np.zeros((2, 4), dtype=np.int32)
     for _ in range(200):
         cards = rng.choice(52, 9, replace=False).astype(np.int64)
-        outcome = ab._deal_buckets(
+        outcome = ab.deal_buckets(
             cards,
             a.preflop,
             a.flop,

@@ -12,7 +12,7 @@ from conftest import build_small_blueprint, capture_agent_logs
 from pokerbot.blueprint_store.actions import ActionAbstraction
 from pokerbot.blueprint_store.improve import improve, plan_improvement
 from pokerbot.blueprint_store.store import Blueprint, StoreError
-from pokerbot.bot.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState, format_state_line
@@ -148,7 +148,7 @@ def test_the_player_switches_to_a_type2_extension_by_translation(improved):
 def test_the_agent_logs_the_extension_it_plays(improved):
     """The Libratus agent's decision log says which extension a hand switched to, so a
     match's logs show where the improvement was used."""
-    from pokerbot.bot.agent import LibratusAgent
+    from pokerbot.bot.agent.libratus import LibratusAgent
 
     _, out, _, _, _ = improved
     agent = LibratusAgent(seed=1, blueprint=out)
@@ -180,7 +180,7 @@ def test_type1_is_used_only_after_eight_opens_of_its_size(improved):
 def test_the_agent_plays_type1_after_eight_opens_of_its_size(improved):
     """The same rule through the Libratus agent: it must pass the ends of hands on to
     its blueprint player, which keeps the opponent's size history."""
-    from pokerbot.bot.agent import LibratusAgent
+    from pokerbot.bot.agent.libratus import LibratusAgent
 
     _, out, _, _, _ = improved
     agent = LibratusAgent(seed=2, blueprint=out)

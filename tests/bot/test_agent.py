@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import capture_agent_logs as capture_logs
 
-from pokerbot.bot.agent import LibratusAgent
+from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import cards_to_str
 from pokerbot.protocol.gamedef import bundled_game
@@ -40,21 +40,21 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
     st = river_state("r700")
     a = agent.act(MatchState(me, st))
     assert st.can_apply(a)
-    sol = agent._solution
+    sol = agent.solution
     assert sol.kind == "unsafe" and sol.root.betting_string() == "r300c/cc/cc/"
     assert "r700" in [str(x) for x in sol.sub.tree.actions if x is not None]
     # another hand: the opponent checks, we bet a size of the tree, the opponent raises on-tree: safe re-solve
     agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     agent.act(MatchState(me, river_state("c", hand=4)))
-    tree = agent._solution.sub.tree
+    tree = agent.solution.sub.tree
     check = child(tree, 0, "c")
     our_bet = next(k for k in kids(tree, check) if k[0] == "r")
     their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
     st2 = river_state("c" + our_bet + their, hand=4)
     a2 = agent.act(MatchState(me, st2))
     assert st2.can_apply(a2)
-    assert agent._solution.kind == "safe" and agent._solution.root.betting_string() == st2.betting_string()
-    assert np.abs(agent._gifts).sum() > 0  # what the opponent gave up by raising
+    assert agent.solution.kind == "safe" and agent.solution.root.betting_string() == st2.betting_string()
+    assert np.abs(agent.gifts).sum() > 0  # what the opponent gave up by raising
     # an off-tree re-raise: nested solve from the state after it
     agent2 = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     agent2.act(MatchState(me, river_state("c", hand=4)))
@@ -62,21 +62,21 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
     odd = f"r{lo + (20000 - lo) // 3 + 7}"
     st3 = river_state("c" + our_bet + odd, hand=4)
     a3 = agent2.act(MatchState(me, st3))
-    assert st3.can_apply(a3) and agent2._solution.kind == "nested"
+    assert st3.can_apply(a3) and agent2.solution.kind == "nested"
 
 
 def test_a_river_subgame_has_more_bet_sizes_than_the_blueprint(small_blueprint):
     """River-rooted solves use RIVER_SUBGAME_SIZES (five sized bets, scaled by the hand's
     factor, plus all-in), not the blueprint's two."""
-    from pokerbot.bot.agent import RIVER_SUBGAME_SIZES
+    from pokerbot.bot.agent.libratus import RIVER_SUBGAME_SIZES
 
     agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3)
     me = 1 - river_state("").current_player
     agent.act(MatchState(me, river_state("c", hand=5)))
-    tree = agent._solution.sub.tree
+    tree = agent.solution.sub.tree
     bets = [int(k[1:]) - 300 for k in kids(tree, child(tree, 0, "c")) if k[0] == "r"]
     assert len(bets) == len(RIVER_SUBGAME_SIZES.bets[0]) + 1 and bets[-1] == 20000 - 300
-    fractions = [b / 600 / agent._scale for b in bets[:-1]]
+    fractions = [b / 600 / agent.bet_scale for b in bets[:-1]]
     assert fractions == pytest.approx(list(RIVER_SUBGAME_SIZES.bets[0]), abs=0.01)
 
 
@@ -84,7 +84,7 @@ def test_unsafe_bot_resolves_without_gadget(small_blueprint):
     agent = LibratusAgent(solve_round=3, seed=4, blueprint=small_blueprint, safe=False, solve_seconds=0.5)
     me = 1 - river_state("").current_player
     agent.act(MatchState(me, river_state("r700")))
-    sol = agent._solution
+    sol = agent.solution
     tree = sol.sub.tree
     bet = next(
         c
@@ -95,14 +95,14 @@ def test_unsafe_bot_resolves_without_gadget(small_blueprint):
     ours = next(k for k in kids if k[0] == "r")
     st = river_state("r700" + ours + "r20000")
     a = agent.act(MatchState(me, st))
-    assert st.can_apply(a) and agent._solution.kind == "unsafe"
+    assert st.can_apply(a) and agent.solution.kind == "unsafe"
 
 
 def test_preflop_and_turn_come_from_the_blueprint(small_blueprint):
     agent = LibratusAgent(solve_round=3, seed=5, blueprint=small_blueprint)
     st = BettingState(HUNL, 9, [[48, 49], [20, 30]])
     a = agent.act(MatchState(st.current_player, st))
-    assert st.can_apply(a) and agent._solution is None
+    assert st.can_apply(a) and agent.solution is None
     with pytest.raises(ValueError, match="turn"):
         LibratusAgent(seed=5, blueprint=small_blueprint, solve_round=1)
 
@@ -112,7 +112,7 @@ def sources(logs):
 
 
 def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
-    from pokerbot.bot.time_budget import TimeBudget
+    from pokerbot.bot.agent.time_budget import TimeBudget
 
     me = 1 - river_state("").current_player
     # a 0.2 s average per hand leaves less than the overhead of a solve
@@ -120,7 +120,7 @@ def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
     st = river_state("r700")
     with capture_logs() as logs:
         a = agent.act(MatchState(me, st))
-    assert st.can_apply(a) and agent._solution is None
+    assert st.can_apply(a) and agent.solution is None
     assert sources(logs) == ["blueprint-fallback"]
     # with time, the same decision is solved; the log line carries the public state and the solve's figures
     agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.5)
@@ -140,7 +140,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
     import signal
     import time
 
-    from pokerbot.bot.solver_pool import SolverPool
+    from pokerbot.bot.agent.solver_pool import SolverPool
 
     me = 1 - river_state("").current_player
     with SolverPool(1) as pool:
@@ -148,7 +148,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
         agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=20.0, pool=pool)
         with capture_logs() as logs:
             agent.act(MatchState(me, river_state("c", hand=4)))  # first solve, in the worker
-            tree = agent._solution.sub.tree
+            tree = agent.solution.sub.tree
             check = child(tree, 0, "c")
             our_bet = next(k for k in kids(tree, check) if k[0] == "r")
             their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
@@ -166,7 +166,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
 
 
 def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint, monkeypatch):
-    from pokerbot.bot import agent as agent_module
+    from pokerbot.bot.agent import libratus as agent_module
 
     me = 1 - river_state("").current_player
     agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.5)
@@ -201,7 +201,7 @@ def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
     two.act(MatchState(me, river_state("c", hand=5)))
     st = river_state("r700", hand=6)
     actions = [agent.act(MatchState(me, st)) for agent in (one, two)]
-    assert one._scale == two._scale and actions[0] == actions[1]
-    assert np.array_equal(one._solution.strategy, two._solution.strategy)  # the solve itself is deterministic
-    scales = {LibratusAgent(solve_round=3, seed=s, blueprint=small_blueprint)._scale_for(6) for s in range(6)}
+    assert one.bet_scale == two.bet_scale and actions[0] == actions[1]
+    assert np.array_equal(one.solution.strategy, two.solution.strategy)  # the solve itself is deterministic
+    scales = {LibratusAgent(solve_round=3, seed=s, blueprint=small_blueprint).scale_for(6) for s in range(6)}
     assert len(scales) == 6 and all(0.92 <= x <= 1.08 for x in scales)

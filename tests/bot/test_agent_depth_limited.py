@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import capture_agent_logs as capture_logs
 
-from pokerbot.bot.agent import LibratusAgent
+from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -41,7 +41,7 @@ def test_the_turn_is_solved_to_its_end_and_the_river_from_the_turn_solution(smal
         st.apply(CALL)  # the opponent checks
         with capture_logs() as logs:
             st.apply(bot.act(MatchState(me, st)))
-        turn = bot._solution
+        turn = bot.solution
         assert turn.sub.continuations is not None and turn.sub.tree.num_leaves > 0
         assert turn.leaf_strategy is not None and turn.kind == "unsafe"
         assert any(e.get("depth_limited") for e in logs if e["event"] == "solve")
@@ -65,7 +65,7 @@ def test_the_turn_is_solved_to_its_end_and_the_river_from_the_turn_solution(smal
         assert tree.kind[node] == LEAF
         a = bot.act(MatchState(me, st))
         assert st.can_apply(a)
-        river = bot._solution
+        river = bot.solution
         assert river.root.round == 3 and river.kind == "unsafe" and river.sub.continuations is None
         full = np.zeros((2, 1326))
         full[:, sub.hand_index] = expected
@@ -81,7 +81,7 @@ def test_a_bet_on_the_turn_gets_a_safe_depth_limited_resolve(small_blueprint):
     st = turn_state(9)
     st.apply(CALL)
     bot.act(MatchState(me, st))  # our first turn decision: the unsafe solve
-    sol = bot._solution
+    sol = bot.solution
     # the opponent leads instead, another hand: first decision after their bet
     bot = agent(small_blueprint)
     st = turn_state(10)
@@ -89,7 +89,7 @@ def test_a_bet_on_the_turn_gets_a_safe_depth_limited_resolve(small_blueprint):
     st.apply(apply_betting(BettingState(HUNL), f"r{bounds[0] + 200}").actions[0][0])
     a = bot.act(MatchState(me, st))
     assert st.can_apply(a)
-    assert bot._solution.sub.tree.num_leaves > 0 and sol.sub.tree.num_leaves > 0
+    assert bot.solution.sub.tree.num_leaves > 0 and sol.sub.tree.num_leaves > 0
     # we call: the opponent bets again after the river... instead raise back on the turn:
     # a safe re-solve from the state after the opponent's raise, still depth-limited
     if a.type.name == "RAISE":
@@ -99,7 +99,7 @@ def test_a_bet_on_the_turn_gets_a_safe_depth_limited_resolve(small_blueprint):
         if not st.finished and st.current_player == me:
             a2 = bot.act(MatchState(me, st))
             assert st.can_apply(a2)
-            assert bot._solution.kind in ("safe", "nested")
+            assert bot.solution.kind in ("safe", "nested")
 
 
 def test_a_bad_turn_solver_name_is_refused(small_blueprint):

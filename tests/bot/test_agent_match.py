@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from pokerbot.bot import match
+from pokerbot.bot.evaluation import match
 from pokerbot.protocol.gamedef import bundled_game
 
 pytestmark = pytest.mark.timeout(600)

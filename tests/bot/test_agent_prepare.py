@@ -20,7 +20,7 @@ import pokerbot.solver.passes
 import pokerbot.solver.equity
 import pokerbot.solver.evaluator
 import pokerbot.solver.ranges
-from pokerbot.bot.agent import LibratusAgent
+from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -50,7 +50,7 @@ river = apply_betting(BettingState(game, 2, [[48, 49], [20, 30]]), "r300c/cc/cc/
 river.deal_board_cards([0, 17, 34, 51, 22])
 me = 1 - river.current_player
 agent.act(MatchState(me, apply_betting(river.copy(), "r300c/cc/cc/c", len("r300c/cc/cc/"))))
-tree = agent._solution.sub.tree
+tree = agent.solution.sub.tree
 f, m = int(tree.first_child[0]), int(tree.num_children[0])
 check = next(c for c in range(f, f + m) if str(tree.actions[c]) == "c")
 f2, m2 = int(tree.first_child[check]), int(tree.num_children[check])
@@ -58,7 +58,7 @@ bet = next(str(tree.actions[c]) for c in range(f2, f2 + m2) if str(tree.actions[
 odd = f"r{int(bet[1:]) + (20000 - int(bet[1:])) // 3 + 7}"
 st = apply_betting(river.copy(), "r300c/cc/cc/c" + bet + odd, len("r300c/cc/cc/"))
 agent.act(MatchState(me, st))
-assert agent._solution.kind == "nested", agent._solution.kind
+assert agent.solution.kind == "nested", agent.solution.kind
 after = compiled()
 grew = {k: (before.get(k, 0), v) for k, v in after.items() if v != before.get(k, 0)}
 print("GREW", grew)

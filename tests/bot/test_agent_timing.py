@@ -8,8 +8,8 @@ import time
 import pytest
 from scipy.stats import ks_2samp
 
-from pokerbot.bot.agent import LibratusAgent
-from pokerbot.bot.time_budget import ReplyClock
+from pokerbot.bot.agent.libratus import LibratusAgent
+from pokerbot.bot.agent.time_budget import ReplyClock
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import random_strategy
 
-from pokerbot.bot.aivat import Chance, OpponentDecision, OwnDecision, estimate
+from pokerbot.bot.evaluation.aivat import Chance, OpponentDecision, OwnDecision, estimate
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.hand_rank import hand_strength

@@ -11,11 +11,11 @@ import random
 import numpy as np
 import pytest
 
-from pokerbot.bot.aivat import AIVATError, CheckDownValues, estimate, hand_events, two_sided
-from pokerbot.bot.blueprint_player import BlueprintStrategy
+from pokerbot.bot.evaluation.aivat import AIVATError, CheckDownValues, estimate, hand_events, two_sided
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.strategy_log import LoggedDecision, StrategyLogWriter, read_strategy_log
+from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
 from pokerbot.bot.strategies import make_strategy
-from pokerbot.bot.strategy_log import LoggedDecision, StrategyLogWriter, read_strategy_log
-from pokerbot.bot.strategy_query import HANDS, live_hands, query
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -218,7 +218,7 @@ def test_aivat_needs_our_strategy_logs(tmp_path, capsys):
 def test_a_corrupt_decision_costs_only_its_hand(tmp_path):
     """A hand whose logged decision cannot be decoded falls back to its all-in adjusted
     value and says why; the other hands are corrected."""
-    from pokerbot.bot.aivat import correct_match
+    from pokerbot.bot.evaluation.aivat import correct_match
     from pokerbot.protocol.matchstate import format_state_line
 
     players = [make_strategy("random", 5), make_strategy("call", 6)]

@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from pokerbot.bot.blueprint_player import BlueprintStrategy
 from pokerbot.bot.cli import main
-from pokerbot.bot.match import player_series, read_match_log
+from pokerbot.bot.evaluation.match_log import player_series, read_match_log
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -71,13 +71,13 @@ def test_an_off_tree_raise_maps_to_a_neighbouring_size(small_blueprint):
     for to in (10000, 19999):  # sizes below all-in never map to all-in (the hand could not be followed)
         st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
         st.apply(raise_to(to))
-        assert _parent_child(bp, player._abstract_node(st)) == r300
+        assert _parent_child(bp, player.abstract_node(st)) == r300
     st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
     st.apply(raise_to(20000))
-    assert _parent_child(bp, player._abstract_node(st)) == allin
+    assert _parent_child(bp, player.abstract_node(st)) == allin
     st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
     st.apply(raise_to(250))  # below the smallest size: the smallest
-    assert _parent_child(bp, player._abstract_node(st)) == r300
+    assert _parent_child(bp, player.abstract_node(st)) == r300
 
 
 def _parent_child(bp, node):

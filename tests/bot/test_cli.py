@@ -124,6 +124,7 @@ def test_blueprint_path_prefers_the_given_store_then_the_environment_then_defaul
 
 def test_match_with_no_blueprint_trains_the_quick_one_and_plays_with_it(capsys, tmp_path, monkeypatch):
     from pokerbot.bot import cli
+    from pokerbot.bot.cli import train_blueprint
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("POKERBOT_BLUEPRINT", raising=False)
@@ -139,19 +140,19 @@ def test_match_with_no_blueprint_trains_the_quick_one_and_plays_with_it(capsys, 
             f.write(b"store")
         return 0
 
-    monkeypatch.setattr(cli, "_cmd_train_blueprint", fake_train)
+    monkeypatch.setattr(train_blueprint, "run", fake_train)
     args = argparse.Namespace(blueprint=None, no_train=False)
-    assert cli._ensure_blueprint(args) == 0
+    assert train_blueprint.ensure_blueprint(args) == 0
     assert trained == [("tiny", os.path.join("blueprints", "quick.bp"))]
     assert os.environ["POKERBOT_BLUEPRINT"] == str(tmp_path / "blueprints" / "quick.bp")
     out = capsys.readouterr().out
     assert "training the quick one first" in out and "train-blueprint --preset default" in out
     # the second time it is there: no training, a note that says how to get the strong one
     monkeypatch.delenv("POKERBOT_BLUEPRINT")
-    assert cli._ensure_blueprint(args) == 0 and len(trained) == 1
+    assert train_blueprint.ensure_blueprint(args) == 0 and len(trained) == 1
     assert "playing with the quick blueprint" in capsys.readouterr().out
     # a training that fails stops the match
     monkeypatch.delenv("POKERBOT_BLUEPRINT")
     os.remove(tmp_path / "blueprints" / "quick.bp")
-    monkeypatch.setattr(cli, "_cmd_train_blueprint", lambda args: 1)
-    assert cli._ensure_blueprint(args) == 1 and "POKERBOT_BLUEPRINT" not in os.environ
+    monkeypatch.setattr(train_blueprint, "run", lambda args: 1)
+    assert train_blueprint.ensure_blueprint(args) == 1 and "POKERBOT_BLUEPRINT" not in os.environ

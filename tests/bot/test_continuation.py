@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.blueprint_player import BlueprintStrategy
-from pokerbot.bot.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import ActionType, BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game

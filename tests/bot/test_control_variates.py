@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from pokerbot.bot.control_variates import MIN_FIT_HANDS, cross_fitted
+from pokerbot.bot.evaluation.control_variates import MIN_FIT_HANDS, cross_fitted
 
 
 def test_cross_fitted_coefficients_never_use_the_hand_they_correct():

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from pokerbot.bot.match import player_series, read_match_log, summarize
+from pokerbot.bot.evaluation.match_log import player_series, read_match_log
+from pokerbot.bot.evaluation.stats import summarize
 from pokerbot.protocol.gamedef import bundled_game
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from pokerbot.bot.match import hands_logged
+from pokerbot.bot.evaluation.match import hands_logged
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts")

@@ -10,9 +10,9 @@ import shutil
 import numpy as np
 import pytest
 
-from pokerbot.bot import ladder
 from pokerbot.bot.cli import main
-from pokerbot.bot.match import Z95
+from pokerbot.bot.evaluation import ladder
+from pokerbot.bot.evaluation.stats import Z95
 
 pytestmark = pytest.mark.timeout(600)
 ROW = ladder.Row("random", "call")
@@ -102,19 +102,21 @@ def test_the_pooled_figures_by_hand():
 
 
 def test_aivat_where_it_tracks_the_result_and_duplicate_where_it_adds_noise():
-    """The headline weights AIVAT's difference from duplicate by cross-fitting: when
-    AIVAT removes most of duplicate's noise its weight is near 1, when it only adds
-    noise near 0; either way the headline is no noisier than the better of the two."""
+    """The headline weights AIVAT's difference from duplicate, in [0, 1], by
+    cross-fitting once each half has enough pairs: when AIVAT removes most of
+    duplicate's noise its weight is near 1, when it only adds noise 0; either way the
+    headline is no noisier than the better of the two. With fewer pairs it is AIVAT."""
     rng = np.random.default_rng(2)
-    luck = rng.normal(0, 2000, 400)
-    skill = rng.normal(50, 200, 400)
 
-    def record(aivat):
+    def record(n, noise):
+        luck = rng.normal(0, 2000, n)
+        skill = rng.normal(50, 200, n)
         dup = skill + luck
+        aivat = skill + noise(luck, n)
         return {
             "row": {"a": "x", "b": "y"},
             "seed": 1,
-            "pairs": 400,
+            "pairs": n,
             "commit": "c",
             "game": "g",
             "blueprint_digest": None,
@@ -125,10 +127,16 @@ def test_aivat_where_it_tracks_the_result_and_duplicate_where_it_adds_noise():
             "chips_per_pair": {**{k: list(dup) for k in ladder.SERIES}, "aivat": list(aivat)},
         }
 
-    good = ladder.pool([record(skill + rng.normal(0, 100, 400))])
-    noisy = ladder.pool([record(skill + luck + rng.normal(0, 6000, 400))])
-    assert min(good["aivat_weights"]["aivat"]) > 0.9 and good["variance_ratio"] > 20
-    assert max(abs(w) for w in noisy["aivat_weights"]["aivat"]) < 0.2 and noisy["variance_ratio"] > 0.9
+    n = 2 * ladder.MIN_FIT_PAIRS + 200
+    good = ladder.pool([record(n, lambda luck, k: rng.normal(0, 100, k))])
+    noisy = ladder.pool([record(n, lambda luck, k: luck + rng.normal(0, 6000, k))])
+    assert min(good["aivat_weight"]) > 0.9 and good["variance_ratio"] > 20
+    assert max(noisy["aivat_weight"]) < 0.1 and noisy["variance_ratio"] > 0.95
+    few = ladder.pool([record(300, lambda luck, k: luck + rng.normal(0, 6000, k))])
+    assert few["aivat_weight"] == [1.0, 1.0]
+    assert few["combined"]["mean"] == pytest.approx(few["aivat"]["mean"]) and few["combined"]["sd"] == pytest.approx(
+        few["aivat"]["sd"]
+    )
 
 
 def test_chunks_on_a_ray_cluster_equal_the_same_chunks_played_here(tmp_path):

@@ -6,8 +6,8 @@ corrected result against real strategies)."""
 import numpy as np
 import pytest
 
-from pokerbot.bot.blueprint_player import BlueprintStrategy
-from pokerbot.bot.lbr import (
+from pokerbot.bot.evaluation.lbr import (
+    MIN_FIT_HANDS,
     ROUND_CODES,
     LBRError,
     Range,
@@ -18,8 +18,9 @@ from pokerbot.bot.lbr import (
     play_hand,
     summarize,
 )
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.strategy_query import HANDS, hand_index, live_hands, query
 from pokerbot.bot.strategies import make_strategy
-from pokerbot.bot.strategy_query import HANDS, hand_index, live_hands, query
 from pokerbot.protocol.betting import ActionType, BettingState
 from pokerbot.protocol.gamedef import bundled_game
 
@@ -27,7 +28,7 @@ HUNL = bundled_game("holdem.nolimit.2p")
 
 
 def deal_holes(hand: int, seed: int = 0) -> list[list[int]]:
-    from pokerbot.bot.lbr import deal
+    from pokerbot.bot.evaluation.lbr import deal
 
     deck = deal(seed, hand)
     return [deck[0:2], deck[2:4]]
@@ -130,7 +131,7 @@ def test_range_tracking_equals_a_brute_force_bayes_update(small_blueprint):
 
 
 def test_a_run_writes_every_hand_and_resumes_where_it_stopped(tmp_path):
-    from pokerbot.bot.lbr import run_lbr
+    from pokerbot.bot.evaluation.lbr import run_lbr
 
     out = str(tmp_path / "lbr")
     first = run_lbr("fold", 20, 3, "fcpa", out, progress=False)
@@ -187,7 +188,7 @@ def test_the_corrected_result_agrees_with_the_raw_one_and_is_less_noisy(small_bl
     the cross-fitted one still cuts it; against a bot that folds to every bet, whatever
     its cards, the baseline tracks nothing and the cross-fitted result stays near the
     raw one. The means agree within their noise."""
-    from pokerbot.bot.lbr import summarize_hands
+    from pokerbot.bot.evaluation.lbr import summarize_hands
 
     cases = (
         (make_strategy("call", 1), "fc", 200, "corrected", 10.0),
@@ -196,7 +197,10 @@ def test_the_corrected_result_agrees_with_the_raw_one_and_is_less_noisy(small_bl
     )
     for bot, setting, hands, kind, at_least in cases:
         out = [play_hand(bot, HUNL, 11, h, setting) for h in range(hands)]
-        figures = summarize_hands(out, list(range(hands)), HUNL.big_blind)
+        figures = summarize_hands(out, list(range(hands)), HUNL.big_blind, min_fit=50)
+        if hands < 2 * MIN_FIT_HANDS:  # the command's own summary: every weight 1 on so few hands
+            plain = summarize_hands(out, list(range(hands)), HUNL.big_blind)
+            assert plain["cross_fitted"]["mbb_per_game"] == pytest.approx(plain["corrected"]["mbb_per_game"])
         raw, corrected = figures["raw"], figures[kind]
         assert abs(raw["mbb_per_game"] - corrected["mbb_per_game"]) < raw["ci95"] + corrected["ci95"]
         assert corrected["variance_ratio"] > at_least, (setting, kind, corrected["variance_ratio"])

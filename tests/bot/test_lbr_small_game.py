@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import random_strategy
 
-from pokerbot.bot.lbr import ROUND_CODES, Baseline, Range, best_action
+from pokerbot.bot.evaluation.lbr import ROUND_CODES, Baseline, Range, best_action
 from pokerbot.protocol.betting import FOLD, ActionType, BettingState
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.hand_rank import hand_strength
@@ -129,7 +129,7 @@ def lbr_value(sub, strategy: np.ndarray, seat: int, peek: bool = False) -> float
 
 
 def best_response_value(sub, strategy: np.ndarray, seat: int) -> float:
-    joint = cfr._joint_weight(sub)
+    joint = cfr.joint_weight(sub)
     return float(sub.reach[seat] @ cfr.counterfactual_values(sub, strategy, seat, best_response=True)) / joint
 
 

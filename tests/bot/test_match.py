@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from pokerbot.bot import match
 from pokerbot.bot.cli import main
+from pokerbot.bot.evaluation import match
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -88,7 +88,8 @@ def test_match_progress_shows_hands_and_the_running_result_as_the_summary_comput
 
     import numpy as np
 
-    from pokerbot.bot.match import MatchProgress, summarize
+    from pokerbot.bot.evaluation.match import MatchProgress
+    from pokerbot.bot.evaluation.stats import summarize
     from pokerbot.bot.progress import ProgressBar
     from pokerbot.protocol.dealer import MatchResult
 

@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from pokerbot.bot.player import play
-from pokerbot.bot.strategies import CallStrategy
+from pokerbot.bot.players.acpc_player import play
+from pokerbot.bot.players.bots import CallStrategy
 from pokerbot.protocol.gamedef import bundled_game
 
 HUNL = bundled_game("holdem.nolimit.2p")
@@ -116,7 +116,7 @@ async def test_stop_signal_while_waiting_closes_the_connection_and_exits_0(sig):
 
 SLOW_PLAYER = textwrap.dedent("""
     import sys, time
-    from pokerbot.bot.player import play
+    from pokerbot.bot.players.acpc_player import play
     from pokerbot.protocol.betting import CALL
     from pokerbot.protocol.dealer import run_event_loop
     from pokerbot.protocol.gamedef import bundled_game

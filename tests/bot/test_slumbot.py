@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slumbot_server import SlumbotTestServer
 
-from pokerbot.bot import slumbot
+from pokerbot.bot.evaluation import slumbot
 from pokerbot.bot.strategies import make_strategy
 from pokerbot.protocol.betting import CALL, FOLD, BettingState, raise_to
 from pokerbot.protocol.gamedef import bundled_game

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from pokerbot.bot.solver_pool import SolveJob, SolverPool, WorkerLost
+from pokerbot.bot.agent.solver_pool import SolveJob, SolverPool, WorkerLost
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game

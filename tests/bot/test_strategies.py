@@ -69,7 +69,8 @@ def test_unknown_strategy():
 
 
 def test_prober_opens_with_its_own_size_and_otherwise_plays_the_blueprint(small_blueprint):
-    from pokerbot.bot.strategies import ProberStrategy, make_strategy
+    from pokerbot.bot.players.prober import ProberStrategy
+    from pokerbot.bot.strategies import make_strategy
     from pokerbot.protocol.betting import BettingState, apply_betting
     from pokerbot.protocol.gamedef import bundled_game
     from pokerbot.protocol.matchstate import MatchState

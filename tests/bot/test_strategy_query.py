@@ -6,9 +6,9 @@ import random
 import numpy as np
 import pytest
 
-from pokerbot.bot.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.strategy_query import HANDS, QueryError, live_hands, query
 from pokerbot.bot.strategies import make_strategy
-from pokerbot.bot.strategy_query import HANDS, QueryError, live_hands, query
 from pokerbot.protocol.betting import CALL, FOLD, ActionType, BettingState, apply_betting, raise_to
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -198,8 +198,8 @@ def test_the_prober_moves_the_first_raise_to_its_size(small_blueprint):
 
 
 def river_agent(blueprint, seed=4):
-    from pokerbot.bot.agent import LibratusAgent
-    from pokerbot.bot.time_budget import TimeBudget
+    from pokerbot.bot.agent.libratus import LibratusAgent
+    from pokerbot.bot.agent.time_budget import TimeBudget
 
     # limits far from binding: every solve runs its full iteration count, so solves
     # are the same bit for bit whenever they run

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from pokerbot.bot.time_budget import ReplyClock, TimeBudget
+from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
 
 
 def test_budget_respects_every_limit_with_its_safety_share():

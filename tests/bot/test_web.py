@@ -13,7 +13,7 @@ pytest.importorskip("aiohttp", reason="the web extra is not installed")
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from pokerbot.bot.web import ActionRefused, WebServer, verify_move
+from pokerbot.bot.web.server import ActionRefused, WebServer, verify_move
 from pokerbot.protocol.betting import CALL, FOLD, BettingState, apply_betting, raise_to
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import parse_state_line
@@ -50,7 +50,7 @@ def test_moves_the_rules_refuse_say_why():
 
 
 def test_a_move_out_of_turn_or_before_the_bot_started_is_refused(tmp_path):
-    from pokerbot.bot.web import Sitting
+    from pokerbot.bot.web.server import Sitting
 
     sitting = Sitting(HUNL, "holdem.nolimit.2p", "call", 10, 1, str(tmp_path))
     with pytest.raises(ActionRefused, match="still starting"):
@@ -91,7 +91,7 @@ async def test_only_the_page_s_own_files_are_served(tmp_path):
         assert page.status == 200 and "<canvas" in await page.text()
         for path in ("/static/app.js", "/static/style.css"):
             assert (await client.get(path)).status == 200
-        for path in ("/static/web.py", "/static/../web.py", "/web_page/index.html", "/etc/passwd", "/static/"):
+        for path in ("/static/web.py", "/static/../web.py", "/page/index.html", "/etc/passwd", "/static/"):
             assert (await client.get(path)).status == 404, path
     finally:
         await client.close()

@@ -106,7 +106,7 @@ def test_best_response_values_give_the_exploitability(small):
     setup, game, base, large = small
     seats = [ie._ExtensionWalk(game, large, setup.base, base, (), us).run() for us in (0, 1)]
     mean = (ie.best_response_value(large, seats[0], 1) + ie.best_response_value(large, seats[1], 0)) / 2
-    assert mean == pytest.approx(cfr.exploitability(large, se._profile(large, seats)), abs=1e-9)
+    assert mean == pytest.approx(cfr.exploitability(large, se.seat_profile(large, seats)), abs=1e-9)
     same, idx = ie.restrict(large, set())
     assert np.array_equal(np.sort(idx), np.arange(large.tree.num_nodes))  # every node, in its own layout
     assert ie.best_response_value(same, seats[0][idx], 1) == pytest.approx(

@@ -119,7 +119,7 @@ def test_translation_maps_by_pot_fraction():
     )
     st = BettingState(game)
     bet = se.target(st, 0.75)
-    pairs = walk._map_theirs(st, se.raise_to(bet), st, 0)
+    pairs = walk.map_theirs(st, se.raise_to(bet), st, 0)
     sizes = {small.tree.actions[j].size: p for j, p in pairs}
     assert sizes == pytest.approx({se.target(st, 0.5): 3 / 7, se.target(st, 1.0): 4 / 7})
     assert small.tree.kind[0] == DECISION

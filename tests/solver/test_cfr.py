@@ -122,13 +122,13 @@ def test_terminal_sweeps_against_brute_force(game):
             # scratch with stale values (the card table is reused from sweep to sweep)
             qs = np.full(H + showdown_scratch(sub), 5.0)
             out = np.full(H, 9.0)  # stale values from an earlier node must not survive
-            passes._showdown(q, *layout, identity, 700, qs, out, NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
+            passes.showdown_values(q, *layout, identity, 700, qs, out, NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
             assert np.allclose(out, show)
             # a fold beside the showdown, with the same opponent reach and with another one
             fold = np.full(H, 9.0)
-            passes._showdown(q, *layout, identity, 700, qs, out, FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
+            passes.showdown_values(q, *layout, identity, 700, qs, out, FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
-            passes._showdown(q, *layout, identity, 700, qs, out, FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
+            passes.showdown_values(q, *layout, identity, 700, qs, out, FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
             assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
 
 
@@ -415,7 +415,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             if walk == "whole":
                 passes.traverse(*args, leaves)
             elif walk == "blocks":
-                passes._traverse_by_block(
+                passes.traverse_by_block(
                     *args,
                     *layout,
                     np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
@@ -424,7 +424,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                     leaves,
                 )
             else:  # the blocks in two shares, one per thread
-                passes._traverse_blocks(
+                passes.traverse_blocks(
                     *args,
                     *layout,
                     np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
@@ -484,7 +484,7 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
         regret, avg, strategy = (to_block_order(sub, a) for a in (start, start, sigma))
         w = cfr._Work(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
-            passes._traverse_by_block(
+            passes.traverse_by_block(
                 p,
                 *sub.kernel_args(),
                 reach[0],

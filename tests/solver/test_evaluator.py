@@ -71,7 +71,7 @@ def test_every_rank_multiset_equals_rules_definition():
     """The whole non-flush table: every multiset of 1 to 7 ranks, dealt round-robin
     over the suits (so no flush), evaluated by size."""
     by_size: dict[int, tuple[list, list]] = {}
-    for row in ev._rank_multisets().tolist():
+    for row in ev.rank_multisets().tolist():
         cards, nxt = [], 0
         for r, c in enumerate(row):
             cards += [r * 4 + (nxt + j) % 4 for j in range(c)]
@@ -86,7 +86,7 @@ def test_every_rank_multiset_equals_rules_definition():
 
 
 def test_rank_weights_give_distinct_sums():
-    counts = ev._rank_multisets()
+    counts = ev.rank_multisets()
     keys = counts @ np.array(ev.RANK_WEIGHTS)
     assert len(np.unique(keys)) == len(keys) == 76155
 

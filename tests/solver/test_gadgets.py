@@ -44,7 +44,7 @@ def state_at(game, tree, node):
 
 def opponent_br_value(full, strategy):
     cfv, _ = cfr.node_values(full, strategy, OPP, best_response=True)
-    return float(full.reach[OPP] @ cfv[0]) / cfr._joint_weight(full)
+    return float(full.reach[OPP] @ cfv[0]) / cfr.joint_weight(full)
 
 
 def second_round_roots(full):

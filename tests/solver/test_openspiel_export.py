@@ -55,7 +55,7 @@ def test_openspiel_exploitability_and_best_responses_agree(name):
         ours = cfr.exploitability(sub, strategy)
         assert ours == pytest.approx(theirs, abs=1e-9)
         # each player's best-response value, ours against OpenSpiel's
-        joint = cfr._joint_weight(sub)
+        joint = cfr.joint_weight(sub)
         for p in (0, 1):
             br = os_expl.best_response(os_game, tab, p)["best_response_value"]
             mine = float(sub.reach[p] @ cfr.counterfactual_values(sub, strategy, p, best_response=True)) / joint

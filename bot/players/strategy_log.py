@@ -21,10 +21,9 @@ from typing import TextIO
 
 import numpy as np
 
+from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities
 from pokerbot.protocol.betting import Action, BettingState, parse_action
 from pokerbot.protocol.gamedef import GameDef
-
-from .strategy_query import HANDS, ActionProbabilities
 
 
 class LoggedDecision:

@@ -38,6 +38,11 @@ import structlog
 
 from pokerbot.blueprint_store.abstraction import hand_buckets
 from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations
+from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
+from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, merge_columns
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState
 from pokerbot.protocol.cards import cards_to_str
 from pokerbot.protocol.matchstate import MatchState
@@ -47,12 +52,6 @@ from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, updat
 from pokerbot.solver.passes import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetSizes
-
-from .blueprint_player import BlueprintStrategy
-from .continuation import attach_blueprint_continuations
-from .solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
-from .strategy_query import HANDS, ActionProbabilities, merge_columns
-from .time_budget import ReplyClock, TimeBudget
 
 log = structlog.get_logger("agent")
 
@@ -231,6 +230,22 @@ class LibratusAgent:
         #: plays from the same solution when nothing it started from has changed since
         self._answered: dict[tuple, AnsweredSolve] = {}
         self._decision_t0 = time.perf_counter()
+
+    @property
+    def solution(self) -> Solution | None:
+        """The solution the current hand plays from (None: the blueprint's)."""
+        return self._solution
+
+    @property
+    def gifts(self) -> np.ndarray | None:
+        """The current hand's gifts: what the opponent gave up by its actions so far, per
+        hand (Estimated-Maxmargin's safety margin)."""
+        return self._gifts
+
+    @property
+    def bet_scale(self) -> float:
+        """The current hand's factor on the subgames' bet sizes (``scale_for``)."""
+        return self._scale
 
     def prepare(self) -> None:
         """Before the first hand: load (or compile) every numba kernel this process
@@ -449,7 +464,7 @@ class LibratusAgent:
         log.info("decision", reply_seconds=round(reply, 4), **fields)
         return action
 
-    def _scale_for(self, hand_id: int) -> float:
+    def scale_for(self, hand_id: int) -> float:
         """The hand's bet-size factor, uniform in 1 ± SCALE_RANGE."""
         return 1.0 + SCALE_RANGE * (2.0 * self.bp_player.keyed_uniform(f"scale:{hand_id}") - 1.0)
 
@@ -482,7 +497,7 @@ class LibratusAgent:
             self._answered = {}
             self._solution = None
             self._gifts = np.zeros(len(rg.hole_hands(state.game)))
-            self._scale = self._scale_for(state.hand_id)
+            self._scale = self.scale_for(state.hand_id)
 
     def _solution_at(self, ms: MatchState) -> tuple[Solution | None, int, str | None]:
         """From the solving round on: the solution to play ``ms`` from, solving or

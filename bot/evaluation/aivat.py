@@ -41,11 +41,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pokerbot.bot.players.strategy_log import LoggedDecision
+from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, hand_index, live_hands
 from pokerbot.protocol.betting import ActionType, BettingState, raise_to
 from pokerbot.solver.equity import equities_against
-
-from .strategy_log import LoggedDecision
-from .strategy_query import HANDS, ActionProbabilities, hand_index, live_hands
 
 
 class AIVATError(ValueError):
@@ -306,8 +305,8 @@ def correct_match(
 ) -> list[HandRow]:
     """AIVAT for ``player`` (its name in the dealer's log) over every hand of a dealer
     log, from the player's strategy log and, when given, the opponent's."""
-    from .match import read_logged_hands, read_match_log
-    from .strategy_log import read_strategy_log
+    from pokerbot.bot.evaluation.match_log import read_logged_hands, read_match_log
+    from pokerbot.bot.players.strategy_log import read_strategy_log
 
     logged, _ = read_logged_hands(dealer_log, game)
     results, _ = read_match_log(dealer_log, game, cache=equity_cache)

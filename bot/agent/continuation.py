@@ -19,12 +19,11 @@ import numpy as np
 
 from pokerbot.blueprint_store.abstraction import hand_buckets, river_bucket_table
 from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.players.blueprint_player import concrete_action, map_action
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState
 from pokerbot.solver.depth_limited import attach_continuations, biased
 from pokerbot.solver.subgame import Subgame
 from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, build_tree
-
-from .blueprint_player import concrete_action, map_action
 
 #: The continuations, in the order of their index k.
 CONTINUATIONS = ("blueprint", "fold-biased", "call-biased", "raise-biased")

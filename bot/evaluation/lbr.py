@@ -42,7 +42,9 @@ exact equity; facing a bet, LBR's own fold-or-call choice at that pot). Where V 
 the result poorly (a strategy whose play ignores its cards, an LBR that bets later
 where V assumed a call), the terms add noise; so the headline (``cross_fitted``) weights
 each kind of term (deal, board, strategy) by a least-squares coefficient fitted on the
-other half of the hands, which keeps it unbiased and never much worse than the raw result.
+other half of the hands, which keeps it unbiased, once each half has ``MIN_FIT_HANDS``
+hands (results are heavy-tailed: weights fitted on fewer are noisier than the terms
+they weigh); with fewer, every weight is 1.
 
 The choice (``best_action``), the range (``Range``) and the correction (``Baseline``)
 do not depend on the game: the tests run them on no-limit Leduc, where LBR's winnings
@@ -60,15 +62,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pokerbot.bot.evaluation.control_variates import cross_fitted
+from pokerbot.bot.evaluation.run_identity import claim
+from pokerbot.bot.evaluation.stats import summarize as match_summary
+from pokerbot.bot.players.strategy_query import HANDS, hand_index, live_hands, query
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.equity import preflop_equities, range_equity, runout_equity
-
-from .control_variates import cross_fitted
-from .match import summarize as match_summary
-from .run_identity import claim
-from .strategy_query import HANDS, hand_index, live_hands, query
 
 
 class LBRError(ValueError):
@@ -516,7 +517,7 @@ def _play_chunk(args: tuple) -> list[tuple[int, HandOutcome, float]]:
     """Worker: (hand, outcome, seconds) for each hand of a chunk, against a fresh
     strategy made from its name (in the worker's process), so that the results do not
     depend on how the hands were shared among workers."""
-    from .strategies import make_strategy
+    from pokerbot.bot.strategies import make_strategy
 
     name, blueprint, game_name, seed, setting, hands, options = args
     game = bundled_game(game_name)
@@ -529,7 +530,7 @@ def _play_chunk(args: tuple) -> list[tuple[int, HandOutcome, float]]:
     return out
 
 
-def _read_hands(path: str) -> dict[int, tuple[HandOutcome, float]]:
+def read_hands(path: str) -> dict[int, tuple[HandOutcome, float]]:
     """Hands already in a ``hands.jsonl``: hand -> (outcome, seconds); lines cut by an
     interrupted write are skipped (those hands are played again)."""
     done: dict[int, tuple[HandOutcome, float]] = {}
@@ -545,13 +546,20 @@ def _read_hands(path: str) -> dict[int, tuple[HandOutcome, float]]:
     return done
 
 
-def summarize_hands(outcomes: list[HandOutcome], hand_numbers: list[int], big_blind: int) -> dict:
+#: Hands each half needs before the headline's weights are fitted (else they are 1).
+MIN_FIT_HANDS = 2000
+
+
+def summarize_hands(
+    outcomes: list[HandOutcome], hand_numbers: list[int], big_blind: int, min_fit: int = MIN_FIT_HANDS
+) -> dict:
     """LBR's winnings raw, corrected (every term counted once) and cross-fitted (the
     headline: ``cross_fitted`` over folds of consecutive hand pairs, so both seats are
-    in each fold), with each one's variance ratio to the raw result."""
+    in each fold, once each has ``min_fit`` hands), with each one's variance ratio to
+    the raw result."""
     raw = np.array([o.chips for o in outcomes])
     terms = np.array([[getattr(o, k) for k in TERM_KINDS] for o in outcomes]).reshape(len(outcomes), len(TERM_KINDS))
-    fitted, betas = cross_fitted(raw, terms, (np.asarray(hand_numbers) // 2) % 2)
+    fitted, betas = cross_fitted(raw, terms, (np.asarray(hand_numbers) // 2) % 2, min_fit=min_fit)
     out = {"raw": summarize(list(raw), big_blind)}
     out["corrected"] = summarize(list(raw + terms.sum(axis=1)), big_blind)
     out["cross_fitted"] = summarize(list(fitted), big_blind)
@@ -583,8 +591,8 @@ def run_lbr(
     solve_seconds). Returns the summary: LBR's winnings raw (top level), corrected by
     the baseline (``corrected``) and with cross-fitted coefficients (``cross_fitted``,
     the headline), each with its variance ratio to the raw result."""
-    from .progress import ProgressBar
-    from .strategies import make_strategy
+    from pokerbot.bot.progress import ProgressBar
+    from pokerbot.bot.strategies import make_strategy
 
     game = bundled_game(game_name)
     check_setting(setting, game.num_rounds)
@@ -605,7 +613,7 @@ def run_lbr(
     if before is not None:
         raise LBRError(f"{out_dir} holds hands of another run ({before}); give another --out")
     path = os.path.join(out_dir, "hands.jsonl")
-    done = _read_hands(path)
+    done = read_hands(path)
     todo = [h for h in range(hands) if h not in done]
     bar = ProgressBar(hands, "hands", label=f"LBR {setting} vs {strategy}") if progress else None
     chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]

@@ -443,9 +443,8 @@ def play_hands(
     first (continued if no action of ours was in flight, else abandoned), then new ones.
     With ``stop``, raises ``Stopped`` at the first point with no request in flight after
     it is set, everything received so far on disk."""
+    from pokerbot.bot.players.strategy_query import query
     from pokerbot.protocol.matchstate import MatchState
-
-    from .strategy_query import query
 
     def check_stop() -> None:
         if stop is not None and stop.set:
@@ -510,7 +509,7 @@ def summarize_run(run: SlumbotRun, hands: int | None = None) -> dict:
     Slumbot's cards, or that the logs cannot correct, count at their raw value)."""
     import numpy as np
 
-    from .match import summarize
+    from pokerbot.bot.evaluation.stats import summarize
 
     records = sorted(run.records, key=lambda r: r.number)[:hands]
     bb = run.game.big_blind
@@ -521,7 +520,7 @@ def summarize_run(run: SlumbotRun, hands: int | None = None) -> dict:
     aivat = raw.copy()
     fallback = len(records)
     if records and os.path.exists(run.log_path) and os.path.exists(run.strategy_log_path):
-        from .aivat import correct_match
+        from pokerbot.bot.evaluation.aivat import correct_match
 
         rows = {r.hand: r for r in correct_match(run.log_path, run.game, SlumbotRun.NAMES[0], run.strategy_log_path)}
         for i, r in enumerate(records):
@@ -546,9 +545,9 @@ def run_slumbot(
 ) -> dict:
     """Play ``strategy`` against Slumbot until ``out_dir`` holds ``hands`` hands (a run
     there with another identity is refused), then summarise and write ``summary.json``."""
-    from .progress import ProgressBar
-    from .run_identity import claim
-    from .strategy_log import StrategyLogWriter
+    from pokerbot.bot.evaluation.run_identity import claim
+    from pokerbot.bot.players.strategy_log import StrategyLogWriter
+    from pokerbot.bot.progress import ProgressBar
 
     run = SlumbotRun(out_dir, game)
     before = claim(out_dir, identity)

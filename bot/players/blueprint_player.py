@@ -39,13 +39,18 @@ import numpy as np
 from pokerbot.blueprint_store.abstraction import hand_buckets
 from pokerbot.blueprint_store.actions import pot_fraction
 from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.players.strategy_query import (
+    HANDS,
+    ActionProbabilities,
+    live_hands,
+    merge_columns,
+    same_for_every_hand,
+)
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver.translation import translate
 from pokerbot.solver.tree import DECISION
-
-from .strategy_query import HANDS, ActionProbabilities, live_hands, merge_columns, same_for_every_hand
 
 
 class BlueprintStrategy:
@@ -92,7 +97,7 @@ class BlueprintStrategy:
         )
 
     # ------------------------------------------------------------------ walking
-    def _abstract_node(self, state: BettingState, me: int | None = None) -> int | None:
+    def abstract_node(self, state: BettingState, me: int | None = None) -> int | None:
         """The abstract node for ``state``, translating raises the tree lacks; None
         when the hand has left what the tree can follow."""
         node, _ = self.walk(state, me)
@@ -234,7 +239,7 @@ class BlueprintStrategy:
         if self._checked_game is not state.game:
             self.bp.check_game(state.game)
             self._checked_game = state.game
-        node = self._abstract_node(state, ms.viewer)
+        node = self.abstract_node(state, ms.viewer)
         view = self.view
         if node is None or int(view.tree.player[node]) != ms.viewer:
             self.fallbacks += 1
@@ -298,7 +303,7 @@ class BlueprintStrategy:
             if self._checked_game is not state.game:
                 self.bp.check_game(state.game)
                 self._checked_game = state.game
-            node = self._abstract_node(state, seat)
+            node = self.abstract_node(state, seat)
             view = self.view
             if node is None or int(view.tree.player[node]) != seat:
                 return same_for_every_hand(state, [CALL], [1.0])  # what act falls back to

@@ -24,14 +24,13 @@ import time
 
 import structlog
 
+from pokerbot.bot.players.bots import Strategy
+from pokerbot.bot.players.strategy_log import StrategyLogWriter
+from pokerbot.bot.players.strategy_query import query
 from pokerbot.protocol.betting import CALL
 from pokerbot.protocol.client import ClientConnection, ProtocolError
 from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.logs import log_enabled
-
-from .strategies import Strategy
-from .strategy_log import StrategyLogWriter
-from .strategy_query import query
 
 log = structlog.get_logger("player")
 

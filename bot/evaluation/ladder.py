@@ -16,9 +16,12 @@ Chunks run in parallel in processes on this machine, or as tasks on a Ray cluste
 ``chunk.json`` and is played again from the start; nothing recorded is lost.
 
 For each row the table gives A's pooled result with its 95 % interval: duplicate plus
-AIVAT's difference from it, weighted by a coefficient cross-fitted on the other half of
-the pairs (``control_variates``): unbiased, AIVAT where it cuts the variance, duplicate
-alone where AIVAT adds noise. Beside it AIVAT and duplicate alone, the variance cut,
+AIVAT's difference from it, weighted by a coefficient in [0, 1] cross-fitted on the
+other half of the pairs once each half has ``MIN_FIT_PAIRS`` (``control_variates``):
+unbiased, AIVAT where it cuts the variance, duplicate alone where AIVAT adds noise;
+with fewer pairs, AIVAT itself. Beside it AIVAT with the solves' own values (for
+comparison, not in the headline: its difference from the check-down AIVAT is too
+collinear with it to fit both on a few hundred pairs), AIVAT and duplicate alone, the variance cut,
 whether the result is significant, the pairs still needed for significance at the
 observed effect, and the pairs and hours that an interval of +-100 mbb/hand needs at
 the observed variance.
@@ -40,10 +43,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from pokerbot.bot.evaluation.control_variates import cross_fitted
+from pokerbot.bot.evaluation.stats import Z95
 from pokerbot.protocol.gamedef import load_gamedef
-
-from .control_variates import cross_fitted
-from .match import Z95
 
 #: Benchmark bots every strategy of the ladder plays.
 BENCHMARK_BOTS = ("call", "random", "raise-pot", "allin")
@@ -177,6 +179,10 @@ class ChunkSpec:
         }
 
 
+#: Pairs half the pooled pairs need before AIVAT's weight in the headline is fitted
+#: (heavy tails make a weight fitted on fewer unreliable).
+MIN_FIT_PAIRS = 500
+
 #: A chunk's figures per pair: raw, all-in adjusted, AIVAT (check-down values) and AIVAT
 #: with the solves' own values at the solving agents' decisions.
 SERIES = ("raw", "allin_adjusted", "aivat", "aivat_solver")
@@ -199,10 +205,9 @@ def run_chunk(spec: ChunkSpec) -> dict:
     """Play one chunk (a duplicate match with common random numbers and AIVAT) and
     write its ``chunk.json`` (atomically: a chunk is either recorded whole or not at
     all). Returns the record."""
+    from pokerbot.bot.evaluation import match
+    from pokerbot.bot.strategies import BLUEPRINT_ENV
     from pokerbot.protocol.dealer import run_event_loop
-
-    from . import match
-    from .strategies import BLUEPRINT_ENV
 
     if spec.blueprint:
         os.environ[BLUEPRINT_ENV] = spec.blueprint  # the players (subprocesses) open this store
@@ -310,8 +315,9 @@ def _series_summary(values: np.ndarray, big_blind: int) -> dict:
 
 def pool(records: list[dict], identity: dict | None = None, target: float = 100.0) -> dict:
     """The pooled figures of a row's chunks that share ``identity`` (default: the most
-    recent chunk's): pairs; raw, duplicate (all-in adjusted), AIVAT and the headline
-    ``combined`` (duplicate plus AIVAT's difference from it, weighted by cross-fitting)
+    recent chunk's): pairs; raw, duplicate (all-in adjusted), AIVAT (check-down values,
+    and the solves' own), and the headline ``combined`` (duplicate plus AIVAT's
+    difference from it, weighted by cross-fitting)
     means with 95 % intervals; the headline's variance ratio to duplicate alone; the
     pairs still needed for significance at the observed effect and the pairs (and hours,
     at the chunks' pace) for an interval of +-``target``."""
@@ -339,16 +345,20 @@ def pool(records: list[dict], identity: dict | None = None, target: float = 100.
         kind: np.concatenate([np.asarray(r["chips_per_pair"][kind], dtype=np.float64) for r in unique])
         for kind in SERIES
     }
-    # the headline: duplicate plus the two AIVAT estimates' differences from it (each of
-    # expectation 0) with cross-fitted weights: AIVAT where it helps, duplicate where it
-    # adds noise
+    # the headline: duplicate plus AIVAT's difference from it (expectation 0), with a
+    # weight in [0, 1] cross-fitted once a half has MIN_FIT_PAIRS pairs (AIVAT before)
     duplicate = series["allin_adjusted"]
-    differences = np.stack([series["aivat"] - duplicate, series["aivat_solver"] - duplicate], axis=1)
-    combined, weights = cross_fitted(duplicate, differences, np.arange(len(duplicate)) % 2)
+    combined, weights = cross_fitted(
+        duplicate,
+        (series["aivat"] - duplicate)[:, None],
+        np.arange(len(duplicate)) % 2,
+        min_fit=MIN_FIT_PAIRS,
+        bounds=(0.0, 1.0),
+    )
     series["combined"] = combined
     for kind, values in series.items():
         out[kind] = _series_summary(values, bb)
-    out["aivat_weights"] = {k: [round(float(w), 3) for w in weights[:, i]] for i, k in enumerate(SERIES[2:])}
+    out["aivat_weight"] = [round(float(w), 3) for w in weights[:, 0]]
     n = out["pairs"] = len(duplicate)
     c, d = out["combined"], out["allin_adjusted"]
     out["variance_ratio"] = (d["sd"] / c["sd"]) ** 2 if c["sd"] and c["sd"] > 0 else float("nan")
@@ -374,24 +384,25 @@ def table(out_dir: str, rows: list[Row], identity: dict | None = None, target: f
 def format_table(lines: list[dict], target: float = 100.0) -> str:
     """The table as Markdown: one line a row."""
     head = (
-        "| A vs B | pairs | A's mbb/hand | AIVAT | duplicate alone | variance cut | significant | "
-        f"pairs more to significance | pairs (hours) for ±{target:g} |"
+        "| A vs B | pairs | A's mbb/hand | AIVAT | AIVAT, solves' values | duplicate alone | variance cut | "
+        f"significant | pairs more to significance | pairs (hours) for ±{target:g} |"
     )
-    out = [head, "|---|---:|---:|---:|---:|---:|---|---:|---:|"]
+    out = [head, "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
     for x in lines:
         if not x["chunks"]:
             other = f" ({x['other_chunks']} chunks of other commits or options)" if x.get("other_chunks") else ""
-            out.append(f"| {x['row']} | 0{other} | | | | | | | |")
+            out.append(f"| {x['row']} | 0{other} | | | | | | | | |")
             continue
-        c, a, d = x["combined"], x["aivat"], x["allin_adjusted"]
+        c, a, v, d = x["combined"], x["aivat"], x["aivat_solver"], x["allin_adjusted"]
         need = x["pairs_for_significance"]
         more = "-" if x["significant"] else ("n/a" if need is None else f"{need:,}")
         plan = "n/a" if x["pairs_for_target"] is None else f"{x['pairs_for_target']:,} ({x['hours_for_target']:,.1f} h)"
         other = f" (+{x['other_chunks']} not pooled)" if x["other_chunks"] else ""
         out.append(
             f"| {x['row']} | {x['pairs']:,}{other} | **{c['mean']:+,.0f} ± {c['ci95']:,.0f}** | "
-            f"{a['mean']:+,.0f} ± {a['ci95']:,.0f} | {d['mean']:+,.0f} ± {d['ci95']:,.0f} | "
-            f"{x['variance_ratio']:.1f}x | {'yes' if x['significant'] else 'no'} | {more} | {plan} |"
+            f"{a['mean']:+,.0f} ± {a['ci95']:,.0f} | {v['mean']:+,.0f} ± {v['ci95']:,.0f} | "
+            f"{d['mean']:+,.0f} ± {d['ci95']:,.0f} | {x['variance_ratio']:.1f}x | "
+            f"{'yes' if x['significant'] else 'no'} | {more} | {plan} |"
         )
     return "\n".join(out)
 

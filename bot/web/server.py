@@ -30,13 +30,12 @@ from typing import Any, TextIO
 
 import structlog
 
+from pokerbot.bot.evaluation.match import PlayerSpec
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.cards import card_to_str
 from pokerbot.protocol.client import ClientConnection, ProtocolError, Received
 from pokerbot.protocol.dealer import Dealer, DealerConfig
 from pokerbot.protocol.gamedef import GameDef
-
-from .match import PlayerSpec
 
 log = structlog.get_logger("web")
 
@@ -474,7 +473,7 @@ class WebServer:
         from aiohttp import web
 
         name, content_type = PAGE_FILES[request.path]
-        body = resources.files("pokerbot.bot").joinpath("web_page", name).read_bytes()
+        body = resources.files("pokerbot.bot.web").joinpath("page", name).read_bytes()
         return web.Response(body=body, content_type=content_type, headers={"Cache-Control": "no-store"})
 
     async def _history(self, request):

@@ -1,0 +1,1 @@
+"""The agent: blueprint play, real-time subgame solving, its solver processes and time budget."""

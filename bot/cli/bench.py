@@ -1,0 +1,63 @@
+"""``pokerbot bench``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from pokerbot.bot.cli.options import positive
+
+
+def add(sub) -> None:
+    b = sub.add_parser("bench", help="benchmarks that print their figures")
+    b.add_argument("what", choices=["evaluator", "dealer", "solver", "mccfr", "store"], help="what to measure")
+    b.add_argument("--blueprint", default=None, metavar="PATH", help="store: the blueprint to open")
+    b.add_argument(
+        "--hands",
+        type=positive,
+        default=4_000_000,
+        help="evaluator: random 7-card hands (default 4,000,000); dealer: hands per match (default 5,000)",
+    )
+    b.add_argument("--boards", type=positive, default=20_000, help="river boards for the batch path (default 20,000)")
+    b.add_argument(
+        "--repeats",
+        type=positive,
+        default=7,
+        help="timed runs, the median is reported (default 7; the dealer bench uses at most 3)",
+    )
+    b.add_argument("--json", action="store_true", help="print the figures as JSON")
+    b.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pokerbot.bot.bench import dealer as bench_dealer
+    from pokerbot.bot.bench import evaluator as bench_evaluator
+    from pokerbot.bot.bench import mccfr as bench_mccfr
+    from pokerbot.bot.bench import solver as bench_solver
+    from pokerbot.bot.bench import store as bench_store
+    from pokerbot.protocol.logs import configure
+
+    configure("warning")
+    if args.what == "evaluator":
+        bench_evaluator.print_evaluator_report(
+            bench_evaluator.bench_evaluator(hands=args.hands, boards=args.boards, repeats=args.repeats), args.json
+        )
+    elif args.what == "solver":
+        bench_solver.print_solver_report(bench_solver.bench_solver(repeats=min(args.repeats, 5)), args.json)
+    elif args.what == "dealer":
+        hands = args.hands if args.hands != 4_000_000 else 5000
+        bench_dealer.print_dealer_report(
+            bench_dealer.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json
+        )
+    elif args.what == "mccfr":
+        bench_mccfr.print_mccfr_report(bench_mccfr.bench_mccfr(), args.json)
+    elif args.what == "store":
+        from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
+
+        path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
+        if not os.path.exists(path):
+            print(f"pokerbot bench store: no blueprint at {path} (--blueprint PATH)", file=sys.stderr)
+            return 2
+        bench_store.print_store_report(bench_store.bench_store(path), args.json)
+    return 0

@@ -1,0 +1,119 @@
+"""``pokerbot match``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pokerbot.bot.cli.options import dealer_limit_options, positive
+from pokerbot.bot.cli.train_blueprint import ensure_blueprint
+from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, load_gamedef
+
+
+def add(sub) -> None:
+    from pokerbot.bot.strategies import STRATEGIES
+
+    m = sub.add_parser("match", help="play two players on our dealer and report mbb/hand with confidence intervals")
+    m.add_argument(
+        "player_a",
+        nargs="?",
+        default="libratus",
+        help=f"a strategy ({', '.join(sorted(STRATEGIES))}), one with options of pokerbot play "
+        "(e.g. 'libratus --solve-round 4'), or a command line run as '<cmd> <host> <port>' (default libratus)",
+    )
+    m.add_argument("player_b", nargs="?", default="random", help="the opponent, the same way (default random)")
+    m.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+    m.add_argument("--hands", type=positive, default=1000, help="hands per match (default 1000)")
+    m.add_argument("--seed", type=int, default=1, help="card seed (default 1)")
+    m.add_argument("--duplicate", action="store_true", help="replay the same cards with the seats swapped")
+    m.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="with --duplicate: play the two seat orders at the same time (half the wall time on two "
+        "cores when the players compute, e.g. solving agents)",
+    )
+    m.add_argument(
+        "--common-random-numbers",
+        action="store_true",
+        help="give both players one seed: blueprint-based players then choose alike in the same "
+        "situation, so a duplicate pair cancels wherever both play the blueprint",
+    )
+    m.add_argument(
+        "--aivat",
+        action="store_true",
+        help="also report A's result corrected by AIVAT (our players log their strategy at every "
+        "decision; per-hand corrections in OUT/aivat.csv; see docs/evaluation.md)",
+    )
+    m.add_argument(
+        "--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)"
+    )
+    dealer_limit_options(m, "dealer")
+    m.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="JSON log level on stderr (default warning)",
+    )
+    m.add_argument(
+        "--blueprint",
+        default=None,
+        metavar="PATH",
+        help="blueprint store for the players libratus, unsafe and blueprint (default "
+        "$POKERBOT_BLUEPRINT, else blueprints/default.bp, trained first if missing)",
+    )
+    m.add_argument(
+        "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
+    )
+    m.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress on stderr (by default a bar on a terminal, else a line every 30 s)",
+    )
+    m.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pokerbot.bot.evaluation import match
+    from pokerbot.protocol.dealer import run_event_loop
+    from pokerbot.protocol.logs import configure
+
+    configure(args.log_level)
+    try:
+        game = load_gamedef(args.game)
+    except GameDefError as e:
+        print(f"pokerbot match: {e}", file=sys.stderr)
+        return 2
+    limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
+    if args.concurrent and not args.duplicate:
+        print("pokerbot match: --concurrent needs --duplicate", file=sys.stderr)
+        return 2
+    if args.aivat and not match.PlayerSpec("A", args.player_a).ours:
+        print("pokerbot match: --aivat needs player A to be one of our strategies", file=sys.stderr)
+        return 2
+    named = {match.PlayerSpec("A", args.player_a).strategy, match.PlayerSpec("B", args.player_b).strategy}
+    if named & {"libratus", "unsafe", "blueprint", "prober"}:
+        status = ensure_blueprint(args)
+        if status:
+            return status
+    try:
+        summary = run_event_loop(
+            match.run(
+                game,
+                args.game,
+                args.hands,
+                args.seed,
+                (args.player_a, args.player_b),
+                args.duplicate,
+                args.out,
+                limits,
+                args.common_random_numbers,
+                args.concurrent,
+                progress=not args.no_progress,
+                aivat=args.aivat,
+            )
+        )
+    except (RuntimeError, ValueError, OSError) as e:
+        print(f"pokerbot match: {e}", file=sys.stderr)
+        return 1
+    match.print_summary(summary, args.out)
+    return 0 if summary["ok"] else 1

@@ -1,0 +1,84 @@
+"""Options and checks the commands share."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def number_type(convert, what: str, ok, condition: str):
+    """An argparse type: ``convert`` the text (else "is not <what>"), then check ``ok``."""
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{condition}, got {value}")
+        return value
+
+    return parse
+
+
+port_number = number_type(int, "a port number", lambda v: 0 < v < 65536, "port must be 1..65535")
+non_negative = number_type(int, "an integer", lambda v: v >= 0, "must be 0 or more")
+positive = number_type(int, "an integer", lambda v: v > 0, "must be positive")
+positive_float = number_type(float, "a number", lambda v: v > 0, "must be positive")
+
+
+def dealer_limit_options(p: argparse.ArgumentParser, whose: str) -> None:
+    """The reference dealer's three time limits, in milliseconds, with its defaults."""
+    p.add_argument(
+        "--t_response", type=positive, default=600_000, metavar="MS", help=f"{whose} limit per reply (default 600000)"
+    )
+    p.add_argument(
+        "--t_hand", type=positive, default=600_000, metavar="MS", help=f"{whose} limit per hand (default 600000)"
+    )
+    p.add_argument(
+        "--t_per_hand", type=positive, default=7_000, metavar="MS", help=f"{whose} average per hand (default 7000)"
+    )
+
+
+def turn_solver_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--turn-solver",
+        default="depth-limited",
+        choices=["full", "depth-limited"],
+        help="libratus/unsafe solving from the turn: to the end of the turn with the blueprint's four "
+        "continuation strategies at the river, the river solved when it comes (depth-limited, default), "
+        "or to the end of the hand (full: give it a larger --solve-seconds)",
+    )
+    p.add_argument(
+        "--card-samples",
+        type=non_negative,
+        default=1,
+        help="depth-limited turn solving: river cards drawn per pass to value the leaves (0: all 48; default 1)",
+    )
+
+
+def blueprint_of(args: argparse.Namespace, command: str) -> tuple[str | None, int]:
+    """The store ``args.strategy`` plays (None for the bots that need none) and 0, or
+    (None, 2) after saying that it is missing."""
+    from pokerbot.bot.strategies import blueprint_path
+
+    if args.strategy not in ("blueprint", "prober", "libratus", "unsafe"):
+        return None, 0
+    blueprint = blueprint_path(args.blueprint)
+    if not os.path.exists(blueprint):
+        print(f"pokerbot {command}: no blueprint at {blueprint} (--blueprint PATH)", file=sys.stderr)
+        return None, 2
+    return blueprint, 0
+
+
+def agent_options(args: argparse.Namespace, **more) -> dict:
+    """The agent's options from a command's solving options (``turn_solver_options``
+    and --solve-round, --solve-seconds), with ``more``."""
+    return {
+        "solve_seconds": args.solve_seconds,
+        "solve_round": args.solve_round - 1,
+        "turn_solver": args.turn_solver,
+        "card_samples": args.card_samples,
+        **more,
+    }

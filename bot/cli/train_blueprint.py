@@ -1,0 +1,131 @@
+"""``pokerbot train-blueprint``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from pokerbot.bot.cli.options import positive
+
+
+def add(sub) -> None:
+    t = sub.add_parser("train-blueprint", help="train a hold'em blueprint (card abstraction, MCCFR) into a store")
+    t.add_argument(
+        "--preset",
+        default="default",
+        help="tiny (under two minutes, for tests and demos) or default (about an hour on two cores); default: default",
+    )
+    t.add_argument("--out", required=True, metavar="PATH", help="the store to write (written atomically)")
+    t.add_argument("--threads", type=positive, default=None, help="training threads (default: every core)")
+    t.add_argument("--minutes", type=float, default=None, help="training time (default: the preset's)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the abstraction and training (default 0)")
+    t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
+    t.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="train sharded on a Ray cluster: its address (host:port), auto (the cluster this machine "
+        "joined with ray start), or local (start one here); needs the cluster extra (docs/cluster.md)",
+    )
+    t.add_argument(
+        "--shards", type=positive, default=None, help="with --ray: shard actors (default: the cluster's CPUs)"
+    )
+    t.add_argument(
+        "--shard-batch",
+        type=positive,
+        default=2_000,
+        help="with --ray: iterations per batch, between updates of the first round's strategy (default 2000)",
+    )
+    t.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pokerbot.blueprint_store.train import PRESETS, train_blueprint
+    from pokerbot.bot.progress import PhasedProgress
+
+    if args.preset not in PRESETS:
+        print(
+            f"pokerbot train-blueprint: unknown preset {args.preset!r}; presets: {', '.join(PRESETS)}", file=sys.stderr
+        )
+        return 2
+    if args.ray is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            print(
+                "pokerbot train-blueprint: --ray needs the cluster extra: pip install 'pokerbot[cluster]' "
+                "(scripts/setup --cluster)",
+                file=sys.stderr,
+            )
+            return 2
+    elif args.shards is not None:
+        print("pokerbot train-blueprint: --shards goes with --ray", file=sys.stderr)
+        return 2
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    os.makedirs(out_dir, exist_ok=True)
+    t0 = time.time()
+    # a bar per phase (card abstraction rounds, then MCCFR) on a terminal, plain lines
+    # every 30 s otherwise; messages above it, with the time since the start
+    bars = PhasedProgress(stream=sys.stdout)
+
+    def log(msg: str) -> None:
+        bars.write(f"[{time.time() - t0:7.1f} s] {msg}")
+
+    try:
+        train_blueprint(
+            args.preset,
+            args.out,
+            threads=args.threads,
+            seconds=None if args.minutes is None else args.minutes * 60.0,
+            resume=args.resume,
+            seed=args.seed,
+            log=log,
+            progress=bars,
+            ray=args.ray,
+            shards=args.shards,
+            shard_batch=args.shard_batch,
+        )
+    except (OSError, ValueError, ConnectionError) as e:
+        bars.close()
+        print(f"pokerbot train-blueprint: {e}", file=sys.stderr)
+        return 1
+    bars.close()
+    return 0
+
+
+def ensure_blueprint(args: argparse.Namespace) -> int:
+    """The players that need a blueprint find it through the environment. With none
+    given and no default store, the quick one (the tiny preset, about two minutes on
+    two cores) is trained first unless --no-train; a missing store given with
+    --blueprint or $POKERBOT_BLUEPRINT is an error."""
+    from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT, QUICK_BLUEPRINT, blueprint_path
+
+    given = args.blueprint or os.environ.get(BLUEPRINT_ENV)
+    path = blueprint_path(args.blueprint)
+    strong = f"pokerbot train-blueprint --preset default --out {DEFAULT_BLUEPRINT}"
+    if not os.path.exists(path):
+        if given or args.no_train:
+            print(f"pokerbot match: no blueprint at {path}; make one with `{strong}`", file=sys.stderr)
+            return 2
+        print(
+            f"pokerbot match: no blueprint yet: training the quick one first ({QUICK_BLUEPRINT}, the tiny preset: "
+            f"about 2 minutes on two cores, once; --no-train to stop instead). It beats the benchmark bots but is "
+            f"far from the default blueprint: `{strong}` trains that (about 50 minutes on two cores).",
+            flush=True,
+        )
+        # through the parser: every option of train-blueprint gets its default
+        command = ["train-blueprint", "--preset", "tiny", "--out", QUICK_BLUEPRINT, "--seed", "0"]
+        if os.path.isdir(QUICK_BLUEPRINT + ".ckpt"):
+            command.append("--resume")
+        parser = argparse.ArgumentParser(prog="pokerbot")
+        add(parser.add_subparsers(dest="command"))
+        status = run(parser.parse_args(command))
+        if status:
+            return status
+        path = QUICK_BLUEPRINT
+    elif path == QUICK_BLUEPRINT:
+        print(f"pokerbot match: playing with the quick blueprint {path}; `{strong}` trains the strong one", flush=True)
+    os.environ[BLUEPRINT_ENV] = os.path.abspath(path)
+    return 0

@@ -1,0 +1,1 @@
+"""Measuring strength: matches, AIVAT, Local Best Response, the ladder, Slumbot."""

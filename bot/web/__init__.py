@@ -1,0 +1,1 @@
+"""pokerbot web: a page where a person plays one of our strategies."""
