@@ -30,7 +30,7 @@ import structlog
 
 from pokerbot.bot.evaluation.match_log import HandResult, player_series, read_match_log
 from pokerbot.bot.evaluation.stats import Z95, summarize
-from pokerbot.bot.progress import ProgressBar
+from pokerbot.bot.progress import ProgressBar, format_duration
 from pokerbot.bot.strategies import STRATEGIES
 from pokerbot.protocol.dealer import (
     DEFAULT_SPIN_US,
@@ -251,18 +251,28 @@ class MatchProgress:
     """Hands played across the matches of a run and player A's running raw result in
     mbb/hand with its 95 % interval, drawn on a ProgressBar while the matches play."""
 
-    def __init__(self, total_hands: int, big_blind: int, label: str, bar: ProgressBar | None = None) -> None:
+    def __init__(
+        self, total_hands: int, big_blind: int, label: str, bar: ProgressBar | None = None, start: float | None = None
+    ) -> None:
         self.bar = bar or ProgressBar(total_hands, "hands", label=label)
         self.big_blind = big_blind
         self.dealers: list[tuple[Dealer, int]] = []
+        self.start = time.monotonic() if start is None else start
 
     def add(self, dealer: Dealer, seat: int) -> None:
         """A match that started, with player A's seat in it."""
         self.dealers.append((dealer, seat))
 
-    def status(self) -> tuple[int, str]:
-        """Hands done, and A's result so far (empty before two hands)."""
+    def status(self, now: float | None = None) -> tuple[int, str]:
+        """Hands done, and A's result so far; before the first hand, how long the
+        players have been starting (a first run compiles the agent's kernels)."""
         n = sum(d.result.completed_hands for d, _ in self.dealers)
+        if n == 0:
+            waited = (time.monotonic() if now is None else now) - self.start
+            return 0, (
+                f"starting the players, {format_duration(waited)} (they load the blueprint; the agent's first "
+                "run on a machine compiles its kernels: a few minutes)"
+            )
         if n < 2:
             return n, ""
         total = sum(d.result.totals[seat] for d, seat in self.dealers)

@@ -96,8 +96,9 @@ def test_match_progress_shows_hands_and_the_running_result_as_the_summary_comput
     rng = np.random.default_rng(3)
     first, second = rng.integers(-2000, 2000, 40), rng.integers(-20000, 20000, 25)
     bar = ProgressBar(100, "hands", stream=io.StringIO(), tty=False, plain_interval=0)
-    progress = MatchProgress(100, 100, "x", bar=bar)
-    assert progress.status() == (0, "")
+    progress = MatchProgress(100, 100, "x", bar=bar, start=1000.0)
+    done, waiting = progress.status(now=1075.0)
+    assert done == 0 and "starting the players, 1m15s" in waiting and "compiles" in waiting
     for values, seat in ((first, 0), (second, 1)):  # A sits in seat 0, then in seat 1
         result = MatchResult(len(values), [0.0, 0.0])
         result.totals[seat], result.totals[1 - seat] = float(values.sum()), -float(values.sum())
