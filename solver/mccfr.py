@@ -38,6 +38,7 @@ from pokerbot.protocol.gamedef import GameDef
 from pokerbot.protocol.hand_rank import hand_strength
 
 from .betting_tree import BettingTree
+from .keyed import keyed_uniform
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, PublicTree
 
 #: Regret units per big blind (Pluribus counted chips with a 100-chip big blind).
@@ -85,10 +86,13 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
 @nb.njit(cache=True)
-def _traverse(
+def traverse(
     i,
     bk,
     outcome,
+    t,
+    key,
+    me,
     kind,
     player,
     rnd,
@@ -96,9 +100,12 @@ def _traverse(
     count,
     spent,
     offset,
+    owner,
     last_round,
     regret,
     phi,
+    head_delta,
+    head_phi,
     prune,
     C,
     K,
@@ -118,6 +125,14 @@ def _traverse(
     node is replaced in its frame by the sampled child, since it passes the value
     through, so every frame below the top is a traverser's node.
 
+    One traversal for the single machine and the shards (``mccfr_shards``):
+    ``owner[n]`` is the shard that owns node n, or -1 for the head's nodes (the first
+    round's). A node of another shard than ``me`` is worth 0. At the head's nodes the
+    random choices are keyed by (``key``, ``t``: the traversal's number in its batch,
+    node, action) so that every shard makes the same, and regret and weight increments
+    go to ``head_delta`` and (shard 0 only) ``head_phi`` instead of the arrays. On a
+    single machine every node is shard 0's (``owner`` all 0, ``me`` 0).
+
     ``keep`` >= 0 trains only the subtree below the root's action ``keep``: the root's
     actor takes it with probability ``keep_p[bucket]`` (a frozen strategy there), so
     a traversal by the other player that does not pass through it is dropped (value
@@ -131,6 +146,11 @@ def _traverse(
     while True:
         if state == _ENTER:
             n = frames[d, 0]
+            o = owner[n]
+            if o >= 0 and o != me:
+                ret = 0.0
+                state = _RETURN
+                continue
             stats[0] += 1
             k = kind[n]
             if k == FOLD_TERMINAL:
@@ -154,7 +174,7 @@ def _traverse(
             base = offset[n] + bk[actor, rnd[n]] * m
             if actor != i:  # sample one action from the current strategy
                 total = _rm_total(regret, base, m)
-                u = np.random.random()
+                u = keyed_uniform(key, t, n * 64 + 63) if o < 0 else np.random.random()
                 a = m - 1
                 acc = 0.0
                 for b in range(m):
@@ -163,7 +183,10 @@ def _traverse(
                     if u < acc:
                         a = b
                         break
-                phi[base + a] += 1.0 / fprob[d]
+                if o >= 0:
+                    phi[base + a] += 1.0 / fprob[d]
+                elif me == 0:
+                    head_phi[base + a] += 1.0 / fprob[d]
                 frames[d, 0] = first[n] + a
                 continue
             frames[d, 1] = 0
@@ -182,7 +205,8 @@ def _traverse(
                 r = regret[base + a]
                 if prune and r < C and rnd[n] != last_round and kind[f + a] == DECISION:
                     thresh = max(0.02 / p, K / (K + C - r))
-                    if np.random.random() < thresh:
+                    u = keyed_uniform(key, t, n * 64 + a) if owner[n] < 0 else np.random.random()
+                    if u < thresh:
                         q = p * min(thresh, 1.0)
                         go = a
                         break
@@ -208,15 +232,21 @@ def _traverse(
                 if vb == vb:
                     rb = regret[base + b]
                     v += (((rb if rb > 0 else 0) / total) if total > 0 else 1.0 / m) * vb
-            for b in range(m):
-                vb = scratch[d, b]
-                if vb == vb:  # explored (not NaN)
-                    r = regret[base + b] + np.rint((vb - v) * units)
-                    if r < floor:
-                        r = floor
-                    elif r > REGRET_CAP:
-                        r = REGRET_CAP
-                    regret[base + b] = np.int32(r)
+            if owner[n] < 0:
+                for b in range(m):
+                    vb = scratch[d, b]
+                    if vb == vb:
+                        head_delta[base + b] += (vb - v) * units
+            else:
+                for b in range(m):
+                    vb = scratch[d, b]
+                    if vb == vb:  # explored (not NaN)
+                        r = regret[base + b] + np.rint((vb - v) * units)
+                        if r < floor:
+                            r = floor
+                        elif r > REGRET_CAP:
+                            r = REGRET_CAP
+                        regret[base + b] = np.int32(r)
             ret = v
             state = _RETURN
         if state == _RETURN:
@@ -257,13 +287,18 @@ def _run(
     frames = np.zeros((MAX_DEPTH, 4), dtype=np.int64)
     fprob = np.ones(MAX_DEPTH)
     scratch = np.zeros((MAX_DEPTH, MAX_ACTIONS))
+    owner = np.zeros(kind.shape[0], dtype=np.int64)  # one machine: every node is shard 0's
+    no_head = np.zeros(1)
     total = 0.0
     for d in range(buckets.shape[0]):
         i = d & 1
-        v = _traverse(
+        v = traverse(
             i,
             buckets[d],
             outcomes[d],
+            d,
+            0,
+            0,
             kind,
             player,
             rnd,
@@ -271,9 +306,12 @@ def _run(
             count,
             spent,
             offset,
+            owner,
             last_round,
             regret,
             phi,
+            no_head,
+            no_head,
             prune,
             C,
             K,
@@ -321,6 +359,8 @@ def _run_parallel(
     T = seeds.shape[0]
     B = buckets.shape[0]
     per = np.zeros((T, 2), dtype=np.int64)
+    owner = np.zeros(kind.shape[0], dtype=np.int64)  # one machine: every node is shard 0's
+    no_head = np.zeros(1)
     for t in nb.prange(T):
         np.random.seed(seeds[t])  # this thread's own stream
         frames = np.zeros((MAX_DEPTH, 4), dtype=np.int64)
@@ -330,10 +370,13 @@ def _run_parallel(
         lo = (B * t // T) & ~1
         hi = B if t == T - 1 else (B * (t + 1) // T) & ~1
         for d in range(lo, hi):
-            _traverse(
+            traverse(
                 d & 1,
                 buckets[d],
                 outcomes[d],
+                d,
+                0,
+                0,
                 kind,
                 player,
                 rnd,
@@ -341,9 +384,12 @@ def _run_parallel(
                 count,
                 spent,
                 offset,
+                owner,
                 last_round,
                 regret,
                 phi,
+                no_head,
+                no_head,
                 prune,
                 C,
                 K,
@@ -364,7 +410,7 @@ def _run_parallel(
 
 
 @nb.njit(cache=True)
-def _discount(regret, phi, d):
+def discount_slots(regret, phi, d):
     for s in range(regret.shape[0]):
         regret[s] = np.int32(np.rint(regret[s] * d))
         phi[s] *= d
@@ -554,7 +600,7 @@ class MCCFR:
                 and self.iterations % s.discount_interval == 0
             ):
                 k = self.iterations / s.discount_interval
-                _discount(self.regret, self.phi, k / (k + 1.0))
+                discount_slots(self.regret, self.phi, k / (k + 1.0))
             if progress is not None:
                 progress(self.iterations, TrainingReport(done, time.perf_counter() - t0, int(stats[0]), int(stats[1])))
         self.nodes_touched += int(stats[0])
@@ -566,7 +612,7 @@ class MCCFR:
         discounting, when the caller schedules it by time rather than iterations)."""
         if not 0.0 < factor <= 1.0:
             raise ValueError("a discount factor is in (0, 1]")
-        _discount(self.regret, self.phi, float(factor))
+        discount_slots(self.regret, self.phi, float(factor))
 
     def average_strategy(self) -> np.ndarray:
         """Per slot, the probability of the slot's action at its (node, bucket):

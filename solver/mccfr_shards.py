@@ -34,7 +34,6 @@ import numba as nb
 import numpy as np
 
 from .betting_tree import BettingTree
-from .keyed import keyed_uniform
 from .mccfr import (
     MAX_ACTIONS,
     MAX_DEPTH,
@@ -43,13 +42,13 @@ from .mccfr import (
     Deals,
     MCCFRSettings,
     TrainingReport,
+    discount_slots,
     normalised,
+    traverse,
 )
-from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN
+from .tree import DECISION
 
 HEAD = -1  # owner of the first round's decisions
-
-_ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -123,162 +122,6 @@ def plan_shards(tree: BettingTree, shards: int) -> ShardPlan:
 
 
 @nb.njit(cache=True)
-def _rm_total(regret, base, m):
-    s = 0.0
-    for a in range(m):
-        r = regret[base + a]
-        if r > 0:
-            s += r
-    return s
-
-
-@nb.njit(cache=True)
-def _traverse_shard(
-    i,
-    bk,
-    outcome,
-    t,
-    key,
-    me,
-    kind,
-    player,
-    rnd,
-    first,
-    count,
-    spent,
-    offset,
-    owner,
-    last_round,
-    regret,
-    phi,
-    head_delta,
-    head_phi,
-    prune,
-    C,
-    K,
-    floor,
-    units,
-    frames,
-    fprob,
-    scratch,
-    stats,
-):
-    """``mccfr._traverse`` for shard ``me`` on traversal ``t`` of a batch (see the
-    module doc): other shards' subtrees are worth 0; at the head's nodes random
-    choices are keyed by (key, t, node, action) and regret and weight increments go
-    to ``head_delta`` and (shard 0 only) ``head_phi`` instead of the arrays."""
-    d = 0
-    frames[0, 0] = 0
-    fprob[0] = 1.0
-    state = _ENTER
-    ret = 0.0
-    while True:
-        if state == _ENTER:
-            n = frames[d, 0]
-            o = owner[n]
-            if o >= 0 and o != me:
-                ret = 0.0
-                state = _RETURN
-                continue
-            stats[0] += 1
-            k = kind[n]
-            if k == FOLD_TERMINAL:
-                ret = float(spent[n, 1 - i]) if player[n] != i else -float(spent[n, i])
-                state = _RETURN
-                continue
-            if k == SHOWDOWN:
-                st = float(min(spent[n, 0], spent[n, 1]))
-                ret = st * outcome if i == 0 else -st * outcome
-                state = _RETURN
-                continue
-            actor = player[n]
-            m = count[n]
-            base = offset[n] + bk[actor, rnd[n]] * m
-            if actor != i:  # sample one action from the current strategy
-                total = _rm_total(regret, base, m)
-                u = keyed_uniform(key, t, n * 64 + 63) if o < 0 else np.random.random()
-                a = m - 1
-                acc = 0.0
-                for b in range(m):
-                    r = regret[base + b]
-                    acc += ((r if r > 0 else 0) / total) if total > 0 else 1.0 / m
-                    if u < acc:
-                        a = b
-                        break
-                if o >= 0:
-                    phi[base + a] += 1.0 / fprob[d]
-                elif me == 0:
-                    head_phi[base + a] += 1.0 / fprob[d]
-                frames[d, 0] = first[n] + a
-                continue
-            frames[d, 1] = 0
-            frames[d, 3] = base
-            state = _NEXT
-        if state == _NEXT:
-            n = frames[d, 0]
-            m = count[n]
-            f = first[n]
-            base = frames[d, 3]
-            p = fprob[d]
-            a = frames[d, 1]
-            go = -1
-            q = p
-            while a < m:
-                r = regret[base + a]
-                if prune and r < C and rnd[n] != last_round and kind[f + a] == DECISION:
-                    thresh = max(0.02 / p, K / (K + C - r))
-                    u = keyed_uniform(key, t, n * 64 + a) if owner[n] < 0 else np.random.random()
-                    if u < thresh:
-                        q = p * min(thresh, 1.0)
-                        go = a
-                        break
-                    scratch[d, a] = np.nan  # not explored this time: its regret stays
-                    stats[1] += 1
-                    a += 1
-                    continue
-                go = a
-                break
-            if go >= 0:
-                frames[d, 1] = go + 1
-                frames[d, 2] = go
-                frames[d + 1, 0] = f + go
-                fprob[d + 1] = q
-                d += 1
-                state = _ENTER
-                continue
-            total = _rm_total(regret, base, m)
-            v = 0.0
-            for b in range(m):
-                vb = scratch[d, b]
-                if vb == vb:
-                    rb = regret[base + b]
-                    v += (((rb if rb > 0 else 0) / total) if total > 0 else 1.0 / m) * vb
-            if owner[n] < 0:
-                for b in range(m):
-                    vb = scratch[d, b]
-                    if vb == vb:
-                        head_delta[base + b] += (vb - v) * units
-            else:
-                for b in range(m):
-                    vb = scratch[d, b]
-                    if vb == vb:  # explored (not NaN)
-                        r = regret[base + b] + np.rint((vb - v) * units)
-                        if r < floor:
-                            r = floor
-                        elif r > REGRET_CAP:
-                            r = REGRET_CAP
-                        regret[base + b] = np.int32(r)
-            ret = v
-            state = _RETURN
-        if state == _RETURN:
-            if d == 0:
-                return ret
-            d -= 1
-            scratch[d, frames[d, 2]] = ret
-            state = _NEXT
-
-
-@nb.njit(cache=True)
 def _run_shard(
     buckets,
     outcomes,
@@ -311,8 +154,9 @@ def _run_shard(
     frames = np.zeros((MAX_DEPTH, 4), dtype=np.int64)
     fprob = np.ones(MAX_DEPTH)
     scratch = np.zeros((MAX_DEPTH, MAX_ACTIONS))
+    no_keep = np.ones(1)
     for d in range(buckets.shape[0]):
-        _traverse_shard(
+        traverse(
             d & 1,
             buckets[d],
             outcomes[d],
@@ -337,18 +181,13 @@ def _run_shard(
             K,
             floor,
             units,
+            -1,
+            no_keep,
             frames,
             fprob,
             scratch,
             stats,
         )
-
-
-@nb.njit(cache=True)
-def _discount(regret, phi, d):
-    for s in range(regret.shape[0]):
-        regret[s] = np.int32(np.rint(regret[s] * d))
-        phi[s] *= d
 
 
 @nb.njit(cache=True)
@@ -443,7 +282,7 @@ class MCCFRShard:
         return BatchResult(delta, head_phi if self.shard == 0 else None, int(stats[0]), int(stats[1]))
 
     def discount(self, factor: float) -> None:
-        _discount(self.regret, self.phi, float(factor))
+        discount_slots(self.regret, self.phi, float(factor))
 
     def own_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The shard's own regrets and weights (without the head's copy)."""
@@ -612,7 +451,7 @@ class ShardedMCCFR:
     def discount(self, factor: float) -> None:
         if not 0.0 < factor <= 1.0:
             raise ValueError("a discount factor is in (0, 1]")
-        _discount(self.head_regret, self.head_phi, float(factor))
+        discount_slots(self.head_regret, self.head_phi, float(factor))
         self.pool.discount(factor)
 
     def snapshot(self) -> dict:
