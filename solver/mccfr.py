@@ -85,176 +85,187 @@ def _rm_total(regret, base, m):
 _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
-@nb.njit(cache=True)
-def traverse(
-    i,
-    bk,
-    outcome,
-    t,
-    key,
-    me,
-    kind,
-    player,
-    rnd,
-    first,
-    count,
-    spent,
-    offset,
-    owner,
-    last_round,
-    regret,
-    phi,
-    head_delta,
-    head_phi,
-    prune,
-    C,
-    K,
-    floor,
-    units,
-    keep,
-    keep_p,
-    frames,
-    fprob,
-    scratch,
-    stats,
-):
-    """Value of the root to player i (chips) for one deal (``bk``: buckets [player,
-    round]; ``outcome``: +1 player 0 wins the showdown, -1 loses, 0 ties). Walks the
-    tree depth-first with an explicit stack (numba cannot cache recursive functions):
-    frames[d] = (node, next action, action being explored, slot base); an opponent's
-    node is replaced in its frame by the sampled child, since it passes the value
-    through, so every frame below the top is a traverser's node.
+def make_traverse(sharded: bool):
+    """The traversal kernel, compiled for one machine (``sharded`` false: the
+    shard-only branches fold away) or for the shards; see ``traverse``."""
 
-    One traversal for the single machine and the shards (``mccfr_shards``):
-    ``owner[n]`` is the shard that owns node n, or -1 for the head's nodes (the first
-    round's). A node of another shard than ``me`` is worth 0. At the head's nodes the
-    random choices are keyed by (``key``, ``t``: the traversal's number in its batch,
-    node, action) so that every shard makes the same, and regret and weight increments
-    go to ``head_delta`` and (shard 0 only) ``head_phi`` instead of the arrays. On a
-    single machine every node is shard 0's (``owner`` all 0, ``me`` 0).
+    @nb.njit(cache=True)
+    def traverse(
+        i,
+        bk,
+        outcome,
+        t,
+        key,
+        me,
+        kind,
+        player,
+        rnd,
+        first,
+        count,
+        spent,
+        offset,
+        owner,
+        last_round,
+        regret,
+        phi,
+        head_delta,
+        head_phi,
+        prune,
+        C,
+        K,
+        floor,
+        units,
+        keep,
+        keep_p,
+        frames,
+        fprob,
+        scratch,
+        stats,
+    ):
+        """Value of the root to player i (chips) for one deal (``bk``: buckets [player,
+        round]; ``outcome``: +1 player 0 wins the showdown, -1 loses, 0 ties). Walks the
+        tree depth-first with an explicit stack (numba cannot cache recursive functions):
+        frames[d] = (node, next action, action being explored, slot base); an opponent's
+        node is replaced in its frame by the sampled child, since it passes the value
+        through, so every frame below the top is a traverser's node.
 
-    ``keep`` >= 0 trains only the subtree below the root's action ``keep``: the root's
-    actor takes it with probability ``keep_p[bucket]`` (a frozen strategy there), so
-    a traversal by the other player that does not pass through it is dropped (value
-    0, nothing updated), and one by the root's actor goes straight into it (its
-    regrets below are counterfactual: they do not depend on its own root reach)."""
-    d = 0
-    frames[0, 0] = 0
-    fprob[0] = 1.0
-    state = _ENTER
-    ret = 0.0
-    while True:
-        if state == _ENTER:
-            n = frames[d, 0]
-            o = owner[n]
-            if o >= 0 and o != me:
-                ret = 0.0
-                state = _RETURN
-                continue
-            stats[0] += 1
-            k = kind[n]
-            if k == FOLD_TERMINAL:
-                ret = float(spent[n, 1 - i]) if player[n] != i else -float(spent[n, i])
-                state = _RETURN
-                continue
-            if k == SHOWDOWN:
-                st = float(min(spent[n, 0], spent[n, 1]))
-                ret = st * outcome if i == 0 else -st * outcome
-                state = _RETURN
-                continue
-            actor = player[n]
-            if keep >= 0 and n == 0:
-                if actor == i or np.random.random() < keep_p[bk[actor, rnd[n]]]:
-                    frames[d, 0] = first[n] + keep
+        One traversal for the single machine and the shards (``mccfr_shards``):
+        ``owner[n]`` is the shard that owns node n, or -1 for the head's nodes (the first
+        round's). A node of another shard than ``me`` is worth 0. At the head's nodes the
+        random choices are keyed by (``key``, ``t``: the traversal's number in its batch,
+        node, action) so that every shard makes the same, and regret and weight increments
+        go to ``head_delta`` and (shard 0 only) ``head_phi`` instead of the arrays. On a
+        single machine (``sharded`` false) every node is shard 0's and ``owner`` is not read.
+
+        ``keep`` >= 0 trains only the subtree below the root's action ``keep``: the root's
+        actor takes it with probability ``keep_p[bucket]`` (a frozen strategy there), so
+        a traversal by the other player that does not pass through it is dropped (value
+        0, nothing updated), and one by the root's actor goes straight into it (its
+        regrets below are counterfactual: they do not depend on its own root reach)."""
+        d = 0
+        frames[0, 0] = 0
+        fprob[0] = 1.0
+        state = _ENTER
+        ret = 0.0
+        while True:
+            if state == _ENTER:
+                n = frames[d, 0]
+                o = owner[n] if sharded else 0
+                if o >= 0 and o != me:
+                    ret = 0.0
+                    state = _RETURN
                     continue
-                ret = 0.0
-                state = _RETURN
-                continue
-            m = count[n]
-            base = offset[n] + bk[actor, rnd[n]] * m
-            if actor != i:  # sample one action from the current strategy
+                stats[0] += 1
+                k = kind[n]
+                if k == FOLD_TERMINAL:
+                    ret = float(spent[n, 1 - i]) if player[n] != i else -float(spent[n, i])
+                    state = _RETURN
+                    continue
+                if k == SHOWDOWN:
+                    st = float(min(spent[n, 0], spent[n, 1]))
+                    ret = st * outcome if i == 0 else -st * outcome
+                    state = _RETURN
+                    continue
+                actor = player[n]
+                if keep >= 0 and n == 0:
+                    if actor == i or np.random.random() < keep_p[bk[actor, rnd[n]]]:
+                        frames[d, 0] = first[n] + keep
+                        continue
+                    ret = 0.0
+                    state = _RETURN
+                    continue
+                m = count[n]
+                base = offset[n] + bk[actor, rnd[n]] * m
+                if actor != i:  # sample one action from the current strategy
+                    total = _rm_total(regret, base, m)
+                    u = keyed_uniform(key, t, n * 64 + 63) if sharded and o < 0 else np.random.random()
+                    a = m - 1
+                    acc = 0.0
+                    for b in range(m):
+                        r = regret[base + b]
+                        acc += ((r if r > 0 else 0) / total) if total > 0 else 1.0 / m
+                        if u < acc:
+                            a = b
+                            break
+                    if o >= 0:
+                        phi[base + a] += 1.0 / fprob[d]
+                    elif me == 0:
+                        head_phi[base + a] += 1.0 / fprob[d]
+                    frames[d, 0] = first[n] + a
+                    continue
+                frames[d, 1] = 0
+                frames[d, 3] = base
+                state = _NEXT
+            if state == _NEXT:
+                n = frames[d, 0]
+                m = count[n]
+                f = first[n]
+                base = frames[d, 3]
+                p = fprob[d]
+                a = frames[d, 1]
+                go = -1
+                q = p
+                while a < m:
+                    r = regret[base + a]
+                    if prune and r < C and rnd[n] != last_round and kind[f + a] == DECISION:
+                        thresh = max(0.02 / p, K / (K + C - r))
+                        u = keyed_uniform(key, t, n * 64 + a) if sharded and owner[n] < 0 else np.random.random()
+                        if u < thresh:
+                            q = p * min(thresh, 1.0)
+                            go = a
+                            break
+                        scratch[d, a] = np.nan  # not explored this time: its regret stays
+                        stats[1] += 1
+                        a += 1
+                        continue
+                    go = a
+                    break
+                if go >= 0:
+                    frames[d, 1] = go + 1
+                    frames[d, 2] = go
+                    frames[d + 1, 0] = f + go
+                    fprob[d + 1] = q
+                    d += 1
+                    state = _ENTER
+                    continue
+                # every action done: the node's value, then regrets of the explored actions
                 total = _rm_total(regret, base, m)
-                u = keyed_uniform(key, t, n * 64 + 63) if o < 0 else np.random.random()
-                a = m - 1
-                acc = 0.0
-                for b in range(m):
-                    r = regret[base + b]
-                    acc += ((r if r > 0 else 0) / total) if total > 0 else 1.0 / m
-                    if u < acc:
-                        a = b
-                        break
-                if o >= 0:
-                    phi[base + a] += 1.0 / fprob[d]
-                elif me == 0:
-                    head_phi[base + a] += 1.0 / fprob[d]
-                frames[d, 0] = first[n] + a
-                continue
-            frames[d, 1] = 0
-            frames[d, 3] = base
-            state = _NEXT
-        if state == _NEXT:
-            n = frames[d, 0]
-            m = count[n]
-            f = first[n]
-            base = frames[d, 3]
-            p = fprob[d]
-            a = frames[d, 1]
-            go = -1
-            q = p
-            while a < m:
-                r = regret[base + a]
-                if prune and r < C and rnd[n] != last_round and kind[f + a] == DECISION:
-                    thresh = max(0.02 / p, K / (K + C - r))
-                    u = keyed_uniform(key, t, n * 64 + a) if owner[n] < 0 else np.random.random()
-                    if u < thresh:
-                        q = p * min(thresh, 1.0)
-                        go = a
-                        break
-                    scratch[d, a] = np.nan  # not explored this time: its regret stays
-                    stats[1] += 1
-                    a += 1
-                    continue
-                go = a
-                break
-            if go >= 0:
-                frames[d, 1] = go + 1
-                frames[d, 2] = go
-                frames[d + 1, 0] = f + go
-                fprob[d + 1] = q
-                d += 1
-                state = _ENTER
-                continue
-            # every action done: the node's value, then regrets of the explored actions
-            total = _rm_total(regret, base, m)
-            v = 0.0
-            for b in range(m):
-                vb = scratch[d, b]
-                if vb == vb:
-                    rb = regret[base + b]
-                    v += (((rb if rb > 0 else 0) / total) if total > 0 else 1.0 / m) * vb
-            if owner[n] < 0:
+                v = 0.0
                 for b in range(m):
                     vb = scratch[d, b]
                     if vb == vb:
-                        head_delta[base + b] += (vb - v) * units
-            else:
-                for b in range(m):
-                    vb = scratch[d, b]
-                    if vb == vb:  # explored (not NaN)
-                        r = regret[base + b] + np.rint((vb - v) * units)
-                        if r < floor:
-                            r = floor
-                        elif r > REGRET_CAP:
-                            r = REGRET_CAP
-                        regret[base + b] = np.int32(r)
-            ret = v
-            state = _RETURN
-        if state == _RETURN:
-            if d == 0:
-                return ret
-            d -= 1
-            scratch[d, frames[d, 2]] = ret
-            state = _NEXT
+                        rb = regret[base + b]
+                        v += (((rb if rb > 0 else 0) / total) if total > 0 else 1.0 / m) * vb
+                if sharded and owner[n] < 0:
+                    for b in range(m):
+                        vb = scratch[d, b]
+                        if vb == vb:
+                            head_delta[base + b] += (vb - v) * units
+                else:
+                    for b in range(m):
+                        vb = scratch[d, b]
+                        if vb == vb:  # explored (not NaN)
+                            r = regret[base + b] + np.rint((vb - v) * units)
+                            if r < floor:
+                                r = floor
+                            elif r > REGRET_CAP:
+                                r = REGRET_CAP
+                            regret[base + b] = np.int32(r)
+                ret = v
+                state = _RETURN
+            if state == _RETURN:
+                if d == 0:
+                    return ret
+                d -= 1
+                scratch[d, frames[d, 2]] = ret
+                state = _NEXT
+
+    return traverse
+
+
+#: The traversal on one machine, and on a shard (``mccfr_shards``).
+traverse = make_traverse(False)
+traverse_shard = make_traverse(True)
 
 
 @nb.njit(cache=True)
@@ -287,7 +298,7 @@ def _run(
     frames = np.zeros((MAX_DEPTH, 4), dtype=np.int64)
     fprob = np.ones(MAX_DEPTH)
     scratch = np.zeros((MAX_DEPTH, MAX_ACTIONS))
-    owner = np.zeros(kind.shape[0], dtype=np.int64)  # one machine: every node is shard 0's
+    owner = np.zeros(1, dtype=np.int64)  # not read on one machine
     no_head = np.zeros(1)
     total = 0.0
     for d in range(buckets.shape[0]):
@@ -359,7 +370,7 @@ def _run_parallel(
     T = seeds.shape[0]
     B = buckets.shape[0]
     per = np.zeros((T, 2), dtype=np.int64)
-    owner = np.zeros(kind.shape[0], dtype=np.int64)  # one machine: every node is shard 0's
+    owner = np.zeros(1, dtype=np.int64)  # not read on one machine
     no_head = np.zeros(1)
     for t in nb.prange(T):
         np.random.seed(seeds[t])  # this thread's own stream

@@ -44,7 +44,7 @@ from .mccfr import (
     TrainingReport,
     discount_slots,
     normalised,
-    traverse,
+    traverse_shard,
 )
 from .tree import DECISION
 
@@ -156,7 +156,7 @@ def _run_shard(
     scratch = np.zeros((MAX_DEPTH, MAX_ACTIONS))
     no_keep = np.ones(1)
     for d in range(buckets.shape[0]):
-        traverse(
+        traverse_shard(
             d & 1,
             buckets[d],
             outcomes[d],
