@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from itertools import combinations
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -557,85 +558,87 @@ def _bucket_of_equity(e, n):
     return n - 1 if b >= n else b
 
 
+class DealTables(NamedTuple):
+    """What bucketing a deal reads: the abstraction's tables (preflop by hole pair,
+    flop and turn by suit-isomorphic index, the river's bucket count), the indexer's
+    tables for the flop and turn, and the evaluator's."""
+
+    preflop: np.ndarray
+    flop: np.ndarray
+    turn: np.ndarray
+    river_buckets: int
+    pair: np.ndarray
+    f_end: np.ndarray  # cards dealt by the end of each round up to the flop
+    f_keys: np.ndarray
+    f_offsets: np.ndarray
+    t_end: np.ndarray
+    t_keys: np.ndarray
+    t_offsets: np.ndarray
+    binom: np.ndarray
+    keys: np.ndarray
+    masks: np.ndarray
+    row_offsets: np.ndarray
+    rank_values: np.ndarray
+    flush_values: np.ndarray
+
+
+def deal_tables(abstraction: CardAbstraction) -> DealTables:
+    ix = HandIndexer(HOLDEM_ROUNDS)
+    return DealTables(
+        abstraction.preflop,
+        abstraction.flop,
+        abstraction.turn,
+        int(abstraction.spec.buckets[3]),
+        _PAIR,
+        ix.round_end(1),
+        ix.tables[1].keys,
+        ix.tables[1].offsets,
+        ix.round_end(2),
+        ix.tables[2].keys,
+        ix.tables[2].offsets,
+        BINOM,
+        _KEYS,
+        _MASKS,
+        ev.ROW_OFFSETS,
+        ev.RANK_VALUES,
+        ev.FLUSH_VALUES,
+    )
+
+
 @nb.njit(cache=True)
-def deal_buckets(
-    cards,
-    preflop,
-    flop,
-    turn,
-    river_buckets,
-    pair,
-    f_end,
-    f_keys,
-    f_offsets,
-    t_end,
-    t_keys,
-    t_offsets,
-    binom,
-    keys,
-    masks,
-    row_offsets,
-    rank_values,
-    flush_values,
-    strengths,
-    scratch,
-    hand,
-    out,
-):
-    """Buckets (2, 4) of one deal: cards = hole0 (2), hole1 (2), board (5).
-    Returns the showdown outcome for player 0 (+1, 0, -1)."""
+def deal_buckets(cards, tb, strengths, scratch, hand, out):
+    """Buckets (2, 4) of one deal: cards = hole0 (2), hole1 (2), board (5); ``tb`` the
+    ``DealTables``. Returns the showdown outcome for player 0 (+1, 0, -1)."""
     bkey = 0
     bmask = 0
     for j in range(4, 9):
         bkey += ev.CARD_KEYS[cards[j]]
         bmask |= ev.CARD_BITS[cards[j]]
-    ev.strengths_from_keys(bkey, bmask, keys, masks, row_offsets, rank_values, flush_values, strengths)
+    ev.strengths_from_keys(bkey, bmask, tb.keys, tb.masks, tb.row_offsets, tb.rank_values, tb.flush_values, strengths)
     for p in range(2):
         a = cards[2 * p]
         b = cards[2 * p + 1]
-        h = pair[a, b]
-        out[p, 0] = preflop[h]
+        h = tb.pair[a, b]
+        out[p, 0] = tb.preflop[h]
         hand[0] = a
         hand[1] = b
         for j in range(4):
             hand[2 + j] = cards[4 + j]
-        out[p, 1] = flop[index_with_scratch(hand[:5], f_end, 2, f_keys, f_offsets, binom, scratch)]
-        out[p, 2] = turn[index_with_scratch(hand, t_end, 3, t_keys, t_offsets, binom, scratch)]
-        out[p, 3] = _bucket_of_equity(_river_equity(strengths, masks, h), river_buckets)
-    s0 = strengths[pair[cards[0], cards[1]]]
-    s1 = strengths[pair[cards[2], cards[3]]]
+        out[p, 1] = tb.flop[index_with_scratch(hand[:5], tb.f_end, 2, tb.f_keys, tb.f_offsets, tb.binom, scratch)]
+        out[p, 2] = tb.turn[index_with_scratch(hand, tb.t_end, 3, tb.t_keys, tb.t_offsets, tb.binom, scratch)]
+        out[p, 3] = _bucket_of_equity(_river_equity(strengths, tb.masks, h), tb.river_buckets)
+    s0 = strengths[tb.pair[cards[0], cards[1]]]
+    s1 = strengths[tb.pair[cards[2], cards[3]]]
     return 1 if s0 > s1 else (-1 if s0 < s1 else 0)
 
 
 @nb.njit(cache=True, parallel=True)
-def _sample_deals(
-    seeds,
-    per,
-    preflop,
-    flop,
-    turn,
-    river_buckets,
-    pair,
-    f_end,
-    f_keys,
-    f_offsets,
-    t_end,
-    t_keys,
-    t_offsets,
-    binom,
-    keys,
-    masks,
-    row_offsets,
-    rank_values,
-    flush_values,
-    buckets,
-    outcomes,
-):
+def _sample_deals(seeds, per, tb, buckets, outcomes):
     n = buckets.shape[0]
     for w in nb.prange(seeds.shape[0]):
         np.random.seed(seeds[w])
         deck = np.arange(52)
-        strengths = np.empty(keys.shape[0], dtype=np.int32)
+        strengths = np.empty(tb.keys.shape[0], dtype=np.int32)
         scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
         hand = np.empty(6, dtype=np.int64)
         cards = np.empty(9, dtype=np.int64)
@@ -646,30 +649,7 @@ def _sample_deals(
                 deck[j] = deck[k]
                 deck[k] = t
                 cards[j] = deck[j]
-            outcomes[i] = deal_buckets(
-                cards,
-                preflop,
-                flop,
-                turn,
-                river_buckets,
-                pair,
-                f_end,
-                f_keys,
-                f_offsets,
-                t_end,
-                t_keys,
-                t_offsets,
-                binom,
-                keys,
-                masks,
-                row_offsets,
-                rank_values,
-                flush_values,
-                strengths,
-                scratch,
-                hand,
-                buckets[i],
-            )
+            outcomes[i] = deal_buckets(cards, tb, strengths, scratch, hand, buckets[i])
 
 
 class HoldemDeals(Deals):
@@ -678,9 +658,7 @@ class HoldemDeals(Deals):
     def __init__(self, abstraction: CardAbstraction, threads: int = 1) -> None:
         self.a = abstraction
         self.threads = max(1, threads)
-        ix = HandIndexer(HOLDEM_ROUNDS)
-        self._f = (ix.round_end(1), ix.tables[1].keys, ix.tables[1].offsets)
-        self._t = (ix.round_end(2), ix.tables[2].keys, ix.tables[2].offsets)
+        self.tables = deal_tables(abstraction)
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         buckets = np.empty((n, 2, 4), dtype=np.int32)
@@ -688,25 +666,7 @@ class HoldemDeals(Deals):
         workers = self.threads * 4
         seeds = rng.integers(0, 2**31 - 1, workers)
         per = -(-n // workers)
-        _sample_deals(
-            seeds,
-            per,
-            self.a.preflop,
-            self.a.flop,
-            self.a.turn,
-            self.a.spec.buckets[3],
-            _PAIR,
-            *self._f,
-            *self._t,
-            BINOM,
-            _KEYS,
-            _MASKS,
-            ev.ROW_OFFSETS,
-            ev.RANK_VALUES,
-            ev.FLUSH_VALUES,
-            buckets,
-            outcomes,
-        )
+        _sample_deals(seeds, per, self.tables, buckets, outcomes)
         return buckets, outcomes
 
 

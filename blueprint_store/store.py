@@ -55,7 +55,8 @@ from .actions import ActionAbstraction
 MAGIC = b"PKBPRINT"
 FORMAT_VERSION = 1
 ALIGN = 4096
-_PREAMBLE = struct.Struct("<8sIIQ")
+#: A store begins with magic, format version, the header's CRC-32 and length.
+PREAMBLE = struct.Struct("<8sIIQ")
 #: Range thresholding on read: on rounds 0-1, actions below this probability are dropped.
 RANGE_THRESHOLD = 0.04
 THRESHOLD_ROUNDS = (0, 1)
@@ -182,7 +183,7 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
     for name, a in arrays.items():
         table[name] = {"offset": 2**62, "dtype": a.dtype.str, "shape": list(a.shape), "crc32": 2**32 - 1}
     probe = len(msgpack.packb(header, use_bin_type=True)) + 64
-    at = _align(_PREAMBLE.size + probe)
+    at = _align(PREAMBLE.size + probe)
     for name, a in arrays.items():
         table[name] = {
             "offset": at,
@@ -199,7 +200,7 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
     fd, tmp = tempfile.mkstemp(prefix=".blueprint-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(body), len(body)))
+            f.write(PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(body), len(body)))
             f.write(body)
             for name, a in arrays.items():
                 f.seek(table[name]["offset"])
@@ -235,15 +236,15 @@ class Blueprint:
         try:
             size = os.path.getsize(self.path)
             with open(self.path, "rb") as f:
-                pre = f.read(_PREAMBLE.size)
-                if len(pre) < _PREAMBLE.size:
+                pre = f.read(PREAMBLE.size)
+                if len(pre) < PREAMBLE.size:
                     raise StoreError(f"{self.path}: {len(pre)} bytes is too short for a blueprint store")
-                magic, version, crc, length = _PREAMBLE.unpack(pre)
+                magic, version, crc, length = PREAMBLE.unpack(pre)
                 if magic != MAGIC:
                     raise StoreError(f"{self.path}: not a blueprint store (bad magic {magic!r})")
                 if version != FORMAT_VERSION:
                     raise StoreError(f"{self.path}: store format {version}, this program reads {FORMAT_VERSION}")
-                if _PREAMBLE.size + length > size:
+                if PREAMBLE.size + length > size:
                     raise StoreError(f"{self.path}: truncated (header of {length} bytes, file of {size})")
                 body = f.read(length)
         except OSError as e:

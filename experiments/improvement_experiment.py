@@ -17,8 +17,8 @@ Our strategy in the evaluation game, mirroring the agent (``bot/blueprint_player
 ``blueprint_store/improve.py``):
 
 - *Before*: randomized pseudo-harmonic translation of x into the base sizes, evaluated
-  exactly as the mixture of its mappings (``_ExtensionWalk`` without extensions; the
-  same as ``subgame_experiments._TranslationWalk``).
+  exactly as the mixture of its mappings (``ExtensionWalk`` without extensions; the
+  same as ``subgame_experiments.TranslationWalk``).
 - *Type 2*: x' = the pseudo-harmonic midpoint of the gap (A, B) holding x; the whole game
   re-solved (unsafe: the opponent's range for x' comes from the solve) with the first
   raise sizes {A, x', B}; at the opponent's first raise of the first round, x is
@@ -327,14 +327,14 @@ def _player_fractions(sizes: Sizes, state: BettingState) -> tuple[float, ...]:
 Key = tuple[int, int]  # (solution: 0 the base, i the i-th extension; its node)
 
 
-class _ExtensionWalk(Walk):
+class ExtensionWalk(Walk):
     """Our strategy for one seat in the evaluation game, as the agent plays it: the base
     blueprint with pseudo-harmonic translation, and at the opponent's first raise of
     the first round a possible switch to an extension's tree for the rest of the hand
     (``BlueprintStrategy._maybe_switch``). Randomized choices are kept as a mixture:
     each real node holds the (solution, node) pairs it maps to with our reach under
     each, and our behaviour there is their reach-weighted mix (exact, no sampling).
-    With no extensions this is ``subgame_experiments._TranslationWalk``."""
+    With no extensions this is ``subgame_experiments.TranslationWalk``."""
 
     def __init__(
         self,
@@ -656,7 +656,7 @@ def with_extensions(
 ) -> Measure:
     """Our strategy with ``extensions`` (none: plain translation), measured."""
     t0 = time.perf_counter()
-    seats = [_ExtensionWalk(game, large, setup.base, base, extensions, us).run() for us in (0, 1)]
+    seats = [ExtensionWalk(game, large, setup.base, base, extensions, us).run() for us in (0, 1)]
     return measure(game, large, x, seats, name, time.perf_counter() - t0 + sum(e.seconds for e in extensions), note)
 
 
@@ -669,7 +669,7 @@ def floor(game: GameDef, large: Subgame, setup: ImprovementSetup, base: Solved, 
     vs_x = []
     for us in (0, 1):
         opp = 1 - us
-        strat = _ExtensionWalk(game, large, setup.base, base, (), us).run()
+        strat = ExtensionWalk(game, large, setup.base, base, (), us).run()
         rsub, idx = x_only_game(game, large, x, opp, keep_x=False)
         vs_x.append(mbb(best_response_value(rsub, strat[idx], opp), game))
     return Measure(FLOOR, (vs_x[0], vs_x[1]), None, time.perf_counter() - t0, "no answer to x can do better")
@@ -714,7 +714,7 @@ def best_answer(game: GameDef, large: Subgame, setup: ImprovementSetup, base: So
     solves = 0
     for us in (0, 1):
         opp = 1 - us
-        strat = _ExtensionWalk(game, large, setup.base, base, (), us).run()
+        strat = ExtensionWalk(game, large, setup.base, base, (), us).run()
         bp = Solved(large, strat.copy())
         for n, st in opening_nodes(game, large.tree, opp):
             if not bp.reaches()[us, n].any():

@@ -688,7 +688,7 @@ class Walk:
         self.solves = 0
 
 
-class _TranslationWalk(Walk):
+class TranslationWalk(Walk):
     """Pseudo-harmonic translation: an off-tree bet of pot fraction x is read as its
     neighbours A < x < B in our abstraction at the node it is mapped to, A with
     probability (B - x)(1 + A) / ((B - A)(1 + x)) (randomized) or the likelier one
@@ -957,7 +957,7 @@ def seat_profile(large: Subgame, seats: list[np.ndarray]) -> np.ndarray:
 
 def table2_translation(game: GameDef, large: Subgame, bp: Solved, setup: Table2Setup, randomized: bool = True) -> Row:
     t0 = time.perf_counter()
-    seats = [_TranslationWalk(game, large, setup.small, bp, us, randomized=randomized).run() for us in (0, 1)]
+    seats = [TranslationWalk(game, large, setup.small, bp, us, randomized=randomized).run() for us in (0, 1)]
     name = "Randomized pseudo-harmonic translation" if randomized else "Deterministic pseudo-harmonic translation"
     return Row(name, mbb(cfr.exploitability(large, seat_profile(large, seats)), game), seconds=time.perf_counter() - t0)
 

@@ -36,7 +36,7 @@ from .tree import PublicTree
 SOLVE_DTYPE = np.float32
 
 
-class _Work:
+class Workspace:
     """Scratch arrays of one solve (their size is what ``PublicTree.memory_bytes`` reports)."""
 
     def __init__(self, sub: Subgame, dtype=np.float64, rows: int | None = None) -> None:
@@ -123,7 +123,7 @@ def solve(
     sigma = np.empty((n, H), dtype=SOLVE_DTYPE)
     for a in (regret, avg, sigma):
         a.fill(0.0)
-    w = _Work(sub, SOLVE_DTYPE, t.top_rows)
+    w = Workspace(sub, SOLVE_DTYPE, t.top_rows)
     t0 = time.perf_counter()
     deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
     if gadget is None:
@@ -203,7 +203,7 @@ def counterfactual_values(
     ``strategy`` (or ``player`` best-responds to the other's part of it). In a
     depth-limited subgame both mix continuations by ``leaf_strategy`` (default
     uniform); a best response picks the best continuation per hand at each leaf."""
-    w = _Work(sub)
+    w = Workspace(sub)
     traverse(
         player,
         *sub.kernel_args(),
@@ -232,7 +232,7 @@ def node_values(
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
     reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's;
     ``leaf_strategy`` as in ``counterfactual_values``."""
-    w = _Work(sub)
+    w = Workspace(sub)
     r = sub.reach if root_reach is None else root_reach
     traverse(
         player,

@@ -165,7 +165,7 @@ def showdown_values(
 
     The reach is gathered into strength order (in ``qs``) unless the order is the
     identity (a river spot: hands stored weakest first); the table lives at the end
-    of ``qs`` (see ``_Work``). A fold terminal under the same decision node is
+    of ``qs`` (see ``Workspace``). A fold terminal under the same decision node is
     evaluated in the same call: fold_out[h] = fold_value * (compatible reach of
     ``y``), where y is ``q`` itself (FOLD_SAME_REACH: from F and F*) or another
     reach (FOLD_OTHER_REACH: its card totals are summed apart); NO_FOLD leaves

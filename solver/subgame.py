@@ -345,7 +345,7 @@ def explicit_subgame(root, reach: np.ndarray) -> Subgame:
 
 def showdown_scratch(sub: Subgame) -> int:
     """Extra entries of the ``qs`` scratch row that ``showdown_values`` keeps its card
-    table in (see ``_Work``)."""
+    table in (see ``Workspace``)."""
     rows = int(sub.board_rows.max()) if len(sub.board_rows) else 0
     longest = int(sub.board_len.max()) if len(sub.board_len) else 0
     return rows * LADDER_WIDTH + longest + 2 * LADDER_WIDTH

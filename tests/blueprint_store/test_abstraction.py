@@ -81,32 +81,13 @@ def test_flop_table_covers_every_class_and_isomorphic_hands_agree(small_abstract
 
 def test_deal_buckets_match_play_time_lookups(small_abstraction):
     a = small_abstraction
-    ix = HandIndexer(ab.HOLDEM_ROUNDS)
-    f = (ix.round_end(1), ix.tables[1].keys, ix.tables[1].offsets)
-    t = (ix.round_end(2), ix.tables[2].keys, ix.tables[2].offsets)
+    tables = ab.deal_tables(a)
     rng = np.random.default_rng(3)
     out = np.zeros((2, 4), dtype=np.int32)
     for _ in range(200):
         cards = rng.choice(52, 9, replace=False).astype(np.int64)
         outcome = ab.deal_buckets(
-            cards,
-            a.preflop,
-            a.flop,
-            a.turn,
-            a.spec.buckets[3],
-            ab._PAIR,
-            *f,
-            *t,
-            ab.BINOM,
-            ab._KEYS,
-            ab._MASKS,
-            ev.ROW_OFFSETS,
-            ev.RANK_VALUES,
-            ev.FLUSH_VALUES,
-            np.empty(1326, np.int32),
-            np.empty(32, np.int64),
-            np.empty(6, np.int64),
-            out,
+            cards, tables, np.empty(1326, np.int32), np.empty(32, np.int64), np.empty(6, np.int64), out
         )
         board = cards[4:].tolist()
         for p in range(2):

@@ -202,8 +202,8 @@ def test_a_damaged_extension_is_refused(improved, tmp_path):
     from pokerbot.blueprint_store import store
 
     raw = open(out, "rb").read()
-    magic, version, crc, length = store._PREAMBLE.unpack(raw[: store._PREAMBLE.size])
-    header = msgpack.unpackb(raw[store._PREAMBLE.size : store._PREAMBLE.size + length], raw=False)
+    magic, version, crc, length = store.PREAMBLE.unpack(raw[: store.PREAMBLE.size])
+    header = msgpack.unpackb(raw[store.PREAMBLE.size : store.PREAMBLE.size + length], raw=False)
     header["extensions"][0]["kind"] = "type9"
     body = msgpack.packb(header, use_bin_type=True)
     assert len(body) <= length
@@ -212,9 +212,7 @@ def test_a_damaged_extension_is_refused(improved, tmp_path):
 
     bad = tmp_path / "bad.bp"
     bad.write_bytes(
-        store._PREAMBLE.pack(magic, version, zlib.crc32(body), len(body))
-        + body
-        + raw[store._PREAMBLE.size + len(body) :]
+        store.PREAMBLE.pack(magic, version, zlib.crc32(body), len(body)) + body + raw[store.PREAMBLE.size + len(body) :]
     )
     with pytest.raises(StoreError, match="extension"):
         Blueprint(str(bad))

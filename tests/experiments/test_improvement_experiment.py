@@ -95,8 +95,8 @@ def small():
 def test_without_extensions_the_walk_is_translation(small):
     setup, game, base, large = small
     for us in (0, 1):
-        ours = ie._ExtensionWalk(game, large, setup.base, base, (), us).run()
-        theirs = se._TranslationWalk(game, large, setup.base, base, us).run()
+        ours = ie.ExtensionWalk(game, large, setup.base, base, (), us).run()
+        theirs = se.TranslationWalk(game, large, setup.base, base, us).run()
         np.testing.assert_allclose(ours, theirs, atol=1e-12)
 
 
@@ -104,7 +104,7 @@ def test_best_response_values_give_the_exploitability(small):
     """The per-seat measure agrees with ``cfr.exploitability``, and restricting nothing
     changes nothing."""
     setup, game, base, large = small
-    seats = [ie._ExtensionWalk(game, large, setup.base, base, (), us).run() for us in (0, 1)]
+    seats = [ie.ExtensionWalk(game, large, setup.base, base, (), us).run() for us in (0, 1)]
     mean = (ie.best_response_value(large, seats[0], 1) + ie.best_response_value(large, seats[1], 0)) / 2
     assert mean == pytest.approx(cfr.exploitability(large, se.seat_profile(large, seats)), abs=1e-9)
     same, idx = ie.restrict(large, set())
@@ -155,13 +155,13 @@ def test_per_position_extensions(small):
     both = ie.type1_extension(game, setup, X)
     assert both.opponent is None and both.used_against(0) and both.used_against(1)
     # we are seat 1 and the opponent opens from position 0: the extension for position 1 is not ours to use
-    ours = ie._ExtensionWalk(game, large, setup.base, base, (e,), 1).run()
-    plain = ie._ExtensionWalk(game, large, setup.base, base, (), 1).run()
+    ours = ie.ExtensionWalk(game, large, setup.base, base, (e,), 1).run()
+    plain = ie.ExtensionWalk(game, large, setup.base, base, (), 1).run()
     np.testing.assert_array_equal(ours, plain)
     # in the other seat it is used, and changes our answer to x
     assert not np.array_equal(
-        ie._ExtensionWalk(game, large, setup.base, base, (e,), 0).run(),
-        ie._ExtensionWalk(game, large, setup.base, base, (), 0).run(),
+        ie.ExtensionWalk(game, large, setup.base, base, (e,), 0).run(),
+        ie.ExtensionWalk(game, large, setup.base, base, (), 0).run(),
     )
 
 
@@ -191,6 +191,6 @@ def test_kept_first_move_extension(small):
     assert 0 < sub.reach[0].min() < 1  # we check some hands only sometimes (aces)
     # it changes our answer to x only in the seat where we act first
     for us, changed in ((0, True), (1, False)):
-        walk = ie._ExtensionWalk(game, large, setup.base, base, (e,), us).run()
-        plain = ie._ExtensionWalk(game, large, setup.base, base, (), us).run()
+        walk = ie.ExtensionWalk(game, large, setup.base, base, (e,), us).run()
+        plain = ie.ExtensionWalk(game, large, setup.base, base, (), us).run()
         assert (not np.array_equal(walk, plain)) == changed

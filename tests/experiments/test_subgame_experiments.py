@@ -110,7 +110,7 @@ def test_translation_maps_by_pot_fraction():
     game = bundled_game("leduc.nolimit.2p")
     setup = se.Table2Setup(raises=(1, 1))
     small = se.whole_game(game, setup.small)
-    walk = se._TranslationWalk(
+    walk = se.TranslationWalk(
         game,
         se.whole_game(game, setup.large),
         setup.small,

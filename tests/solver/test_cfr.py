@@ -178,7 +178,7 @@ def test_values_agree_with_direct_enumeration():
         assert np.allclose(cfr.counterfactual_values(sub, strategy, p), direct_values(sub, strategy, p))
         assert np.allclose(cfr.counterfactual_values(sub, sparse, p), direct_values(sub, sparse, p))
         # scratch rows reused from a pass that did reach those lines (as inside a solve)
-        work = cfr._Work(sub)
+        work = cfr.Workspace(sub)
         for strat in (strategy, sparse):
             passes.traverse(
                 p,
@@ -335,8 +335,8 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     assert t.memory_bytes(H) == (3 * t.num_nodes + 3 * t.top_end + 3 * t.block_rows) * H * 4
     small = cfr.solve(sub, 20)
     regret, avg, sigma = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(3))
-    w = cfr._Work(sub, cfr.SOLVE_DTYPE)  # every node's rows
-    assert w.cfv.shape[0] == t.num_nodes > cfr._Work(sub, cfr.SOLVE_DTYPE, t.top_rows).cfv.shape[0]
+    w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)  # every node's rows
+    assert w.cfv.shape[0] == t.num_nodes > cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows).cfv.shape[0]
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
     passes.run_cfr(
@@ -399,7 +399,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             regret, avg, strategy = start.copy(), start.copy(), sigma.copy()  # a pass remakes p's strategy
             if walk != "whole":
                 regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
-            w = cfr._Work(sub, cfr.SOLVE_DTYPE)
+            w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
             args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
             leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
             rows = t.block_rows
@@ -482,7 +482,7 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
     out = {}
     for skip in (-1, 1, 0):
         regret, avg, strategy = (to_block_order(sub, a) for a in (start, start, sigma))
-        w = cfr._Work(sub, cfr.SOLVE_DTYPE)
+        w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
             passes.traverse_by_block(
                 p,

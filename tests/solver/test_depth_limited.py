@@ -135,7 +135,7 @@ def test_sampled_cards_estimate_the_leaf_values_without_bias(spot, independent):
     exact = float(sub.reach[0] @ cfr.counterfactual_values(sub, strategy, 0, leaf_strategy=mix))
     draws = []
     for seed in range(300):
-        w = cfr._Work(sub)
+        w = cfr.Workspace(sub)
         leaves = depth_limited.leaf_data(sub, sample=1, seed=seed, leaf_strategy=mix, independent=independent)
         passes.traverse(
             0,
