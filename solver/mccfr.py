@@ -30,6 +30,7 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -85,6 +86,48 @@ def _rm_total(regret, base, m):
 _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
+class TraversalTree(NamedTuple):
+    """The tree as a traversal reads it: per node its kind, actor, round, first child,
+    number of children, chips put in (node, player), slot offset and owner (the shard
+    that owns it, -1 for the head's nodes; read only by the shards), and the last round."""
+
+    kind: np.ndarray
+    player: np.ndarray
+    rnd: np.ndarray
+    first: np.ndarray
+    children: np.ndarray
+    spent: np.ndarray
+    offset: np.ndarray
+    owner: np.ndarray
+    last_round: int
+
+
+class RegretRules(NamedTuple):
+    """How regrets are updated: negative-regret pruning (on or off, the threshold C
+    and the constant K), the regret floor, and regret units per chip."""
+
+    prune: bool
+    C: float
+    K: float
+    floor: float
+    units: float
+
+
+def traversal_tree(tree: BettingTree, offset: np.ndarray, owner: np.ndarray) -> TraversalTree:
+    """A ``TraversalTree`` of ``tree`` with slot offsets ``offset`` and owners ``owner``."""
+    return TraversalTree(
+        tree.kind,
+        tree.player,
+        tree.round,
+        tree.first_child,
+        tree.num_children,
+        tree.spent,
+        offset,
+        owner,
+        int(tree.round.max()),
+    )
+
+
 def make_traverse(sharded: bool):
     """The traversal kernel, compiled for one machine (``sharded`` false: the
     shard-only branches fold away) or for the shards; see ``traverse``."""
@@ -97,24 +140,12 @@ def make_traverse(sharded: bool):
         t,
         key,
         me,
-        kind,
-        player,
-        rnd,
-        first,
-        count,
-        spent,
-        offset,
-        owner,
-        last_round,
+        tree,
         regret,
         phi,
         head_delta,
         head_phi,
-        prune,
-        C,
-        K,
-        floor,
-        units,
+        rules,
         keep,
         keep_p,
         frames,
@@ -142,6 +173,9 @@ def make_traverse(sharded: bool):
         a traversal by the other player that does not pass through it is dropped (value
         0, nothing updated), and one by the root's actor goes straight into it (its
         regrets below are counterfactual: they do not depend on its own root reach)."""
+        kind, player, rnd, first, count = tree.kind, tree.player, tree.rnd, tree.first, tree.children
+        spent, offset, owner, last_round = tree.spent, tree.offset, tree.owner, tree.last_round
+        prune, C, K, floor, units = rules.prune, rules.C, rules.K, rules.floor, rules.units
         d = 0
         frames[0, 0] = 0
         fprob[0] = 1.0
@@ -269,108 +303,34 @@ traverse_shard = make_traverse(True)
 
 
 @nb.njit(cache=True)
-def _run(
-    buckets,
-    outcomes,
-    seed,
-    kind,
-    player,
-    rnd,
-    first,
-    count,
-    spent,
-    offset,
-    last_round,
-    regret,
-    phi,
-    prune,
-    C,
-    K,
-    floor,
-    units,
-    keep,
-    keep_p,
-    stats,
-):
+def _run(buckets, outcomes, seed, tree, regret, phi, rules, keep, keep_p, stats):
     """One iteration per pair of deals (player 0 traverses with deal 2t, player 1
     with 2t+1). Returns the mean of player 0's sampled root values."""
     np.random.seed(seed)
     frames = np.zeros((MAX_DEPTH, 4), dtype=np.int64)
     fprob = np.ones(MAX_DEPTH)
     scratch = np.zeros((MAX_DEPTH, MAX_ACTIONS))
-    owner = np.zeros(1, dtype=np.int64)  # not read on one machine
     no_head = np.zeros(1)
     total = 0.0
     for d in range(buckets.shape[0]):
         i = d & 1
         v = traverse(
-            i,
-            buckets[d],
-            outcomes[d],
-            d,
-            0,
-            0,
-            kind,
-            player,
-            rnd,
-            first,
-            count,
-            spent,
-            offset,
-            owner,
-            last_round,
-            regret,
-            phi,
-            no_head,
-            no_head,
-            prune,
-            C,
-            K,
-            floor,
-            units,
-            keep,
-            keep_p,
-            frames,
-            fprob,
-            scratch,
-            stats,
-        )
+            i, buckets[d], outcomes[d], d, 0, 0, tree, regret, phi, no_head, no_head, rules, keep, keep_p,
+            frames, fprob, scratch, stats,
+        )  # fmt: skip
         if i == 0:
             total += v
     return total / max(1, (buckets.shape[0] + 1) // 2)
 
 
 @nb.njit(cache=True, parallel=True)
-def _run_parallel(
-    buckets,
-    outcomes,
-    seeds,
-    kind,
-    player,
-    rnd,
-    first,
-    count,
-    spent,
-    offset,
-    last_round,
-    regret,
-    phi,
-    prune,
-    C,
-    K,
-    floor,
-    units,
-    keep,
-    keep_p,
-    stats,
-):
+def _run_parallel(buckets, outcomes, seeds, tree, regret, phi, rules, keep, keep_p, stats):
     """``_run`` split into len(seeds) contiguous shares of the deals, walked on numba's
     threads over the shared regrets (lock-free, as hogwild MCCFR: an update racing
     with another is occasionally lost, which sampling noise dwarfs)."""
     T = seeds.shape[0]
     B = buckets.shape[0]
     per = np.zeros((T, 2), dtype=np.int64)
-    owner = np.zeros(1, dtype=np.int64)  # not read on one machine
     no_head = np.zeros(1)
     for t in nb.prange(T):
         np.random.seed(seeds[t])  # this thread's own stream
@@ -382,37 +342,9 @@ def _run_parallel(
         hi = B if t == T - 1 else (B * (t + 1) // T) & ~1
         for d in range(lo, hi):
             traverse(
-                d & 1,
-                buckets[d],
-                outcomes[d],
-                d,
-                0,
-                0,
-                kind,
-                player,
-                rnd,
-                first,
-                count,
-                spent,
-                offset,
-                owner,
-                last_round,
-                regret,
-                phi,
-                no_head,
-                no_head,
-                prune,
-                C,
-                K,
-                floor,
-                units,
-                keep,
-                keep_p,
-                frames,
-                fprob,
-                scratch,
-                own,
-            )
+                d & 1, buckets[d], outcomes[d], d, 0, 0, tree, regret, phi, no_head, no_head, rules, keep, keep_p,
+                frames, fprob, scratch, own,
+            )  # fmt: skip
         per[t, 0] = own[0]
         per[t, 1] = own[1]
     for t in range(T):
@@ -561,7 +493,7 @@ class MCCFR:
             raise ValueError("threads must be at least 1")
         t = self.tree
         s = self.settings
-        last_round = int(t.round.max())
+        tree = traversal_tree(t, t.slot_offset, np.zeros(1, dtype=np.int64))  # one machine: no owners
         stats = np.zeros(2, dtype=np.int64)
         t0 = time.perf_counter()
         done = 0
@@ -576,26 +508,10 @@ class MCCFR:
             buckets, outcomes = deals.sample(2 * n, self.rng)
             prune = bool(s.prune_after) and self.iterations >= s.prune_after
             seed = int(self.rng.integers(0, 2**31 - 1))
-            args = (
-                t.kind,
-                t.player,
-                t.round,
-                t.first_child,
-                t.num_children,
-                t.spent,
-                t.slot_offset,
-                last_round,
-                self.regret,
-                self.phi,
-                prune,
-                float(s.prune_threshold),
-                float(s.prune_k),
-                float(s.regret_floor),
-                float(self.units),
-                self.kept_action,
-                self.kept_reach,
-                stats,
+            rules = RegretRules(
+                prune, float(s.prune_threshold), float(s.prune_k), float(s.regret_floor), float(self.units)
             )
+            args = (tree, self.regret, self.phi, rules, self.kept_action, self.kept_reach, stats)
             if threads > 1:
                 # numba.config sets NUMBA_NUM_THREADS at run time (through globals()), out of mypy's sight
                 nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]

@@ -41,9 +41,11 @@ from .mccfr import (
     UNITS_PER_BIG_BLIND,
     Deals,
     MCCFRSettings,
+    RegretRules,
     TrainingReport,
     discount_slots,
     normalised,
+    traversal_tree,
     traverse_shard,
 )
 from .tree import DECISION
@@ -122,32 +124,7 @@ def plan_shards(tree: BettingTree, shards: int) -> ShardPlan:
 
 
 @nb.njit(cache=True)
-def _run_shard(
-    buckets,
-    outcomes,
-    seed,
-    key,
-    me,
-    kind,
-    player,
-    rnd,
-    first,
-    count,
-    spent,
-    offset,
-    owner,
-    last_round,
-    regret,
-    phi,
-    head_delta,
-    head_phi,
-    prune,
-    C,
-    K,
-    floor,
-    units,
-    stats,
-):
+def _run_shard(buckets, outcomes, seed, key, me, tree, regret, phi, head_delta, head_phi, rules, stats):
     """Every traversal of a batch (player 0 on deal 2t, player 1 on 2t+1) for shard
     ``me``."""
     np.random.seed(seed)
@@ -157,37 +134,9 @@ def _run_shard(
     no_keep = np.ones(1)
     for d in range(buckets.shape[0]):
         traverse_shard(
-            d & 1,
-            buckets[d],
-            outcomes[d],
-            d,
-            key,
-            me,
-            kind,
-            player,
-            rnd,
-            first,
-            count,
-            spent,
-            offset,
-            owner,
-            last_round,
-            regret,
-            phi,
-            head_delta,
-            head_phi,
-            prune,
-            C,
-            K,
-            floor,
-            units,
-            -1,
-            no_keep,
-            frames,
-            fprob,
-            scratch,
-            stats,
-        )
+            d & 1, buckets[d], outcomes[d], d, key, me, tree, regret, phi, head_delta, head_phi, rules, -1, no_keep,
+            frames, fprob, scratch, stats,
+        )  # fmt: skip
 
 
 @nb.njit(cache=True)
@@ -244,7 +193,7 @@ class MCCFRShard:
         self.offset = plan.local_offset[shard]
         self.regret = np.zeros(plan.sizes[shard], dtype=np.int32)
         self.phi = np.zeros(plan.sizes[shard], dtype=np.float32)
-        self.last_round = int(tree.round.max())
+        self.traversal = traversal_tree(tree, self.offset, plan.owner)
 
     def train_batch(self, order: BatchOrder) -> BatchResult:
         p = self.plan
@@ -252,31 +201,25 @@ class MCCFRShard:
         delta = np.zeros(p.head_slots)
         head_phi = np.zeros(p.head_slots)
         stats = np.zeros(2, dtype=np.int64)
-        t = self.tree
+        rules = RegretRules(
+            bool(order.prune),
+            float(order.prune_threshold),
+            float(order.prune_k),
+            float(order.regret_floor),
+            float(self.units),
+        )
         _run_shard(
             order.buckets,
             order.outcomes,
             int(order.seeds[self.shard]),
             int(order.key),
             self.shard,
-            t.kind,
-            t.player,
-            t.round,
-            t.first_child,
-            t.num_children,
-            t.spent,
-            self.offset,
-            p.owner,
-            self.last_round,
+            self.traversal,
             self.regret,
             self.phi,
             delta,
             head_phi,
-            bool(order.prune),
-            float(order.prune_threshold),
-            float(order.prune_k),
-            float(order.regret_floor),
-            float(self.units),
+            rules,
             stats,
         )
         return BatchResult(delta, head_phi if self.shard == 0 else None, int(stats[0]), int(stats[1]))
