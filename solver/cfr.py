@@ -25,7 +25,17 @@ import numba as nb
 import numpy as np
 
 from .depth_limited import leaf_data, normalised_leaf_strategy
-from .passes import MAXMARGIN, NO_GADGET, RESOLVE, compat_sums, normalise, run_cfr, traverse
+from .passes import (
+    MAXMARGIN,
+    NO_GADGET,
+    RESOLVE,
+    PassRule,
+    Scratch,
+    compat_sums,
+    normalise,
+    run_cfr,
+    traverse,
+)
 from .subgame import Subgame, showdown_scratch, to_hand_order
 from .tree import PublicTree
 
@@ -49,8 +59,9 @@ class Workspace:
         self.tmp = np.zeros(H, dtype=dtype)
         self.qs = np.zeros(H + showdown_scratch(sub), dtype=dtype)  # a gathered reach, then showdown_values's table
 
-    def args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        return (self.reach, self.cfv, self.tmp, self.qs)
+    def args(self) -> Scratch:
+        """The arrays as the kernels take them."""
+        return Scratch(self.reach, self.cfv, self.tmp, self.qs)
 
 
 @dataclass
@@ -147,33 +158,12 @@ def solve(
         nb.set_num_threads(min(threads, pool_size))
     reach = sub.reach.astype(SOLVE_DTYPE)
     copies = min(threads, pool_size) if parallel else 1  # one per share of the blocks
-    block_reach = np.zeros((copies, 2, t.block_rows, H), dtype=SOLVE_DTYPE)
-    block_cfv = np.zeros((copies, t.block_rows, H), dtype=SOLVE_DTYPE)
     leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed, independent=independent_cards)
+    blocks = sub.block_arrays(copies, SOLVE_DTYPE)
     done = run_cfr(
-        *sub.kernel_args(),
-        reach[0],
-        reach[1],
-        regret,
-        avg,
-        sigma,
-        0,
-        iterations,
-        deadline_ns,
-        *w.args(),
-        *g,
-        max(t.top_end, 0),
-        t.blocks,
-        sub.block_parent,
-        sub.block_chance,
-        sub.in_block,
-        sub.local_slot,
-        sub.block_board,
-        block_reach,
-        block_cfv,
-        parallel,
-        leaves,
-    )
+        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations, deadline_ns, w.args(), *g, blocks,
+        parallel, leaves,
+    )  # fmt: skip
     return SolveResult(
         average_strategy(t, to_hand_order(sub, avg)),
         done,
@@ -192,6 +182,23 @@ def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
     return out
 
 
+def evaluation_pass(
+    sub: Subgame,
+    strategy: np.ndarray,
+    player: int,
+    best_response: bool,
+    root_reach: np.ndarray,
+    leaf_strategy: np.ndarray | None,
+) -> Workspace:
+    """One pass of ``player`` in double precision with no update, from both players'
+    ``root_reach``: its workspace holds the values and reaches at every node."""
+    w = Workspace(sub)
+    rule = PassRule(np.ascontiguousarray(strategy), np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response)
+    leaves = leaf_data(sub, leaf_strategy=leaf_strategy)
+    traverse(player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves)
+    return w
+
+
 def counterfactual_values(
     sub: Subgame,
     strategy: np.ndarray,
@@ -203,21 +210,7 @@ def counterfactual_values(
     ``strategy`` (or ``player`` best-responds to the other's part of it). In a
     depth-limited subgame both mix continuations by ``leaf_strategy`` (default
     uniform); a best response picks the best continuation per hand at each leaf."""
-    w = Workspace(sub)
-    traverse(
-        player,
-        *sub.kernel_args(),
-        sub.reach[0],
-        sub.reach[1],
-        np.ascontiguousarray(strategy),
-        np.zeros((1, 1)),
-        np.zeros((1, 1)),
-        0.0,
-        False,
-        best_response,
-        *w.args(),
-        leaf_data(sub, leaf_strategy=leaf_strategy),
-    )
+    w = evaluation_pass(sub, strategy, player, best_response, sub.reach, leaf_strategy)
     return w.cfv[0].copy()
 
 
@@ -232,21 +225,8 @@ def node_values(
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
     reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's;
     ``leaf_strategy`` as in ``counterfactual_values``."""
-    w = Workspace(sub)
-    r = sub.reach if root_reach is None else root_reach
-    traverse(
-        player,
-        *sub.kernel_args(),
-        r[0],
-        r[1],
-        np.ascontiguousarray(strategy),
-        np.zeros((1, 1)),
-        np.zeros((1, 1)),
-        0.0,
-        False,
-        best_response,
-        *w.args(),
-        leaf_data(sub, leaf_strategy=leaf_strategy),
+    w = evaluation_pass(
+        sub, strategy, player, best_response, sub.reach if root_reach is None else root_reach, leaf_strategy
     )
     reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
     return w.cfv, reaches

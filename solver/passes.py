@@ -38,6 +38,86 @@ NO_CARD = rg.NO_CARD  # NUM_CARDS: per-card totals have NUM_CARDS + 1 entries
 LADDER_WIDTH = rg.LADDER_WIDTH
 
 
+class TreeArrays(NamedTuple):
+    """A subgame's public tree as the kernels read it (see ``Subgame`` and
+    ``PublicTree``): per node its kind, actor, first child, number of children, chips
+    put in (node, player), dealt card and showdown board, the chance weight, and
+    ``slot[p, n]``: the row of player p's reach at node n."""
+
+    kind: np.ndarray
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    spent: np.ndarray
+    dealt: np.ndarray
+    board_of: np.ndarray
+    chance_weight: np.ndarray
+    slot: np.ndarray
+
+
+class HandArrays(NamedTuple):
+    """The hands of a subgame as the kernels read them (see ``Subgame``): their cards
+    (``c1``, ``c2``; ``dup`` 1.0 for two-card hands), per showdown board the hands by
+    strength with their cards and the sweep's card table (``orders`` .. ``board_rows``,
+    concatenated, ``board_identity`` where the order is 0..H-1), an explicit game's
+    payoffs, and per node whether its parent computes its terminal value."""
+
+    c1: np.ndarray
+    c2: np.ndarray
+    dup: float
+    orders: np.ndarray
+    c1s: np.ndarray
+    c2s: np.ndarray
+    ladder: np.ndarray
+    board_start: np.ndarray
+    board_len: np.ndarray
+    board_rows: np.ndarray
+    board_identity: np.ndarray
+    payoff: np.ndarray
+    at_parent: np.ndarray
+
+
+class PassRule(NamedTuple):
+    """What one pass plays and updates: the current strategy ``sigma`` (node, hand),
+    the regrets and average weights, the average's weight for this iteration, whether
+    to update (CFR+) and whether the traverser best-responds instead of playing sigma."""
+
+    sigma: np.ndarray
+    regret: np.ndarray
+    avg: np.ndarray
+    weight: float
+    update: bool
+    best_response: bool
+
+
+class Scratch(NamedTuple):
+    """A pass's working rows: ``reach[p, row]`` and ``cfv[row]`` per hand, a row of
+    hands (``tmp``) and the showdown sweep's gathered reach and card table (``qs``)."""
+
+    reach: np.ndarray
+    cfv: np.ndarray
+    tmp: np.ndarray
+    qs: np.ndarray
+
+
+class BlockArrays(NamedTuple):
+    """The tree cut into blocks below chance nodes (see ``Subgame`` and
+    ``_walk_block``): the nodes above them end at ``top_end``; per block its node range,
+    the chance child above it and its chance node, its showdowns' one board (or -1);
+    per node whether a block walk computes it and its block-local reach row; the
+    block-local reaches and values, one copy per share of the blocks."""
+
+    top_end: int
+    blocks: np.ndarray
+    block_parent: np.ndarray
+    block_chance: np.ndarray
+    in_block: np.ndarray
+    local_slot: np.ndarray
+    block_board: np.ndarray
+    block_reach: np.ndarray
+    block_cfv: np.ndarray
+
+
 class LeafData(NamedTuple):
     """The leaves of a depth-limited tree and their continuation strategies (built by
     ``depth_limited``), with their regrets and scratch rows; ``no_leaves`` for a tree
@@ -84,29 +164,12 @@ def no_leaves(dtype=np.float64) -> LeafData:
     z32 = np.zeros(0, dtype=np.int32)
     z64 = np.zeros(0, dtype=np.int64)
     return LeafData(
-        z64,
-        np.zeros(1, dtype=np.int64),
-        z8,
-        z8.copy(),
-        z32,
-        z32.copy(),
-        np.zeros((0, 2), dtype=np.int64),
-        np.zeros((0, 1, 1), dtype=np.float32),
-        np.zeros((52, 0), dtype=np.int32),
-        np.full(52, -1, dtype=np.int64),
-        z64.copy(),
-        0.0,
-        0,
-        0,
-        False,
-        np.zeros((2, 0, 1, 0), dtype=dtype),
-        np.zeros((2, 0, 1, 0), dtype=dtype),
-        np.zeros((2, 0, 1, 0), dtype=dtype),
-        np.zeros((1, 1, 0), dtype=dtype),
-        np.zeros((1, 1, 0), dtype=dtype),
-        np.zeros((1, 0), dtype=dtype),
+        z64, np.zeros(1, dtype=np.int64), z8, z8.copy(), z32, z32.copy(), np.zeros((0, 2), dtype=np.int64), np.zeros((0,
+        1, 1), dtype=np.float32), np.zeros((52, 0), dtype=np.int32), np.full(52, -1, dtype=np.int64), z64.copy(), 0.0,
+        0, 0, False, np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0),
+        dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype),
         np.zeros(0, dtype=dtype),
-    )
+    )  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -265,24 +328,9 @@ def showdown_values(
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _showdown_node(
-    n,
-    q,
-    out,
-    spent,
-    board_of,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    qs,
-    tmp,
-    in_order,
-):
+    n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, qs,
+    tmp, in_order,
+):  # fmt: skip
     """out = the values of showdown node n against the opponent's reach ``q`` (its
     stake, on its board's hand order; ``in_order``: rows are already in that order,
     see _walk_block)."""
@@ -290,23 +338,9 @@ def _showdown_node(
     s0 = board_start[b]
     e0 = s0 + board_len[b]
     showdown_values(
-        q,
-        dup,
-        orders[s0:e0],
-        c1s[s0:e0],
-        c2s[s0:e0],
-        ladder[3 * s0 : 3 * e0],
-        board_rows[b],
-        board_identity[b] or in_order,
-        min(spent[n, 0], spent[n, 1]),
-        qs,
-        out,
-        NO_FOLD,
-        tmp,
-        0.0,
-        tmp,
-        tmp,
-    )
+        q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b], board_identity[b] or
+        in_order, min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp,
+    )  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -333,174 +367,42 @@ def current_strategy(regret, kind, player, first_child, num_children, who, sigma
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def traverse(
-    i,
-    kind,
-    player,
-    first_child,
-    num_children,
-    spent,
-    dealt,
-    board_of,
-    chance_weight,
-    slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    payoff,
-    at_parent,
-    reach0,
-    reach1,
-    sigma,
-    regret,
-    avg,
-    weight,
-    update,
-    best_response,
-    reach,
-    cfv,
-    tmp,
-    qs,
-    leaves,
-):
-    """One pass for player i. ``reach[p, s]`` is player p's reach at the nodes whose
-    slot[p] is s (it changes only below p's own decisions and chance nodes). update:
-    CFR+ regret and average updates (and the next strategy at i's nodes);
-    best_response: the best action per hand at i's nodes. A chance child removes the
-    hands holding its card (reach and value 0)."""
-    n_nodes = kind.shape[0]
-    H = c1.shape[0]
-    for h in range(H):
-        reach[0, 0, h] = reach0[h]
-        reach[1, 0, h] = reach1[h]
-    none = np.zeros(n_nodes, dtype=np.bool_)
-    _forward(0, n_nodes, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, none, -1)
-    _leaf_values(
-        leaves,
-        i,
-        0,
-        slot,
-        c1,
-        c2,
-        dup,
-        orders,
-        c1s,
-        c2s,
-        ladder,
-        board_start,
-        board_len,
-        board_rows,
-        weight,
-        update,
-        best_response,
-        reach,
-        cfv,
-        tmp,
-        qs,
-    )
-    _backward(
-        0,
-        n_nodes,
-        0,
-        i,
-        kind,
-        player,
-        first_child,
-        num_children,
-        spent,
-        dealt,
-        board_of,
-        chance_weight,
-        slot,
-        c1,
-        c2,
-        dup,
-        orders,
-        c1s,
-        c2s,
-        ladder,
-        board_start,
-        board_len,
-        board_rows,
-        board_identity,
-        payoff,
-        at_parent,
-        sigma,
-        regret,
-        avg,
-        weight,
-        update,
-        best_response,
-        reach,
-        cfv,
-        tmp,
-        qs,
-        none,
-        False,
-    )
+def _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, in_block, skip, leaves):
+    """The roots' reaches (``reach0``, ``reach1``), the forward pass over nodes
+    0..top_end-1 (see _forward) and player i's values at the leaves."""
+    for h in range(hands.c1.shape[0]):
+        work.reach[0, 0, h] = reach0[h]
+        work.reach[1, 0, h] = reach1[h]
+    _forward(
+        0, top_end, 0, tree.kind, tree.player, tree.first_child, tree.num_children, tree.dealt, tree.slot, hands.c1,
+        hands.c2, rule.sigma, work.reach, in_block, skip,
+    )  # fmt: skip
+    _leaf_values(leaves, i, 0, tree, hands, rule, work)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _walk_block(
-    lo,
-    hi,
-    parent,
-    chance,
-    i,
-    kind,
-    player,
-    first_child,
-    num_children,
-    spent,
-    dealt,
-    board_of,
-    chance_weight,
-    slot,
-    local_slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    payoff,
-    at_parent,
-    sigma,
-    regret,
-    avg,
-    weight,
-    update,
-    best_response,
-    reach,
-    cfv,
-    block_reach,
-    block_cfv,
-    tmp,
-    qs,
-    in_block,
-    board,
-):
-    """One block: the chance child ``parent`` of chance node ``chance`` and the
-    subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
-    small block-local arrays that stay in cache (``block_reach``, ``block_cfv``: row 0
-    is ``parent``, row m - lo + 1 block node m; ``local_slot`` the reach slots in
-    those terms) instead of rows of the tree-wide arrays, which a pass over a big
-    tree streams through memory. In: the chance node's reach (the top pass made it);
-    out: the parent's values (the top pass reads them). The parent's own work is done
-    here too, so that in parallel it runs on the block's thread.
+def traverse(i, tree, hands, reach0, reach1, rule, work, leaves):
+    """One pass for player i. ``work.reach[p, s]`` is player p's reach at the nodes
+    whose slot[p] is s (it changes only below p's own decisions and chance nodes).
+    ``rule.update``: CFR+ regret and average updates (and the next strategy at i's
+    nodes); ``rule.best_response``: the best action per hand at i's nodes. A chance
+    child removes the hands holding its card (reach and value 0)."""
+    n_nodes = tree.kind.shape[0]
+    none = np.zeros(n_nodes, dtype=np.bool_)
+    _top_forward(i, tree, hands, reach0, reach1, rule, work, n_nodes, none, -1, leaves)
+    _backward(0, n_nodes, 0, i, tree, hands, rule, work, none, False)
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _walk_block(b, i, tree, hands, rule, top, work, blocks):
+    """Block b of ``blocks``: the chance child ``parent`` of chance node ``chance`` and
+    the subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
+    small block-local arrays that stay in cache (``work.reach``, ``work.cfv``: row 0 is
+    ``parent``, row m - lo + 1 block node m; ``blocks.local_slot`` the reach slots in
+    those terms) instead of rows of the tree-wide arrays (``top.reach``, ``top.cfv``),
+    which a pass over a big tree streams through memory. In: the chance node's reach (the top
+    pass made it); out: the parent's values (the top pass reads them). The parent's
+    own work is done here too, so that in parallel it runs on the block's thread.
 
     ``board`` >= 0: every showdown of the block is on that board, and the block's
     rows (block-local reaches and values, and the block nodes' rows of ``sigma``,
@@ -508,30 +410,24 @@ def _walk_block(
     first ``board_len[board]`` columns: the reach is gathered into that order once
     here and the parent's values scattered back, instead of at every showdown of the
     block (see ``Subgame.block_board``, ``to_hand_order``)."""
+    kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
+    c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
+    sigma, regret, avg, weight, update, best_response = rule
+    block_reach, block_cfv, tmp, qs = work
+    reach, cfv = top.reach, top.cfv
+    lo, hi = blocks.blocks[b, 0], blocks.blocks[b, 1]
+    parent, chance, board = blocks.block_parent[b], blocks.block_chance[b], blocks.block_board[b]
+    local_slot, in_block = blocks.local_slot, blocks.in_block
     H = c1.shape[0]
     base = lo - 1
     if kind[parent] == SHOWDOWN:  # both all in before this card: nothing below
         # straight from the chance node's reach: the board's order leaves out the
         # hands holding the dealt card, and their values come out 0
+        q = reach[1 - i, slot[1 - i, chance]]
         _showdown_node(
-            parent,
-            reach[1 - i, slot[1 - i, chance]],
-            cfv[parent],
-            spent,
-            board_of,
-            dup,
-            orders,
-            c1s,
-            c2s,
-            ladder,
-            board_start,
-            board_len,
-            board_rows,
-            board_identity,
-            qs,
-            tmp,
-            False,
-        )
+            parent, q, cfv[parent], spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
+            board_identity, qs, tmp, False
+        )  # fmt: skip
         return
     in_order = board >= 0
     if in_order:
@@ -557,112 +453,24 @@ def _walk_block(
         for c in range(f, f + num_children[parent]):
             _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
     _forward(
-        lo,
-        hi,
-        base,
-        kind,
-        player,
-        first_child,
-        num_children,
-        dealt,
-        local_slot,
-        hc1,
-        hc2,
-        sigma,
-        block_reach,
-        in_block,
-        -1,
-    )
-    _backward(
-        lo,
-        hi,
-        base,
-        i,
-        kind,
-        player,
-        first_child,
-        num_children,
-        spent,
-        dealt,
-        board_of,
-        chance_weight,
-        local_slot,
-        hc1,
-        hc2,
-        dup,
-        orders,
-        c1s,
-        c2s,
-        ladder,
-        board_start,
-        board_len,
-        board_rows,
-        board_identity,
-        payoff,
-        at_parent,
-        sigma,
-        regret,
-        avg,
-        weight,
-        update,
-        best_response,
-        block_reach,
-        block_cfv,
-        tmp,
-        qs,
-        in_block,
-        in_order,
-    )
+        lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, sigma, block_reach,
+        in_block, -1,
+    )  # fmt: skip
+    _backward_nodes(
+        lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, local_slot,
+        hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
+        sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, in_block, in_order,
+    )  # fmt: skip
     if kind[parent] == DECISION:
         _terminal_children(
-            parent,
-            base,
-            i,
-            kind,
-            player,
-            first_child,
-            num_children,
-            spent,
-            board_of,
-            local_slot,
-            hc1,
-            hc2,
-            dup,
-            orders,
-            c1s,
-            c2s,
-            ladder,
-            board_start,
-            board_len,
-            board_rows,
-            board_identity,
-            at_parent,
-            block_reach,
-            block_cfv,
-            tmp,
-            qs,
-            in_order,
-        )
+            parent, base, i, kind, player, first_child, num_children, spent, board_of, local_slot, hc1, hc2, dup,
+            orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent, block_reach,
+            block_cfv, tmp, qs, in_order,
+        )  # fmt: skip
         _decision_values(
-            parent,
-            0,
-            0,
-            base,
-            i,
-            player,
-            first_child,
-            num_children,
-            sigma,
-            regret,
-            avg,
-            weight,
-            update,
-            best_response,
-            block_reach,
-            block_cfv,
-            tmp,
-            Hb,
-        )
+            parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response,
+            block_reach, block_cfv, tmp, Hb,
+        )  # fmt: skip
     else:
         _chance_values(parent, 0, base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
     if in_order:
@@ -676,345 +484,32 @@ def _walk_block(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def traverse_by_block(
-    i,
-    kind,
-    player,
-    first_child,
-    num_children,
-    spent,
-    dealt,
-    board_of,
-    chance_weight,
-    slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    payoff,
-    at_parent,
-    reach0,
-    reach1,
-    sigma,
-    regret,
-    avg,
-    weight,
-    update,
-    best_response,
-    reach,
-    cfv,
-    tmp,
-    qs,
-    top_end,
-    blocks,
-    block_parent,
-    block_chance,
-    in_block,
-    local_slot,
-    block_board,
-    block_reach,
-    block_cfv,
-    skip,
-    leaves,
-):
+def traverse_by_block(i, tree, hands, reach0, reach1, rule, work, blocks, skip, leaves):
     """``traverse`` block by block: the nodes above the blocks forward, each block
-    forward then backward (``_walk_block``, in ``block_reach[0]`` and
-    ``block_cfv[0]``), then the top backward. The same values as ``traverse`` (blocks
-    are independent and each node's arithmetic is unchanged)."""
-    H = c1.shape[0]
-    for h in range(H):
-        reach[0, 0, h] = reach0[h]
-        reach[1, 0, h] = reach1[h]
-    if blocks.shape[0] == 0:
-        top_end = kind.shape[0]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
-    _leaf_values(
-        leaves,
-        i,
-        0,
-        slot,
-        c1,
-        c2,
-        dup,
-        orders,
-        c1s,
-        c2s,
-        ladder,
-        board_start,
-        board_len,
-        board_rows,
-        weight,
-        update,
-        best_response,
-        reach,
-        cfv,
-        tmp,
-        qs,
-    )
-    for b in range(blocks.shape[0]):
-        _walk_block(
-            blocks[b, 0],
-            blocks[b, 1],
-            block_parent[b],
-            block_chance[b],
-            i,
-            kind,
-            player,
-            first_child,
-            num_children,
-            spent,
-            dealt,
-            board_of,
-            chance_weight,
-            slot,
-            local_slot,
-            c1,
-            c2,
-            dup,
-            orders,
-            c1s,
-            c2s,
-            ladder,
-            board_start,
-            board_len,
-            board_rows,
-            board_identity,
-            payoff,
-            at_parent,
-            sigma,
-            regret,
-            avg,
-            weight,
-            update,
-            best_response,
-            reach,
-            cfv,
-            block_reach[0],
-            block_cfv[0],
-            tmp,
-            qs,
-            in_block,
-            block_board[b],
-        )
-    _backward(
-        0,
-        top_end,
-        0,
-        i,
-        kind,
-        player,
-        first_child,
-        num_children,
-        spent,
-        dealt,
-        board_of,
-        chance_weight,
-        slot,
-        c1,
-        c2,
-        dup,
-        orders,
-        c1s,
-        c2s,
-        ladder,
-        board_start,
-        board_len,
-        board_rows,
-        board_identity,
-        payoff,
-        at_parent,
-        sigma,
-        regret,
-        avg,
-        weight,
-        update,
-        best_response,
-        reach,
-        cfv,
-        tmp,
-        qs,
-        in_block,
-        False,
-    )
+    forward then backward (``_walk_block``, in ``blocks.block_reach[0]`` and
+    ``blocks.block_cfv[0]``), then the top backward. The same values as ``traverse``
+    (blocks are independent and each node's arithmetic is unchanged)."""
+    top_end = blocks.top_end if blocks.blocks.shape[0] > 0 else tree.kind.shape[0]
+    _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip, leaves)
+    share = Scratch(blocks.block_reach[0], blocks.block_cfv[0], work.tmp, work.qs)
+    for b in range(blocks.blocks.shape[0]):
+        _walk_block(b, i, tree, hands, rule, work, share, blocks)
+    _backward(0, top_end, 0, i, tree, hands, rule, work, blocks.in_block, False)
 
 
 @nb.njit(cache=True, parallel=True)
-def traverse_blocks(
-    i,
-    kind,
-    player,
-    first_child,
-    num_children,
-    spent,
-    dealt,
-    board_of,
-    chance_weight,
-    slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    payoff,
-    at_parent,
-    reach0,
-    reach1,
-    sigma,
-    regret,
-    avg,
-    weight,
-    update,
-    best_response,
-    reach,
-    cfv,
-    tmp,
-    qs,
-    top_end,
-    blocks,
-    block_parent,
-    block_chance,
-    in_block,
-    local_slot,
-    block_board,
-    block_reach,
-    block_cfv,
-    skip,
-    leaves,
-):
+def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, leaves):
     """``traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
     are alike in size, so strided shares balance; contiguous halves did not), in its
-    own block-local arrays (``block_reach[t]``, ``block_cfv[t]``)."""
-    H = c1.shape[0]
-    for h in range(H):
-        reach[0, 0, h] = reach0[h]
-        reach[1, 0, h] = reach1[h]
-    _forward(0, top_end, 0, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip)
-    _leaf_values(
-        leaves,
-        i,
-        0,
-        slot,
-        c1,
-        c2,
-        dup,
-        orders,
-        c1s,
-        c2s,
-        ladder,
-        board_start,
-        board_len,
-        board_rows,
-        weight,
-        update,
-        best_response,
-        reach,
-        cfv,
-        tmp,
-        qs,
-    )
-    T = block_reach.shape[0]
+    own block-local arrays and scratch rows."""
+    _top_forward(i, tree, hands, reach0, reach1, rule, work, blocks.top_end, blocks.in_block, skip, leaves)
+    T = blocks.block_reach.shape[0]
     for t in nb.prange(T):
-        t_tmp = np.empty_like(tmp)
-        t_qs = np.empty_like(qs)
-        for b in range(t, blocks.shape[0], T):
-            _walk_block(
-                blocks[b, 0],
-                blocks[b, 1],
-                block_parent[b],
-                block_chance[b],
-                i,
-                kind,
-                player,
-                first_child,
-                num_children,
-                spent,
-                dealt,
-                board_of,
-                chance_weight,
-                slot,
-                local_slot,
-                c1,
-                c2,
-                dup,
-                orders,
-                c1s,
-                c2s,
-                ladder,
-                board_start,
-                board_len,
-                board_rows,
-                board_identity,
-                payoff,
-                at_parent,
-                sigma,
-                regret,
-                avg,
-                weight,
-                update,
-                best_response,
-                reach,
-                cfv,
-                block_reach[t],
-                block_cfv[t],
-                t_tmp,
-                t_qs,
-                in_block,
-                block_board[b],
-            )
-    _backward(
-        0,
-        top_end,
-        0,
-        i,
-        kind,
-        player,
-        first_child,
-        num_children,
-        spent,
-        dealt,
-        board_of,
-        chance_weight,
-        slot,
-        c1,
-        c2,
-        dup,
-        orders,
-        c1s,
-        c2s,
-        ladder,
-        board_start,
-        board_len,
-        board_rows,
-        board_identity,
-        payoff,
-        at_parent,
-        sigma,
-        regret,
-        avg,
-        weight,
-        update,
-        best_response,
-        reach,
-        cfv,
-        tmp,
-        qs,
-        in_block,
-        False,
-    )
+        share = Scratch(blocks.block_reach[t], blocks.block_cfv[t], np.empty_like(work.tmp), np.empty_like(work.qs))
+        for b in range(t, blocks.blocks.shape[0], T):
+            _walk_block(b, i, tree, hands, rule, work, share, blocks)
+    _backward(0, blocks.top_end, 0, i, tree, hands, rule, work, blocks.in_block, False)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -1064,34 +559,9 @@ def _dealt_reach(n, c, reach, base, out, row, dealt, slot, c1, c2):
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _terminal_children(
-    n,
-    base,
-    i,
-    kind,
-    player,
-    first_child,
-    num_children,
-    spent,
-    board_of,
-    slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    at_parent,
-    reach,
-    cfv,
-    tmp,
-    qs,
-    in_order,
-):
+    n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders, c1s, c2s, ladder,
+    board_start, board_len, board_rows, board_identity, at_parent, reach, cfv, tmp, qs, in_order,
+):  # fmt: skip
     """Values of the showdown and fold children of decision node n (those marked
     ``at_parent``) in one sweep: the fold's compatible totals come out of the
     showdown's (the same opponent reach when i acts at n, else alongside). Node m's rows
@@ -1125,43 +595,16 @@ def _terminal_children(
         q = reach[o, slot[o, sd] - base]
         if fd < 0:
             showdown_values(
-                q,
-                dup,
-                orders[s0:e0],
-                c1s[s0:e0],
-                c2s[s0:e0],
-                ladder[3 * s0 : 3 * e0],
-                board_rows[b],
-                board_identity[b] or in_order,
-                stake,
-                qs,
-                cfv[sd - base],
-                NO_FOLD,
-                q,
-                0.0,
-                tmp,
-                tmp,
-            )
+                q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b], board_identity[b]
+                or in_order, stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp,
+            )  # fmt: skip
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
             showdown_values(
-                q,
-                dup,
-                orders[s0:e0],
-                c1s[s0:e0],
-                c2s[s0:e0],
-                ladder[3 * s0 : 3 * e0],
-                board_rows[b],
-                board_identity[b] or in_order,
-                stake,
-                qs,
-                cfv[sd - base],
-                mode,
-                reach[o, slot[o, fd] - base],
-                fold_value,
-                tmp,
-                cfv[fd - base],
-            )
+                q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b], board_identity[b]
+                or in_order, stake, qs, cfv[sd - base], mode, reach[o, slot[o, fd] - base], fold_value, tmp, cfv[fd -
+                base],
+            )  # fmt: skip
     elif fd >= 0:
         compat_sums(reach[o, slot[o, fd] - base], c1, c2, dup, tmp)
         for h in range(H):
@@ -1184,29 +627,7 @@ def leaf_card(cards, sample, seed, independent, iteration, player, j):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_values(
-    leaves,
-    i,
-    base,
-    slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    weight,
-    update,
-    best_response,
-    reach,
-    cfv,
-    tmp,
-    qs,
-):
+def _leaf_values(leaves, i, base, tree, hands, rule, work):
     """Player i's values at every leaf (rows node - base of ``cfv``), from both
     reaches there (rows slot - base of ``reach``): per continuation k of i, the
     value of playing it to the end against the other player's mix of continuations,
@@ -1219,6 +640,10 @@ def _leaf_values(
     L = leaves.node.shape[0]
     if L == 0:
         return
+    slot = tree.slot
+    c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
+    weight, update, best_response = rule.weight, rule.update, rule.best_response
+    reach, cfv, tmp, qs = work
     H = c1.shape[0]
     o = 1 - i
     K = leaves.sigma.shape[2]
@@ -1262,8 +687,6 @@ def _leaf_values(
                             for h in range(H):
                                 fw[k, tc, h] = fw[k, t, h]
             b = leaves.board[d]
-            s0 = board_start[b]
-            e0 = s0 + board_len[b]
             for t in range(R - 1, -1, -1):  # i's values under each of its continuations
                 n = rs + t
                 kd = leaves.kind[n]
@@ -1281,24 +704,13 @@ def _leaf_values(
                         for h in range(H):
                             out[h] = v * tmp[h]
                     else:
+                        stake = min(leaves.spent[n, 0], leaves.spent[n, 1])
+                        s0 = board_start[b]
+                        e0 = s0 + board_len[b]
                         showdown_values(
-                            qsum,
-                            dup,
-                            orders[s0:e0],
-                            c1s[s0:e0],
-                            c2s[s0:e0],
-                            ladder[3 * s0 : 3 * e0],
-                            board_rows[b],
-                            False,
-                            min(leaves.spent[n, 0], leaves.spent[n, 1]),
-                            qs,
-                            out,
-                            NO_FOLD,
-                            tmp,
-                            0.0,
-                            tmp,
-                            tmp,
-                        )
+                            qsum, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
+                            False, stake, qs, out, NO_FOLD, tmp, 0.0, tmp, tmp,
+                        )  # fmt: skip
                     for k in range(1, K):
                         for h in range(H):
                             bw[k, t, h] = out[h]
@@ -1374,46 +786,25 @@ def _zero_row(a, r, n):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _backward(
-    lo,
-    hi,
-    base,
-    i,
-    kind,
-    player,
-    first_child,
-    num_children,
-    spent,
-    dealt,
-    board_of,
-    chance_weight,
-    slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    payoff,
-    at_parent,
-    sigma,
-    regret,
-    avg,
-    weight,
-    update,
-    best_response,
-    reach,
-    cfv,
-    tmp,
-    qs,
-    in_block,
-    in_order,
-):
+def _backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
+    """Values at the nodes hi-1..lo (see _backward_nodes)."""
+    kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
+    c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
+    sigma, regret, avg, weight, update, best_response = rule
+    reach, cfv, tmp, qs = work
+    _backward_nodes(
+        lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2,
+        dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma,
+        regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order,
+    )  # fmt: skip
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _backward_nodes(
+    lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
+    orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret, avg,
+    weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order,
+):  # fmt: skip
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
     showdowns' board order if ``in_order``: see _walk_block). Nodes marked
@@ -1445,76 +836,21 @@ def _backward(
             if at_parent[n]:
                 continue
             _showdown_node(
-                n,
-                reach[o, slot[o, n] - base],
-                cfv[n - base],
-                spent,
-                board_of,
-                dup,
-                orders,
-                c1s,
-                c2s,
-                ladder,
-                board_start,
-                board_len,
-                board_rows,
-                board_identity,
-                qs,
-                tmp,
-                in_order,
-            )
+                n, reach[o, slot[o, n] - base], cfv[n - base], spent, board_of, dup, orders, c1s, c2s, ladder,
+                board_start, board_len, board_rows, board_identity, qs, tmp, in_order,
+            )  # fmt: skip
         elif k == CHANCE:
             _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
             _terminal_children(
-                n,
-                base,
-                i,
-                kind,
-                player,
-                first_child,
-                num_children,
-                spent,
-                board_of,
-                slot,
-                c1,
-                c2,
-                dup,
-                orders,
-                c1s,
-                c2s,
-                ladder,
-                board_start,
-                board_len,
-                board_rows,
-                board_identity,
-                at_parent,
-                reach,
-                cfv,
-                tmp,
-                qs,
+                n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders, c1s,
+                c2s, ladder, board_start, board_len, board_rows, board_identity, at_parent, reach, cfv, tmp, qs,
                 in_order,
-            )
+            )  # fmt: skip
             _decision_values(
-                n,
-                n - base,
-                slot[i, n] - base,
-                base,
-                i,
-                player,
-                first_child,
-                num_children,
-                sigma,
-                regret,
-                avg,
-                weight,
-                update,
-                best_response,
-                reach,
-                cfv,
-                tmp,
-                H,
-            )
+                n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma, regret, avg, weight,
+                update, best_response, reach, cfv, tmp, H,
+            )  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -1536,25 +872,9 @@ def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _decision_values(
-    n,
-    row,
-    me,
-    base,
-    i,
-    player,
-    first_child,
-    num_children,
-    sigma,
-    regret,
-    avg,
-    weight,
-    update,
-    best_response,
-    reach,
-    cfv,
-    tmp,
-    H,
-):
+    n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response, reach,
+    cfv, tmp, H,
+):  # fmt: skip
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
     c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
     for the first H hands."""
@@ -1658,68 +978,20 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 
 @nb.njit(cache=True)
 def run_cfr(
-    kind,
-    player,
-    first_child,
-    num_children,
-    spent,
-    dealt,
-    board_of,
-    chance_weight,
-    slot,
-    c1,
-    c2,
-    dup,
-    orders,
-    c1s,
-    c2s,
-    ladder,
-    board_start,
-    board_len,
-    board_rows,
-    board_identity,
-    payoff,
-    at_parent,
-    reach0,
-    reach1,
-    regret,
-    avg,
-    sigma,
-    start_iteration,
-    iterations,
-    deadline_ns,
-    reach,
-    cfv,
-    tmp,
-    qs,
-    gadget,
-    g_player,
-    g_alt,
-    g_norm,
-    g_regret,
-    g_reach,
-    top_end,
-    blocks,
-    block_parent,
-    block_chance,
-    in_block,
-    local_slot,
-    block_board,
-    block_reach,
-    block_cfv,
-    parallel,
-    leaves,
-):
-    """CFR+ iterations with alternating updates. Each decision node belongs to one
-    player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
-    player ``g_player`` enters the subgame through it: their root reach is the
-    gadget's (``g_reach``), updated after each of their passes. Returns the
-    iterations done."""
+    tree, hands, reach0, reach1, regret, avg, sigma, start_iteration, iterations, deadline_ns, work, gadget, g_player,
+    g_alt, g_norm, g_regret, g_reach, blocks, parallel, leaves,
+):  # fmt: skip
+    """CFR+ iterations with alternating updates, block by block (``blocks``; on
+    numba's threads if ``parallel``). Each decision node belongs to one player, so one
+    regret array serves both. With a gadget (RESOLVE or MAXMARGIN), player
+    ``g_player`` enters the subgame through it: their root reach is the gadget's
+    (``g_reach``), updated after each of their passes. Returns the iterations done."""
     done = 0
-    current_strategy(regret, kind, player, first_child, num_children, -1, sigma, tmp)
+    current_strategy(regret, tree.kind, tree.player, tree.first_child, tree.num_children, -1, sigma, work.tmp)
     r0 = reach0
     r1 = reach1
     for t in range(start_iteration, start_iteration + iterations):
+        rule = PassRule(sigma, regret, avg, float(t + 1), True, False)
         for i in range(2):
             # sigma is current for both players: the backward pass that updated a
             # player's regrets also made their next strategy
@@ -1735,105 +1007,11 @@ def run_cfr(
                 else:
                     r1 = g_reach
             if parallel:
-                traverse_blocks(
-                    i,
-                    kind,
-                    player,
-                    first_child,
-                    num_children,
-                    spent,
-                    dealt,
-                    board_of,
-                    chance_weight,
-                    slot,
-                    c1,
-                    c2,
-                    dup,
-                    orders,
-                    c1s,
-                    c2s,
-                    ladder,
-                    board_start,
-                    board_len,
-                    board_rows,
-                    board_identity,
-                    payoff,
-                    at_parent,
-                    r0,
-                    r1,
-                    sigma,
-                    regret,
-                    avg,
-                    float(t + 1),
-                    True,
-                    False,
-                    reach,
-                    cfv,
-                    tmp,
-                    qs,
-                    top_end,
-                    blocks,
-                    block_parent,
-                    block_chance,
-                    in_block,
-                    local_slot,
-                    block_board,
-                    block_reach,
-                    block_cfv,
-                    skip,
-                    leaves,
-                )
+                traverse_blocks(i, tree, hands, r0, r1, rule, work, blocks, skip, leaves)
             else:
-                traverse_by_block(
-                    i,
-                    kind,
-                    player,
-                    first_child,
-                    num_children,
-                    spent,
-                    dealt,
-                    board_of,
-                    chance_weight,
-                    slot,
-                    c1,
-                    c2,
-                    dup,
-                    orders,
-                    c1s,
-                    c2s,
-                    ladder,
-                    board_start,
-                    board_len,
-                    board_rows,
-                    board_identity,
-                    payoff,
-                    at_parent,
-                    r0,
-                    r1,
-                    sigma,
-                    regret,
-                    avg,
-                    float(t + 1),
-                    True,
-                    False,
-                    reach,
-                    cfv,
-                    tmp,
-                    qs,
-                    top_end,
-                    blocks,
-                    block_parent,
-                    block_chance,
-                    in_block,
-                    local_slot,
-                    block_board,
-                    block_reach,
-                    block_cfv,
-                    skip,
-                    leaves,
-                )
+                traverse_by_block(i, tree, hands, r0, r1, rule, work, blocks, skip, leaves)
             if gadget != NO_GADGET and i == g_player:
-                _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, cfv[0])
+                _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, work.cfv[0])
         done += 1
         if deadline_ns > 0:
             with nb.objmode(now="int64"):

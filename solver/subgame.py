@@ -6,7 +6,6 @@ from a betting state; ``explicit_subgame`` from a small explicit game)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeAlias
 
 import numpy as np
 
@@ -14,35 +13,8 @@ from pokerbot.protocol.betting import BettingState
 
 from . import ranges as rg
 from .depth_limited import Continuations
-from .passes import CARD_DTYPE, INDEX_DTYPE, LADDER_WIDTH, NO_CARD
+from .passes import CARD_DTYPE, INDEX_DTYPE, LADDER_WIDTH, NO_CARD, BlockArrays, HandArrays, TreeArrays
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
-
-# What Subgame.kernel_args returns, element by element (dup is the one float): with
-# a fixed length, mypy can match the arguments after it in a kernel call to parameters.
-KernelArgs: TypeAlias = tuple[
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    float,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-]
 
 
 @dataclass
@@ -102,18 +74,13 @@ class Subgame:
     def pot(self) -> int:
         return int(self.tree.spent[0].sum())
 
-    def kernel_args(self) -> KernelArgs:
+    def kernel_args(self) -> tuple[TreeArrays, HandArrays]:
+        """The tree and the hands as the kernels read them (``passes``)."""
         t = self.tree
-        return (
-            t.kind,
-            t.player,
-            t.first_child,
-            t.num_children,
-            t.spent,
-            t.dealt,
-            t.board_of,
-            self.chance_weight,
-            self.slot,
+        tree = TreeArrays(
+            t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of, self.chance_weight, self.slot
+        )
+        hands = HandArrays(
             self.c1,
             self.c2,
             self.dup,
@@ -127,6 +94,24 @@ class Subgame:
             self.board_identity,
             self.payoff,
             self.at_parent,
+        )
+        return tree, hands
+
+    def block_arrays(self, copies: int = 1, dtype=np.float64) -> BlockArrays:
+        """The tree's blocks as the kernels read them, with block-local reaches and
+        values for ``copies`` shares of the blocks (one per thread)."""
+        t = self.tree
+        H = self.hands.shape[0]
+        return BlockArrays(
+            max(t.top_end, 0),
+            t.blocks,
+            self.block_parent,
+            self.block_chance,
+            self.in_block,
+            self.local_slot,
+            self.block_board,
+            np.zeros((copies, 2, t.block_rows, H), dtype=dtype),
+            np.zeros((copies, t.block_rows, H), dtype=dtype),
         )
 
 

@@ -180,20 +180,8 @@ def test_values_agree_with_direct_enumeration():
         # scratch rows reused from a pass that did reach those lines (as inside a solve)
         work = cfr.Workspace(sub)
         for strat in (strategy, sparse):
-            passes.traverse(
-                p,
-                *sub.kernel_args(),
-                sub.reach[0],
-                sub.reach[1],
-                strat,
-                np.zeros((1, 1)),
-                np.zeros((1, 1)),
-                0.0,
-                False,
-                False,
-                *work.args(),
-                passes.no_leaves(),
-            )
+            rule = passes.PassRule(strat, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, False)
+            passes.traverse(p, *sub.kernel_args(), sub.reach[0], sub.reach[1], rule, work.args(), passes.no_leaves())
         assert np.allclose(work.cfv[0], direct_values(sub, sparse, p))
     ev0, ev1 = cfr.expected_values(sub, strategy)
     assert ev0 == pytest.approx(-ev1)
@@ -339,29 +327,10 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     assert w.cfv.shape[0] == t.num_nodes > cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows).cfv.shape[0]
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
+    blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
+    leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
     passes.run_cfr(
-        *sub.kernel_args(),
-        reach[0],
-        reach[1],
-        regret,
-        avg,
-        sigma,
-        0,
-        20,
-        0,
-        *w.args(),
-        *g,
-        t.top_end,
-        t.blocks,
-        sub.block_parent,
-        sub.block_chance,
-        sub.in_block,
-        sub.local_slot,
-        sub.block_board,
-        np.zeros((1, 2, t.block_rows, H), cfr.SOLVE_DTYPE),
-        np.zeros((1, t.block_rows, H), cfr.SOLVE_DTYPE),
-        False,
-        passes.no_leaves(cfr.SOLVE_DTYPE),
+        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, w.args(), *g, blocks, False, leaves
     )
     assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
@@ -400,38 +369,15 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             if walk != "whole":
                 regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
             w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
-            args = (p, *sub.kernel_args(), reach[0], reach[1], strategy, regret, avg, 3.0, True, False, *w.args())
+            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False)
+            args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
             leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
-            rows = t.block_rows
-            layout = (
-                t.top_end,
-                t.blocks,
-                sub.block_parent,
-                sub.block_chance,
-                sub.in_block,
-                sub.local_slot,
-                sub.block_board,
-            )
             if walk == "whole":
                 passes.traverse(*args, leaves)
             elif walk == "blocks":
-                passes.traverse_by_block(
-                    *args,
-                    *layout,
-                    np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
-                    np.zeros((1, rows, H), cfr.SOLVE_DTYPE),
-                    -1,
-                    leaves,
-                )
+                passes.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
             else:  # the blocks in two shares, one per thread
-                passes.traverse_blocks(
-                    *args,
-                    *layout,
-                    np.zeros((2, 2, rows, H), cfr.SOLVE_DTYPE),
-                    np.zeros((2, rows, H), cfr.SOLVE_DTYPE),
-                    -1,
-                    leaves,
-                )
+                passes.traverse_blocks(*args, sub.block_arrays(2, cfr.SOLVE_DTYPE), -1, leaves)
             out.append((regret, avg, w.cfv[0], strategy))
         for a, b in zip(out[1], out[2]):
             np.testing.assert_array_equal(a, b)
@@ -469,39 +415,15 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
     sigma = cfr.average_strategy(t, rng.random((n, H))).astype(cfr.SOLVE_DTYPE)
     start = rng.random((n, H)).astype(cfr.SOLVE_DTYPE)
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
-    rows = t.block_rows
-    layout = (
-        max(t.top_end, 0),
-        t.blocks,
-        sub.block_parent,
-        sub.block_chance,
-        sub.in_block,
-        sub.local_slot,
-        sub.block_board,
-    )
     out = {}
     for skip in (-1, 1, 0):
         regret, avg, strategy = (to_block_order(sub, a) for a in (start, start, sigma))
         w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
-            passes.traverse_by_block(
-                p,
-                *sub.kernel_args(),
-                reach[0],
-                reach[1],
-                strategy,
-                regret,
-                avg,
-                3.0,
-                True,
-                False,
-                *w.args(),
-                *layout,
-                np.zeros((1, 2, rows, H), cfr.SOLVE_DTYPE),
-                np.zeros((1, rows, H), cfr.SOLVE_DTYPE),
-                s,
-                passes.no_leaves(cfr.SOLVE_DTYPE),
-            )
+            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False)
+            blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
+            leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
+            passes.traverse_by_block(p, *sub.kernel_args(), reach[0], reach[1], rule, w.args(), blocks, s, leaves)
         out[skip] = (regret, avg, w.cfv[0].copy(), strategy)
     for a, b in zip(out[-1], out[1]):
         np.testing.assert_array_equal(a, b)

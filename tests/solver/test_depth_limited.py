@@ -137,20 +137,8 @@ def test_sampled_cards_estimate_the_leaf_values_without_bias(spot, independent):
     for seed in range(300):
         w = cfr.Workspace(sub)
         leaves = depth_limited.leaf_data(sub, sample=1, seed=seed, leaf_strategy=mix, independent=independent)
-        passes.traverse(
-            0,
-            *sub.kernel_args(),
-            sub.reach[0],
-            sub.reach[1],
-            strategy,
-            np.zeros((1, 1)),
-            np.zeros((1, 1)),
-            float(seed + 1),
-            False,
-            False,
-            *w.args(),
-            leaves,
-        )
+        rule = passes.PassRule(strategy, np.zeros((1, 1)), np.zeros((1, 1)), float(seed + 1), False, False)
+        passes.traverse(0, *sub.kernel_args(), sub.reach[0], sub.reach[1], rule, w.args(), leaves)
         draws.append(float(sub.reach[0] @ w.cfv[0]))
     draws = np.array(draws)
     se = draws.std(ddof=1) / np.sqrt(len(draws))
