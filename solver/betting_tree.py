@@ -19,11 +19,11 @@ import numpy as np
 from pokerbot.protocol.betting import Action, BettingState
 from pokerbot.protocol.gamedef import GameDef
 
-from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, sizes_for_round
+from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, NodeCounts, abstract_actions, sizes_for_round
 
 
 @dataclass
-class BettingTree:
+class BettingTree(NodeCounts):
     kind: np.ndarray  # int8: DECISION, FOLD_TERMINAL, SHOWDOWN
     player: np.ndarray  # int8: the actor at decisions, the folder at fold terminals, -1 at showdowns
     round: np.ndarray  # int8: the betting round of the node (0-based)
@@ -35,14 +35,6 @@ class BettingTree:
     buckets: tuple[int, ...]  # buckets per round the slots were laid out for
     actions: list[Action | None] = field(default_factory=list)  # the action into each node
     betting: list[str] = field(default_factory=list)  # ACPC betting string of each node
-
-    @property
-    def num_nodes(self) -> int:
-        return len(self.kind)
-
-    @property
-    def num_decisions(self) -> int:
-        return int((self.kind == DECISION).sum())
 
     def memory_bytes(self, regret_bytes: int = 4, strategy_bytes: int = 4) -> int:
         """Regrets plus average-strategy weights, one of each per slot."""

@@ -242,28 +242,21 @@ def range_equity(hero, board, weights: np.ndarray) -> float:
 
 
 @nb.njit(cache=True)
-def _equities_against(
-    board_key,
-    board_mask,
-    villain_key,
-    villain_mask,
-    rem_keys,
-    rem_masks,
-    k,
-    keys,
-    masks,
-    row_offsets,
-    rank_values,
-    flush_values,
-    strengths,
-    villain,
-    win,
-    total,
-):
+def _equities_against(board, villain_hand, remaining, k, hands, tables, win, total):
     """Per hand, (wins + ties / 2) and completions counted against one villain hand,
     over every completion of the board by k in {0, 1, 2} of the remaining cards (those
     not on the board or in the villain's hand); a hand sharing a card with the
-    villain, the board or a completion does not count there."""
+    villain, the board or a completion does not count there. ``board`` and
+    ``villain_hand``: (key, mask), ``remaining`` and ``hands``: (keys, masks), as
+    ``evaluator.board_key`` and ``hand_keys`` give them; ``tables``: the evaluator's
+    row offsets, rank values and flush values."""
+    board_key, board_mask = board
+    villain_key, villain_mask = villain_hand
+    rem_keys, rem_masks = remaining
+    keys, masks = hands
+    row_offsets, rank_values, flush_values = tables
+    strengths = np.empty(keys.shape[0], dtype=np.int32)
+    villain = np.empty(1, dtype=np.int32)
     m = rem_keys.shape[0]
     villain_keys = np.empty(1, dtype=np.int64)
     villain_masks = np.empty(1, dtype=np.int64)
@@ -333,29 +326,13 @@ def _cached_counts_against(villain_cards: tuple[int, ...], board: tuple[int, ...
         raise ValueError("the hand and the board share a card")
     used = set(villain) | set(board)
     remaining = [c for c in range(ev.NUM_CARDS) if c not in used]
-    rem_keys, rem_masks = ev.hand_keys(np.array(remaining, dtype=np.int64)[:, None])
-    villain_key, villain_mask = ev.board_key(villain)
-    board_key, board_mask = ev.board_key(board)
+    remaining_cards = ev.hand_keys(np.array(remaining, dtype=np.int64)[:, None])
     keys, masks = _range_keys()
     win = np.zeros(keys.shape[0])
     total = np.zeros(keys.shape[0])
+    tables = (ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES)
     _equities_against(
-        board_key,
-        board_mask,
-        villain_key,
-        villain_mask,
-        rem_keys,
-        rem_masks,
-        5 - len(board),
-        keys,
-        masks,
-        ev.ROW_OFFSETS,
-        ev.RANK_VALUES,
-        ev.FLUSH_VALUES,
-        np.empty(keys.shape[0], dtype=np.int32),
-        np.empty(1, dtype=np.int32),
-        win,
-        total,
+        ev.board_key(board), ev.board_key(villain), remaining_cards, 5 - len(board), (keys, masks), tables, win, total
     )
     win.flags.writeable = False
     total.flags.writeable = False

@@ -72,6 +72,14 @@ class MCCFRSettings:
         if self.discount_interval < 0 or self.prune_after < 0:
             raise ValueError("intervals and iteration counts cannot be negative")
 
+    def discount_due(self, iterations: int) -> float | None:
+        """Linear CFR's discount after ``iterations``: k / (k + 1) at the k-th interval
+        while discounting lasts, else None (nothing to do)."""
+        if not self.discount_interval or iterations > self.discount_until or iterations % self.discount_interval:
+            return None
+        k = iterations / self.discount_interval
+        return k / (k + 1.0)
+
 
 @nb.njit(cache=True)
 def _rm_total(regret, base, m):
@@ -521,13 +529,9 @@ class MCCFR:
                 _run(buckets, outcomes, seed, *args)
             self.iterations += n
             done += n
-            if (
-                s.discount_interval
-                and self.iterations <= s.discount_until
-                and self.iterations % s.discount_interval == 0
-            ):
-                k = self.iterations / s.discount_interval
-                discount_slots(self.regret, self.phi, k / (k + 1.0))
+            factor = s.discount_due(self.iterations)
+            if factor is not None:
+                discount_slots(self.regret, self.phi, factor)
             if progress is not None:
                 progress(self.iterations, TrainingReport(done, time.perf_counter() - t0, int(stats[0]), int(stats[1])))
         self.nodes_touched += int(stats[0])

@@ -362,13 +362,9 @@ class ShardedMCCFR:
             pruned += sum(r.pruned for r in results)
             self.iterations += n
             done += n
-            if (
-                s.discount_interval
-                and self.iterations <= s.discount_until
-                and self.iterations % s.discount_interval == 0
-            ):
-                k = self.iterations / s.discount_interval
-                self.discount(k / (k + 1.0))
+            factor = s.discount_due(self.iterations)
+            if factor is not None:
+                self.discount(factor)
         self.nodes_touched += nodes
         self.actions_pruned += pruned
         return TrainingReport(done, time.perf_counter() - t0, nodes, pruned)

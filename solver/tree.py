@@ -60,8 +60,22 @@ class BetSizes:
         return self.bets[min(depth, len(self.bets) - 1)]
 
 
+class NodeCounts:
+    """A tree's size by kind of node (``kind``: per node, the module's kind codes)."""
+
+    kind: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.kind)
+
+    @property
+    def num_decisions(self) -> int:
+        return int((self.kind == DECISION).sum())
+
+
 @dataclass
-class PublicTree:
+class PublicTree(NodeCounts):
     kind: np.ndarray  # int8 per node: DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE, LEAF
     player: np.ndarray  # int8: acting player at decisions, the folder at fold terminals, -1 else
     first_child: np.ndarray  # int32
@@ -84,14 +98,6 @@ class PublicTree:
     #: completed by that card (the leaves' showdowns), -1 for cards on the board; empty
     #: in trees without leaves.
     leaf_boards: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-
-    @property
-    def num_nodes(self) -> int:
-        return len(self.kind)
-
-    @property
-    def num_decisions(self) -> int:
-        return int((self.kind == DECISION).sum())
 
     @property
     def num_terminals(self) -> int:
