@@ -42,8 +42,24 @@ HOLDEM_ROUNDS = (2, 3, 1, 1)
 UNASSIGNED = 65535
 HOLE_PAIRS = ev.all_hole_pairs()
 _KEYS, _MASKS = ev.hand_keys(HOLE_PAIRS)
-_C1 = HOLE_PAIRS[:, 0].copy()
-_C2 = HOLE_PAIRS[:, 1].copy()
+
+
+class HandTables(NamedTuple):
+    """What a histogram of river equities reads: every hole pair's evaluator key and
+    card mask and its two cards, and the evaluator's tables."""
+
+    keys: np.ndarray
+    masks: np.ndarray
+    c1: np.ndarray
+    c2: np.ndarray
+    row_offsets: np.ndarray
+    rank_values: np.ndarray
+    flush_values: np.ndarray
+
+
+_HAND_TABLES = HandTables(
+    _KEYS, _MASKS, HOLE_PAIRS[:, 0].copy(), HOLE_PAIRS[:, 1].copy(), ev.ROW_OFFSETS, ev.RANK_VALUES, ev.FLUSH_VALUES
+)
 
 
 @dataclass(frozen=True)
@@ -85,10 +101,11 @@ class CardAbstraction:
 
 # ----------------------------------------------------------------------- kernels
 @nb.njit(cache=True)
-def _histograms(board, runouts, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, hist, counts):
+def _histograms(board, runouts, bins, ht, hist, counts):
     """hist[h, b]: how many of the ``runouts`` (rows of cards completing ``board``)
-    give hand h a river equity in bin b; counts[h]: runouts compatible with h."""
-    H = keys.shape[0]
+    give hand h a river equity in bin b; counts[h]: runouts compatible with h (the
+    hands and tables of ``ht``, a ``HandTables``)."""
+    H = ht.keys.shape[0]
     for h in range(H):
         counts[h] = 0
         for b in range(bins):
@@ -106,7 +123,19 @@ def _histograms(board, runouts, bins, keys, masks, c1, c2, row_offsets, rank_val
         for j in range(5):
             bkey += ev.CARD_KEYS[full[j]]
             bmask |= ev.CARD_BITS[full[j]]
-        equities_on_board(bkey, bmask, keys, masks, c1, c2, row_offsets, rank_values, flush_values, strengths, eqs)
+        equities_on_board(
+            bkey,
+            bmask,
+            ht.keys,
+            ht.masks,
+            ht.c1,
+            ht.c2,
+            ht.row_offsets,
+            ht.rank_values,
+            ht.flush_values,
+            strengths,
+            eqs,
+        )
         for h in range(H):
             e = eqs[h]
             if e < 0.0:
@@ -194,17 +223,11 @@ def _assign_boards(
     center_means,
     by_mean,
     table,
-    keys,
-    masks,
-    c1,
-    c2,
-    row_offsets,
-    rank_values,
-    flush_values,
+    ht,
 ):
     """For every board (row), the histograms of all hands, then each live hand's
     class gets its nearest centre's bucket."""
-    H = keys.shape[0]
+    H = ht.keys.shape[0]
     nb_cards = boards.shape[1]
     for i in nb.prange(boards.shape[0]):
         hist = np.empty((H, bins))
@@ -213,44 +236,17 @@ def _assign_boards(
         cards = np.empty(2 + nb_cards, dtype=np.int64)
         scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
         board = boards[i]
-        _histograms(
-            board,
-            runouts_all[i, : runout_len[i]],
-            bins,
-            keys,
-            masks,
-            c1,
-            c2,
-            row_offsets,
-            rank_values,
-            flush_values,
-            hist,
-            counts,
-        )
+        _histograms(board, runouts_all[i, : runout_len[i]], bins, ht, hist, counts)
         for j in range(nb_cards):
             cards[2 + j] = board[j]
         for h in range(H):
             if counts[h] == 0:
-                if (masks[h] & _board_mask(board)) != 0:
+                if (ht.masks[h] & _board_mask(board)) != 0:
                     continue  # the hand holds a board card
                 # every sampled runout holds one of its cards: use runouts that do not
-                _fallback_histogram(
-                    board,
-                    h,
-                    runouts_all.shape[2],
-                    bins,
-                    keys,
-                    masks,
-                    c1,
-                    c2,
-                    row_offsets,
-                    rank_values,
-                    flush_values,
-                    hist,
-                    counts,
-                )
-            cards[0] = c1[h]
-            cards[1] = c2[h]
+                _fallback_histogram(board, h, runouts_all.shape[2], bins, ht, hist, counts)
+            cards[0] = ht.c1[h]
+            cards[1] = ht.c2[h]
             _to_cdf(hist, counts, h, bins, cdf)
             table[index_with_scratch(cards, round_end, rounds, keys_cfg, offsets_cfg, binom, scratch)] = nearest_centre(
                 cdf, cdf_mean(cdf, bins), centers, center_means, by_mean
@@ -266,10 +262,10 @@ def _board_mask(board):
 
 
 @nb.njit(cache=True)
-def _fallback_histogram(board, h, k, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, hist, counts):
+def _fallback_histogram(board, h, k, bins, ht, hist, counts):
     """Histogram of hand h over up to 8 runouts of k cards avoiding its cards and the
     board's (the lowest free cards, stepping through the deck)."""
-    used = _board_mask(board) | masks[h]
+    used = _board_mask(board) | ht.masks[h]
     free = np.empty(52, dtype=np.int64)
     n = 0
     for c in range(52):
@@ -282,41 +278,24 @@ def _fallback_histogram(board, h, k, bins, keys, masks, c1, c2, row_offsets, ran
         for j in range(k):  # distinct: n > 3 free cards
             runouts[r, j] = free[(r * 5 + j * 3) % n]
         m += 1
-    tmp_hist = np.zeros((keys.shape[0], bins))
-    tmp_counts = np.zeros(keys.shape[0], dtype=np.int64)
-    _histograms(
-        board, runouts[:m], bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, tmp_hist, tmp_counts
-    )
+    tmp_hist = np.zeros((ht.keys.shape[0], bins))
+    tmp_counts = np.zeros(ht.keys.shape[0], dtype=np.int64)
+    _histograms(board, runouts[:m], bins, ht, tmp_hist, tmp_counts)
     for b in range(bins):
         hist[h, b] = tmp_hist[h, b]
     counts[h] = tmp_counts[h]
 
 
 @nb.njit(cache=True, parallel=True)
-def _sample_points(
-    boards, runouts_all, runout_len, bins, keys, masks, c1, c2, row_offsets, rank_values, flush_values, out, out_len
-):
+def _sample_points(boards, runouts_all, runout_len, bins, ht, out, out_len):
     """CDFs of every live hand on each board (for fitting): out[i, h] (NaN-free rows
     counted in out_len[i])."""
-    H = keys.shape[0]
+    H = ht.keys.shape[0]
     for i in nb.prange(boards.shape[0]):
         hist = np.empty((H, bins))
         counts = np.empty(H, dtype=np.int64)
         cdf = np.empty(bins)
-        _histograms(
-            boards[i],
-            runouts_all[i, : runout_len[i]],
-            bins,
-            keys,
-            masks,
-            c1,
-            c2,
-            row_offsets,
-            rank_values,
-            flush_values,
-            hist,
-            counts,
-        )
+        _histograms(boards[i], runouts_all[i, : runout_len[i]], bins, ht, hist, counts)
         n = 0
         for h in range(H):
             if counts[h] == 0:
@@ -433,21 +412,7 @@ def build_round(
     fit_runouts, fit_lens = _runouts(fit, k, runouts, rng)
     pts = np.zeros((len(fit), 1326, spec.bins))
     pts_len = np.zeros(len(fit), dtype=np.int64)
-    _sample_points(
-        fit,
-        fit_runouts,
-        fit_lens,
-        spec.bins,
-        _KEYS,
-        _MASKS,
-        _C1,
-        _C2,
-        ev.ROW_OFFSETS,
-        ev.RANK_VALUES,
-        ev.FLUSH_VALUES,
-        pts,
-        pts_len,
-    )
+    _sample_points(fit, fit_runouts, fit_lens, spec.bins, _HAND_TABLES, pts, pts_len)
     points = np.concatenate([pts[i, : pts_len[i]] for i in range(len(fit))])
     del pts
     log(
@@ -478,13 +443,7 @@ def build_round(
             cm,
             by_mean,
             table,
-            _KEYS,
-            _MASKS,
-            _C1,
-            _C2,
-            ev.ROW_OFFSETS,
-            ev.RANK_VALUES,
-            ev.FLUSH_VALUES,
+            _HAND_TABLES,
         )
         done = min(start + chunk, len(boards))
         el = time.perf_counter() - t0
