@@ -145,9 +145,11 @@ class ProgressBar:
 class PhasedProgress:
     """A progress callback ``(phase, done, total, unit, status)`` for work in phases
     (card abstraction, then MCCFR): one bar per phase, the previous one finished when
-    the next starts. ``write`` prints a message above the current bar."""
+    the next starts. ``write`` prints a message above the current bar, ``log`` with
+    the seconds since the object was made."""
 
     def __init__(self, stream: TextIO | None = None, tty: bool | None = None, plain_interval: float = 30.0) -> None:
+        self.started = time.monotonic()
         self.stream = stream if stream is not None else sys.stderr
         self.tty = tty
         self.plain_interval = plain_interval
@@ -177,6 +179,10 @@ class PhasedProgress:
         else:
             self.stream.write(message + "\n")
             self.stream.flush()
+
+    def log(self, message: str) -> None:
+        """``write`` the message after the seconds since the start, as ``[   12.3 s]``."""
+        self.write(f"[{time.monotonic() - self.started:7.1f} s] {message}")
 
     def close(self) -> None:
         """Finish the current bar (if any)."""

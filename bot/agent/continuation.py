@@ -103,20 +103,17 @@ def _river_strategy(
         f, m = int(tree.first_child[n]), int(tree.num_children[n])
         real_actions = [tree.actions[c] for c in range(f, f + m)]
         me = int(tree.player[n])
-        abstract_of: dict[int, int] = {}
+        played_as: list[int] = []
         if a_node is None or view.tree.kind[a_node] != DECISION:
             stats.unmapped_nodes += a_node is not None
             out[f + real_actions.index(CALL)] = 1.0
         else:
             kids = view.child_actions(a_node)
             table = biased(_bucket_strategy(view, a_node), [_kind(c) for c in kids])  # (B, 4, k)
-            for j, r in enumerate(_real_children(view, st, me, a_node, real_actions)):
+            played_as = _real_children(view, st, me, a_node, real_actions)
+            for j, r in enumerate(played_as):
                 out[f + r] += table[:, :, j].T.astype(np.float32)
-                abstract_of.setdefault(r, int(view.tree.first_child[a_node]) + j)
-        for r in range(m):
-            nxt = st.copy()
-            nxt.apply(real_actions[r])  # type: ignore[arg-type]  # every child has its action
-            stack.append((f + r, nxt, abstract_of.get(r)))
+        _push_children(stack, st, f, real_actions, view, a_node, played_as)
     return out
 
 
@@ -145,6 +142,27 @@ def _real_children(
     return out
 
 
+def _push_children(
+    stack: list[tuple[int, BettingState, int | None]],
+    st: BettingState,
+    first: int,
+    real_actions: list[Action | None],
+    view: Blueprint,
+    node: int | None,
+    played_as: list[int],
+) -> None:
+    """Push the real children of a decision (nodes ``first``.., reached from ``st`` by
+    ``real_actions``), each with the abstract child of ``node`` it follows: the first
+    one played as it (``played_as``: per abstract child, its real index), else None."""
+    abstract_of: dict[int, int] = {}
+    for j, r in enumerate(played_as):
+        abstract_of.setdefault(r, int(view.tree.first_child[node]) + j)
+    for r, action in enumerate(real_actions):
+        nxt = st.copy()
+        nxt.apply(action)  # type: ignore[arg-type]  # every child has its action
+        stack.append((first + r, nxt, abstract_of.get(r)))
+
+
 def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint, root_node: int | None) -> np.ndarray:
     """The blueprint's strategy on the public tree of ``sub`` (full depth, from the
     turn ``root``, where ``view``'s tree is at ``root_node``): (nodes, subgame hands),
@@ -171,17 +189,14 @@ def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint
         if tree.kind[n] != DECISION:
             continue
         real_actions = [tree.actions[c] for c in range(f, f + m)]
-        abstract_of: dict[int, int] = {}
+        played_as: list[int] = []
         if a_node is None or view.tree.kind[a_node] != DECISION:
             out[f + real_actions.index(CALL)] = 1.0
         else:
             buckets = turn_buckets if st.round == 2 else river[st.board_cards[-1]]
             per_hand = _bucket_strategy(view, a_node)[np.maximum(buckets, 0)]  # (H, k)
-            for j, r in enumerate(_real_children(view, st, int(tree.player[n]), a_node, real_actions)):
+            played_as = _real_children(view, st, int(tree.player[n]), a_node, real_actions)
+            for j, r in enumerate(played_as):
                 out[f + r] += per_hand[:, j]
-                abstract_of.setdefault(r, int(view.tree.first_child[a_node]) + j)
-        for r in range(m):
-            nxt = st.copy()
-            nxt.apply(real_actions[r])  # type: ignore[arg-type]  # every child has its action
-            stack.append((f + r, nxt, abstract_of.get(r)))
+        _push_children(stack, st, f, real_actions, view, a_node, played_as)
     return out

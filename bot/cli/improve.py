@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from pokerbot.bot.cli.options import non_negative, positive, positive_float
 
@@ -36,11 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from pokerbot.blueprint_store.store import StoreError
     from pokerbot.bot.progress import PhasedProgress
 
-    t0 = time.time()
     bars = PhasedProgress(stream=sys.stdout)  # a bar per extension solved
-
-    def log(msg: str) -> None:
-        bars.write(f"[{time.time() - t0:7.1f} s] {msg}")
 
     try:
         improve(
@@ -53,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             type1=not args.no_type1,
             threads=args.threads,
             seed=args.seed,
-            log=log,
+            log=bars.log,
             progress=bars,
         )
     except (StoreError, FileNotFoundError, ValueError) as e:

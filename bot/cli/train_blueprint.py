@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 from pokerbot.bot.cli.options import positive
 
@@ -65,13 +64,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out_dir = os.path.dirname(os.path.abspath(args.out))
     os.makedirs(out_dir, exist_ok=True)
-    t0 = time.time()
     # a bar per phase (card abstraction rounds, then MCCFR) on a terminal, plain lines
     # every 30 s otherwise; messages above it, with the time since the start
     bars = PhasedProgress(stream=sys.stdout)
-
-    def log(msg: str) -> None:
-        bars.write(f"[{time.time() - t0:7.1f} s] {msg}")
 
     try:
         train_blueprint(
@@ -81,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             seconds=None if args.minutes is None else args.minutes * 60.0,
             resume=args.resume,
             seed=args.seed,
-            log=log,
+            log=bars.log,
             progress=bars,
             ray=args.ray,
             shards=args.shards,

@@ -80,3 +80,14 @@ def test_a_phase_first_reported_midway_counts_its_rate_from_that_report(monkeypa
     phases("MCCFR", 40, 3000, "s", "")
     # 30 s of training in 30 s: 2,960 s left
     assert out.getvalue().splitlines()[-1] == "MCCFR: 40/3,000 s (1 %), ETA 49m20s"
+
+
+def test_phased_progress_logs_the_seconds_since_it_was_made(monkeypatch):
+    """Training and improvement messages carry the time since the command started."""
+    clock = [50.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    out = io.StringIO()
+    phases = progress.PhasedProgress(stream=out, tty=False, plain_interval=0)
+    clock[0] += 12.34
+    phases.log("flop: fitting 200 centres")
+    assert out.getvalue() == "[   12.3 s] flop: fitting 200 centres\n"
