@@ -78,13 +78,11 @@ from experiments.subgame_experiments import (
     MAXMARGIN,
     Gap,
     Method,
+    MixtureWalk,
     NestedWalk,
     Progress,
     Sizes,
     Solved,
-    Walk,
-    abstract_label,
-    add_mapped_weight,
     align,
     children_of,
     in_canonical_order,
@@ -93,7 +91,6 @@ from experiments.subgame_experiments import (
     positions,
     pot_fraction_of,
     quiet,
-    relabel,
     target,
     whole_game,
     write_ours,
@@ -324,17 +321,13 @@ def _player_fractions(sizes: Sizes, state: BettingState) -> tuple[float, ...]:
 
 
 # --------------------------------------------------------------------------- our strategy
-Key = tuple[int, int]  # (solution: 0 the base, i the i-th extension; its node)
-
-
-class ExtensionWalk(Walk):
+class ExtensionWalk(MixtureWalk):
     """Our strategy for one seat in the evaluation game, as the agent plays it: the base
     blueprint with pseudo-harmonic translation, and at the opponent's first raise of
     the first round a possible switch to an extension's tree for the rest of the hand
-    (``BlueprintStrategy._maybe_switch``). Randomized choices are kept as a mixture:
-    each real node holds the (solution, node) pairs it maps to with our reach under
-    each, and our behaviour there is their reach-weighted mix (exact, no sampling).
-    With no extensions this is ``subgame_experiments.TranslationWalk``."""
+    (``BlueprintStrategy._maybe_switch``). Randomized choices are kept as a mixture
+    (``MixtureWalk``: solution 0 the base, i the i-th extension). With no extensions
+    this is ``subgame_experiments.TranslationWalk``."""
 
     def __init__(
         self,
@@ -346,85 +339,25 @@ class ExtensionWalk(Walk):
         us: int,
     ) -> None:
         super().__init__(game, large, base_sizes, base, us)
-        self.hands = rg.hole_hands(game)[large.hand_index]
         self.extensions = list(extensions)
-        self.solutions: list[tuple[Sizes, Solved]] = [(base_sizes, base)] + [(e.sizes, e.solved) for e in extensions]
-        # hands are in the large tree's order throughout; every tree starts at the root or,
-        # for an extension with a ``start``, after those actions
-        self.pos = [positions(s.sub, self.size)[large.hand_index] for _, s in self.solutions]
+        for e in self.extensions:
+            self.add_solution(e.sizes, e.solved)
 
-    def run(self) -> np.ndarray:
-        root = BettingState(self.game)
-        self._walk(0, root, {(0, 0): (root, np.ones(self.size))})
-        return self.out
+    def raise_fractions(self, sizes: Sizes, state: BettingState) -> tuple[float, ...]:
+        return _player_fractions(sizes, state)
 
-    def _walk(self, n: int, st: BettingState, entries: dict[Key, tuple[BettingState, np.ndarray]]) -> None:
-        L = self.large.tree
-        kind = L.kind[n]
-        if kind not in (DECISION, CHANCE) or not entries:
-            return
-        if kind == CHANCE:
-            for c in children_of(L, n):
-                d = int(L.dealt[c])
-                live = ~rg.blocked_by(self.hands, (d,))
-                nxt: dict[Key, tuple[BettingState, np.ndarray]] = {}
-                for (s, k), (sk, w) in entries.items():
-                    T = self.solutions[s][1].sub.tree
-                    if T.kind[k] == CHANCE:
-                        j = next(j for j in children_of(T, k) if T.dealt[j] == d)
-                        sj = sk.copy()
-                        sj.deal_board_cards([d])
-                        add_mapped_weight(nxt, (s, j), sj, w * live)
-                    else:  # our mapped line has no betting left (an all-in there): nothing to map
-                        add_mapped_weight(nxt, (s, k), sk, w * live)
-                st2 = st.copy()
-                st2.deal_board_cards([d])
-                self._walk(c, st2, nxt)
-            return
-        actor = int(L.player[n])
-        children = {L.actions[c]: c for c in children_of(L, n)}
-        by_child: dict[int, dict[Key, tuple[BettingState, np.ndarray]]] = {c: {} for c in children.values()}
-        if actor == self.us:
-            total = np.zeros(self.size)
-            for (s, k), (sk, w) in entries.items():
-                sizes, sol = self.solutions[s]
-                T = sol.sub.tree
-                total += w
-                if T.kind[k] == DECISION and T.player[k] == actor:
-                    for j in children_of(T, k):
-                        b = T.actions[j]
-                        a = (
-                            b
-                            if b.type is not ActionType.RAISE
-                            else relabel(st, abstract_label(sk, b, _player_fractions(sizes, sk)))
-                        )
-                        c = children.get(a, children[CALL])
-                        sj = sk.copy()
-                        sj.apply(b)
-                        add_mapped_weight(by_child[c], (s, j), sj, w * sol.strategy[j, self.pos[s]])
-                else:
-                    add_mapped_weight(by_child[children[CALL]], (s, k), sk, w)
-            for c, e in by_child.items():
-                reach = sum((w for _, w in e.values()), np.zeros(self.size))
-                self.out[c] = np.divide(reach, total, out=np.full(self.size, 1.0 / len(children)), where=total > 0)
-        else:
-            for a, c in children.items():
-                for (s, k), (sk, w) in entries.items():
-                    T = self.solutions[s][1].sub.tree
-                    if not (T.kind[k] == DECISION and T.player[k] == actor):
-                        add_mapped_weight(by_child[c], (s, k), sk, w)
-                        continue
-                    mapped = self._switch(st, a, sk, k) if s == 0 and self._first_raise(st, a) else None
-                    if mapped is None:
-                        mapped = [(s, j, p) for j, p in self._map_theirs(s, st, a, sk, k)]
-                    for s2, j, p in mapped:
-                        add_mapped_weight(
-                            by_child[c], (s2, j), self._state_after(s2, j, sk if s2 == s else None, st), w * p
-                        )
-        for a, c in children.items():
-            st2 = st.copy()
-            st2.apply(a)
-            self._walk(c, st2, by_child[c])
+    def translate(self, x: float, fractions: list[float]) -> list[tuple[int, float]]:
+        return translation_weights(x, fractions)
+
+    def map_opponent(
+        self, s: int, st: BettingState, a: Action, sk: BettingState, k: int
+    ) -> list[tuple[int, int, BettingState, float]]:
+        """As ``MixtureWalk.map_opponent``, but at the opponent's first raise of the first
+        round from the base, possibly into an extension (``_switch``)."""
+        switched = self._switch(st, a, sk, k) if s == 0 and self._first_raise(st, a) else None
+        if switched is None:
+            return super().map_opponent(s, st, a, sk, k)
+        return [(s2, j, self._state_after(s2, j, sk if s2 == s else None, st), p) for s2, j, p in switched]
 
     @staticmethod
     def _first_raise(st: BettingState, a: Action) -> bool:
@@ -498,26 +431,6 @@ class ExtensionWalk(Walk):
         ]
         return min(raises)[1]
 
-    def _map_theirs(self, s: int, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, float]]:
-        """Where the opponent's action ``a`` at the real state ``st`` takes us from node
-        ``k`` of solution ``s`` (state ``sk``): (child, probability) pairs; an action in
-        the abstraction maps to itself (same pot fraction, or all-in), another raise by
-        randomized pseudo-harmonic translation among the node's raises."""
-        sizes, sol = self.solutions[s]
-        T = sol.sub.tree
-        kids = {T.actions[j]: j for j in children_of(T, k)}
-        if a.type is not ActionType.RAISE:
-            return [(kids.get(a, kids[CALL]), 1.0)]
-        raises = [
-            (pot_fraction_of(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE
-        ]
-        if not raises:
-            return [(kids[CALL], 1.0)]
-        label = abstract_label(st, a, _player_fractions(sizes, st))
-        if label is not None:
-            return [(kids[relabel(sk, label)], 1.0)]
-        return [(raises[i][1], p) for i, p in translation_weights(pot_fraction_of(st, a.size), [r[0] for r in raises])]
-
 
 # --------------------------------------------------------------------------- measures
 def opening_nodes(game: GameDef, tree: PublicTree, player: int) -> list[tuple[int, BettingState]]:
@@ -536,6 +449,11 @@ def opening_nodes(game: GameDef, tree: PublicTree, player: int) -> list[tuple[in
             st2.apply(tree.actions[c])
             stack.append((c, st2))
     return out
+
+
+#: The ``PublicTree`` arrays with a row per node that keep their meaning in any subset of
+#: the nodes (the child links do not: ``restrict`` lays them out again).
+NODE_ROWS = ("kind", "player", "spent", "dealt", "board_of")
 
 
 def restrict(sub: Subgame, drop: set[int]) -> tuple[Subgame, np.ndarray]:
@@ -563,16 +481,12 @@ def restrict(sub: Subgame, drop: set[int]) -> tuple[Subgame, np.ndarray]:
         stack.extend(reversed(placed))
     idx = np.array(old, dtype=np.int64)
     tree = PublicTree(
-        kind=t.kind[idx],
-        player=t.player[idx],
         first_child=np.array(first, dtype=np.int32),
         num_children=np.array(count, dtype=np.int32),
-        spent=t.spent[idx],
-        dealt=t.dealt[idx],
-        board_of=t.board_of[idx],
         boards=t.boards,
         actions=[t.actions[i] for i in old],
         board=t.board,
+        **{name: getattr(t, name)[idx] for name in NODE_ROWS},
     )
     return replace(sub, tree=tree, slot=reach_slots(tree), chance_weight=sub.chance_weight[idx]), idx
 
@@ -843,43 +757,21 @@ def run(
                 f"{m.vs_x[1]:.2f}){full} ({m.seconds:.1f} s)"
             )
 
-        add(with_extensions(game, large, setup, base, x, (), BEFORE))
+        def add_ours(extensions: Sequence[Extension], name: str, note: str = "") -> None:
+            """A row: our strategy with ``extensions`` (none: plain translation), measured."""
+            add(with_extensions(game, large, setup, base, x, extensions, name, note))
+
+        add_ours((), BEFORE)
         mid = pseudo_harmonic_midpoint(*gap)
         p = dict(translation_weights(x, [gap[0], mid, gap[1]])).get(1, 0.0)
         maps = f"x maps to x' with probability {p:.3f}"
         e2s = per_position(lambda o: type2_for(gap, o))
-        add(
-            with_extensions(
-                game,
-                large,
-                setup,
-                base,
-                x,
-                e2s,
-                f"{TYPE2} x' = {mid:.3f} added to the opponent's openings",
-                f"{maps}; ours the base's",
-            )
-        )
+        add_ours(e2s, f"{TYPE2} x' = {mid:.3f} added to the opponent's openings", f"{maps}; ours the base's")
         e1s = per_position(lambda o: type1_for(x, o))
-        add(
-            with_extensions(
-                game, large, setup, base, x, e1s, f"{TYPE1} x the opponent's only opening", "ours the base's"
-            )
-        )
-        add(
-            with_extensions(
-                game,
-                large,
-                setup,
-                base,
-                x,
-                (type2_for(gap, None),),
-                f"{TYPE2_BOTH}: x' = {mid:.3f}",
-                f"before the fix; {maps}",
-            )
-        )
+        add_ours(e1s, f"{TYPE1} x the opponent's only opening", "ours the base's")
+        add_ours((type2_for(gap, None),), f"{TYPE2_BOTH}: x' = {mid:.3f}", f"before the fix; {maps}")
         e1b = type1_for(x, None)
-        add(with_extensions(game, large, setup, base, x, (e1b,), f"{TYPE1_BOTH}: x only", "before the fix"))
+        add_ours((e1b,), f"{TYPE1_BOTH}: x only", "before the fix")
         facts["ranges"][x] = ranges = {
             "blueprint": first_round_ranges(game, base, 1.0),
             "type 2 (opponent in position 1)": first_round_ranges(game, e2s[1].solved, mid),
@@ -889,31 +781,9 @@ def run(
         }
         if setup.diagnostics:
             e1n = per_position(lambda o: type1_for(x, o, False))
-            add(
-                with_extensions(
-                    game,
-                    large,
-                    setup,
-                    base,
-                    x,
-                    e1n,
-                    TYPE1_NO_ALL_IN,
-                    "diagnostic: the issue's wording, for the opponent only",
-                )
-            )
+            add_ours(e1n, TYPE1_NO_ALL_IN, "diagnostic: the issue's wording, for the opponent only")
             e1nb = type1_for(x, None, False)
-            add(
-                with_extensions(
-                    game,
-                    large,
-                    setup,
-                    base,
-                    x,
-                    (e1nb,),
-                    TYPE1_NO_ALL_IN_BOTH,
-                    "diagnostic: the issue's wording, before the fix",
-                )
-            )
+            add_ours((e1nb,), TYPE1_NO_ALL_IN_BOTH, "diagnostic: the issue's wording, before the fix")
             ranges["type 1 without the opponent's all-in (opponent in position 1)"] = first_round_ranges(
                 game, e1n[1].solved, x
             )
@@ -923,29 +793,13 @@ def run(
                 report(kept2[gap])
             e1k = kept_first_move(game, setup, base, "type1", x, (x,))
             report(e1k)
-            add(
-                with_extensions(
-                    game,
-                    large,
-                    setup,
-                    base,
-                    x,
-                    (e2s[0], kept2[gap]),
-                    f"{TYPE2_KEPT}: x' = {mid:.3f}",
-                    "diagnostic: re-solved below our check, our range the blueprint's",
-                )
+            add_ours(
+                (e2s[0], kept2[gap]),
+                f"{TYPE2_KEPT}: x' = {mid:.3f}",
+                "diagnostic: re-solved below our check, our range the blueprint's",
             )
-            add(
-                with_extensions(
-                    game,
-                    large,
-                    setup,
-                    base,
-                    x,
-                    (e1s[0], e1k),
-                    f"{TYPE1_KEPT}: x",
-                    "diagnostic: re-solved below our check, our range the blueprint's",
-                )
+            add_ours(
+                (e1s[0], e1k), f"{TYPE1_KEPT}: x", "diagnostic: re-solved below our check, our range the blueprint's"
             )
             ranges[f"type 2, {KEPT}"] = first_round_ranges(game, kept2[gap].solved, mid, kept2[gap].start)
             ranges[f"type 1, {KEPT}"] = first_round_ranges(game, e1k.solved, x, e1k.start)
@@ -953,17 +807,10 @@ def run(
         if others:
             ecs = per_position(lambda o: type2_for(others[-1], o))
             ec = ecs[0]
-            add(
-                with_extensions(
-                    game,
-                    large,
-                    setup,
-                    base,
-                    x,
-                    ecs,
-                    f"{CONTROL} ({ec.opening_sizes[0]:g}-{ec.opening_sizes[-1]:g}, x' = {ec.size:.3f})",
-                    "the opponent never bets there",
-                )
+            add_ours(
+                ecs,
+                f"{CONTROL} ({ec.opening_sizes[0]:g}-{ec.opening_sizes[-1]:g}, x' = {ec.size:.3f})",
+                "the opponent never bets there",
             )
         if setup.nested_iterations:
             add(nested(game, large, setup, base, x))

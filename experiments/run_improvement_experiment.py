@@ -18,9 +18,7 @@ Progress goes to stdout as it runs; the markdown table comes at the end. One pro
 
 from __future__ import annotations
 
-import argparse
 import os
-import platform
 import sys
 import time
 from dataclasses import replace
@@ -28,17 +26,15 @@ from dataclasses import replace
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from experiments import improvement_experiment as ie
+from experiments import scripts
 from pokerbot.solver.translation import pseudo_harmonic_midpoint
 
-
-def _machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return f"{os.cpu_count()} vCPU ({model}), Python {platform.python_version()}, {platform.system()}"
+#: The setup's iteration counts the command line sets (their defaults the setup's), with their help.
+ITERATION_OPTIONS = {
+    "iterations": "CFR+ iterations of the blueprint and each re-solve",
+    "nested_iterations": "nested reference solves (0: no row)",
+    "reference_iterations": "best-answer reference solves (0: no row)",
+}
 
 
 def parse_sizes(text: str, setup: ie.ImprovementSetup) -> list[float]:
@@ -49,30 +45,24 @@ def parse_sizes(text: str, setup: ie.ImprovementSetup) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = scripts.parser(__doc__)
     p.add_argument(
         "--sizes",
         default="0.75,mid,0.6",
         help="the opponent's opening sizes x (pot fractions; 'mid' = the first gap's midpoint)",
     )
-    p.add_argument("--iterations", type=int, default=2000, help="CFR+ iterations of the blueprint and each re-solve")
-    p.add_argument("--nested-iterations", type=int, default=1000, help="nested reference solves (0: no row)")
-    p.add_argument("--reference-iterations", type=int, default=10_000, help="best-answer reference solves (0: no row)")
+    defaults = ie.ImprovementSetup()
+    for name, text in ITERATION_OPTIONS.items():
+        p.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(defaults, name), help=text)
     p.add_argument(
         "--no-diagnostics",
         action="store_true",
         help="leave out type 1 without all-in and the types with our first move kept",
     )
-    p.add_argument("--quick", action="store_true", help="a smoke run: fewer raises and iterations, one size")
-    p.add_argument("--output", help="also write the markdown table to this file")
+    scripts.add_run_options(p, "fewer raises and iterations, one size", "table")
     args = p.parse_args(argv)
     setup = ie.ImprovementSetup(
-        iterations=args.iterations,
-        nested_iterations=args.nested_iterations,
-        reference_iterations=args.reference_iterations,
-        diagnostics=not args.no_diagnostics,
+        **{name: getattr(args, name) for name in ITERATION_OPTIONS}, diagnostics=not args.no_diagnostics
     )
     sizes = parse_sizes(args.sizes, setup)
     if args.quick:
@@ -93,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{setup.game}: base first raises {', '.join(f'{f:g}' for f in setup.first_raises)} pot plus all-in; "
         f"opponent sizes {', '.join(f'{x:.3f}' for x in sizes)}; {setup.iterations} CFR+ iterations; "
-        f"{_machine()}",
+        f"{scripts.machine()}",
         flush=True,
     )
     t0 = time.perf_counter()
@@ -101,9 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     text = "\n".join(
         [
-            f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
-            f"Machine: {_machine()}",
-            f"Wall time: {seconds:.0f} s",
+            *scripts.report_head(seconds),
             f"Blueprint: {facts['base_nodes']} nodes, {setup.iterations} CFR+ iterations, "
             f"{facts['base_mbb']:.3f} mbb/h in its own abstraction",
             "",
@@ -120,10 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
         ]
     )
-    print("\n" + text)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+    scripts.publish(text, args.output)
     return 0
 
 

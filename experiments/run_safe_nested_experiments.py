@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -24,6 +23,7 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from experiments import scripts
 from experiments import subgame_experiments as se
 
 
@@ -35,16 +35,6 @@ def _run(table: int, name: str, setup) -> tuple[int, str, list[se.Row]]:
 
     rows = se.run_table1(setup, progress) if table == 1 else se.run_table2(setup, progress)
     return table, name, rows
-
-
-def _machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return f"{os.cpu_count()} vCPU ({model}), Python {platform.python_version()}, {platform.system()}"
 
 
 def setups(args: argparse.Namespace) -> list[tuple[int, str, object]]:
@@ -72,15 +62,16 @@ def setups(args: argparse.Namespace) -> list[tuple[int, str, object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = scripts.parser(__doc__)
+    defaults = se.Table2Setup()  # the game and subgame iterations of Table 1's setups are the same
     p.add_argument(
         "--game",
-        default="leduc.nolimit.2p",
+        default=defaults.game,
         help="a bundled game or a game file whose later rounds deal one board card",
     )
-    p.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations of every subgame solve")
+    p.add_argument(
+        "--iterations", type=int, default=defaults.subgame_iterations, help="CFR+ iterations of every subgame solve"
+    )
     p.add_argument(
         "--blueprint-iterations",
         type=int,
@@ -89,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--tables", default="1,2", help="which tables: 1, 2 or 1,2")
     p.add_argument("--workers", type=int, default=2, help="processes running setups side by side")
-    p.add_argument("--quick", action="store_true", help="a smoke run: one Table 1 setup, smaller trees")
-    p.add_argument("--output", help="also write the markdown tables to this file")
+    scripts.add_run_options(p, "one Table 1 setup, smaller trees", "tables")
     args = p.parse_args(argv)
     try:
         game = se.load_game(args.game)
@@ -102,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     print(
         f"{len(runs)} setups on {args.game}, {args.iterations} CFR+ iterations per subgame, "
-        f"{args.workers} workers; {_machine()}",
+        f"{args.workers} workers; {scripts.machine()}",
         flush=True,
     )
     if args.workers > 1:
@@ -111,37 +101,22 @@ def main(argv: list[str] | None = None) -> int:
     else:
         results = [_run(*r) for r in runs]
     seconds = time.perf_counter() - t0
-    t1 = {name: rows for table, name, rows in results if table == 1}
-    t2 = {name: rows for table, name, rows in results if table == 2}
-    parts = [
-        f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
-        f"Machine: {_machine()}",
-        f"Wall time: {seconds:.0f} s",
-        "",
-    ]
-    if t1:
-        parts += [
-            "## Table 1: subgame solving against a poor blueprint (exploitability, mbb/h)",
-            "",
-            se.markdown_comparison(t1, se.PAPER_TABLE1, se.PAPER_TABLE1_COLUMNS),
-            "",
-        ]
-        for name, rows in t1.items():
-            parts += [f"### Table 1, {name}", "", se.markdown_table(rows), ""]
-    if t2:
-        parts += [
-            "## Table 2: nested solving for an off-tree bet (exploitability, mbb/h)",
-            "",
-            se.markdown_comparison(t2, se.PAPER_TABLE2, se.PAPER_TABLE2_COLUMNS),
-            "",
-        ]
-        for name, rows in t2.items():
-            parts += [f"### Table 2, {name}", "", se.markdown_table(rows), ""]
-    text = "\n".join(parts)
-    print("\n" + text)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+    parts = [*scripts.report_head(seconds), ""]
+    for table, title, paper, columns in (
+        (1, "subgame solving against a poor blueprint", se.PAPER_TABLE1, se.PAPER_TABLE1_COLUMNS),
+        (2, "nested solving for an off-tree bet", se.PAPER_TABLE2, se.PAPER_TABLE2_COLUMNS),
+    ):
+        ours = {name: rows for t, name, rows in results if t == table}
+        if ours:
+            parts += [
+                f"## Table {table}: {title} (exploitability, mbb/h)",
+                "",
+                se.markdown_comparison(ours, paper, columns),
+                "",
+            ]
+            for name, rows in ours.items():
+                parts += [f"### Table {table}, {name}", "", se.markdown_table(rows), ""]
+    scripts.publish("\n".join(parts), args.output)
     return 0
 
 

@@ -496,21 +496,29 @@ def _path_gifts(bp: Solved, us: int, path: list[int], kind: str) -> np.ndarray:
     for n, nxt in zip(path, path[1:]):
         if t.kind[n] != DECISION or t.player[n] != opp:
             continue
-        w = bp.weights(us, n)
-        if kind == "estimated":
-            v = bp.values(opp, False)
-            gifts = gadgets.update_gifts(
-                gifts, gadgets.expected_per_hand(v[n], w), gadgets.expected_per_hand(v[nxt], w)
-            )
-        else:
-            v = bp.values(opp, True)
-            taken = gadgets.expected_per_hand(v[nxt], w)
-            best = taken
-            for c in children_of(t, n):
-                if t.kind[c] in (FOLD_TERMINAL, SHOWDOWN):
-                    best = np.maximum(best, gadgets.expected_per_hand(v[c], w))
-            gifts = gadgets.update_gifts(gifts, best, taken)
+        gifts = gadgets.update_gifts(gifts, *_gift_values(bp, us, n, nxt, kind))
     return gifts
+
+
+def _gift_values(sol: Solved, us: int, n: int, taken: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The two values whose difference is the opponent's gift for taking child ``taken``
+    of its node ``n`` (expected chips per hand, ``sol``'s hand order): (the reference,
+    the taken action's value). The reference, with ``kind`` "estimated": the value
+    before acting, both following ``sol`` (Algorithm 2, line 12); else the best of the
+    taken action's and the terminal actions' best-response values (the paper's lower
+    bound: terminal values cannot change whatever other subgames do)."""
+    w = sol.weights(us, n)
+    if kind == "estimated":
+        v = sol.values(1 - us, False)
+        return gadgets.expected_per_hand(v[n], w), gadgets.expected_per_hand(v[taken], w)
+    t = sol.sub.tree
+    v = sol.values(1 - us, True)
+    value = gadgets.expected_per_hand(v[taken], w)
+    best = value
+    for c in children_of(t, n):
+        if t.kind[c] in (FOLD_TERMINAL, SHOWDOWN):
+            best = np.maximum(best, gadgets.expected_per_hand(v[c], w))
+    return best, value
 
 
 def resolve_second_round(
@@ -688,7 +696,148 @@ class Walk:
         self.solves = 0
 
 
-class TranslationWalk(Walk):
+#: A node a ``MixtureWalk`` maps to: (solution: 0 the blueprint, i the i-th other; its node).
+MixtureKey = tuple[int, int]
+#: The nodes a real node maps to, each with its betting state and our reach under it.
+Mapped = dict[MixtureKey, tuple[BettingState, np.ndarray]]
+
+
+class MixtureWalk(Walk):
+    """A walk that keeps randomized mappings as a mixture: each real node holds the
+    (solution, node) pairs it maps to with our reach under each, and our behaviour
+    there is their reach-weighted mix (exact, no sampling). Solution 0 is the
+    blueprint; a subclass may add more (``add_solution``) and switch into them
+    (``map_opponent``); ``translate`` reads an off-tree raise, ``raise_fractions``
+    says which raise sizes an abstraction has at a state. Our own raises are mapped
+    back by pot fraction."""
+
+    def __init__(self, game: GameDef, large: Subgame, small: Sizes, blueprint: Solved, us: int) -> None:
+        super().__init__(game, large, small, blueprint, us)
+        self.hands = rg.hole_hands(game)[large.hand_index]
+        self.solutions: list[tuple[Sizes, Solved]] = []  # (abstraction, solution)
+        self.pos: list[np.ndarray] = []  # per solution, each hand's position in its solve
+        self.add_solution(small, blueprint)
+
+    def add_solution(self, sizes: Sizes, solved: Solved) -> None:
+        """A solution the walk may map into (the next index of ``solutions``)."""
+        self.solutions.append((sizes, solved))
+        # hands are in the large tree's order throughout; every tree starts at the root or,
+        # for a subclass's solution that starts later, after its first actions
+        self.pos.append(positions(solved.sub, self.size)[self.large.hand_index])
+
+    def run(self) -> np.ndarray:
+        root = BettingState(self.game)
+        self._walk(0, root, {(0, 0): (root, np.ones(self.size))})
+        return self.out
+
+    def raise_fractions(self, sizes: Sizes, state: BettingState) -> tuple[float, ...]:
+        """The raise sizes of the abstraction ``sizes`` at ``state``."""
+        return _fractions(sizes, state)
+
+    def translate(self, x: float, fractions: list[float]) -> list[tuple[int, float]]:
+        """(index into ``fractions``, ascending, probability) pairs an off-tree raise of
+        pot fraction ``x`` is read as."""
+        raise NotImplementedError
+
+    def map_opponent(
+        self, s: int, st: BettingState, a: Action, sk: BettingState, k: int
+    ) -> list[tuple[int, int, BettingState, float]]:
+        """Where the opponent's action ``a`` at the real state ``st`` takes us from node
+        ``k`` of solution ``s`` (state ``sk``): (solution, node, its state, probability)
+        quadruples, here within solution ``s`` (``map_theirs_in``)."""
+        T = self.solutions[s][1].sub.tree
+        out = []
+        for j, p in self.map_theirs_in(s, st, a, sk, k):
+            sj = sk.copy()
+            sj.apply(T.actions[j])
+            out.append((s, j, sj, p))
+        return out
+
+    def map_theirs_in(self, s: int, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, float]]:
+        """Where the opponent's action ``a`` at the real state ``st`` takes us from node
+        ``k`` of solution ``s`` (state ``sk``): (child, probability) pairs; an action in
+        the abstraction maps to itself (same pot fraction, or all-in), another raise by
+        ``translate`` among the node's raises."""
+        sizes, sol = self.solutions[s]
+        T = sol.sub.tree
+        kids = {T.actions[j]: j for j in children_of(T, k)}
+        if a.type is not ActionType.RAISE:
+            return [(kids.get(a, kids[CALL]), 1.0)]
+        raises = sorted(
+            (pot_fraction_of(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE
+        )
+        if not raises:
+            return [(kids[CALL], 1.0)]
+        label = abstract_label(st, a, self.raise_fractions(sizes, st))
+        if label is not None:  # in the abstraction: the same pot fraction (or all-in) here
+            return [(kids[relabel(sk, label)], 1.0)]
+        return [(raises[i][1], p) for i, p in self.translate(pot_fraction_of(st, a.size), [f for f, _ in raises])]
+
+    def _walk(self, n: int, st: BettingState, entries: Mapped) -> None:
+        L = self.large.tree
+        kind = L.kind[n]
+        if kind not in (DECISION, CHANCE) or not entries:
+            return
+        if kind == CHANCE:
+            for c in children_of(L, n):
+                d = int(L.dealt[c])
+                live = ~rg.blocked_by(self.hands, (d,))
+                nxt: Mapped = {}
+                for (s, k), (sk, w) in entries.items():
+                    T = self.solutions[s][1].sub.tree
+                    if T.kind[k] == CHANCE:
+                        j = next(j for j in children_of(T, k) if T.dealt[j] == d)
+                        sj = sk.copy()
+                        sj.deal_board_cards([d])
+                        add_mapped_weight(nxt, (s, j), sj, w * live)
+                    else:  # our mapped line has no betting left (an all-in there): nothing to map
+                        add_mapped_weight(nxt, (s, k), sk, w * live)
+                st2 = st.copy()
+                st2.deal_board_cards([d])
+                self._walk(c, st2, nxt)
+            return
+        actor = int(L.player[n])
+        children = {L.actions[c]: c for c in children_of(L, n)}
+        by_child: dict[int, Mapped] = {c: {} for c in children.values()}
+        if actor == self.us:
+            total = np.zeros(self.size)
+            for (s, k), (sk, w) in entries.items():
+                sizes, sol = self.solutions[s]
+                T = sol.sub.tree
+                total += w
+                if T.kind[k] == DECISION and T.player[k] == actor:
+                    for j in children_of(T, k):
+                        b = T.actions[j]
+                        a = (
+                            b
+                            if b.type is not ActionType.RAISE
+                            else relabel(st, abstract_label(sk, b, self.raise_fractions(sizes, sk)))
+                        )
+                        c = children.get(a, children[CALL])
+                        sj = sk.copy()
+                        sj.apply(b)
+                        add_mapped_weight(by_child[c], (s, j), sj, w * sol.strategy[j, self.pos[s]])
+                else:
+                    add_mapped_weight(by_child[children[CALL]], (s, k), sk, w)
+            for c, e in by_child.items():
+                reach = sum((w for _, w in e.values()), np.zeros(self.size))
+                self.out[c] = np.divide(reach, total, out=np.full(self.size, 1.0 / len(children)), where=total > 0)
+        else:
+            for a, c in children.items():
+                for (s, k), (sk, w) in entries.items():
+                    T = self.solutions[s][1].sub.tree
+                    if not (T.kind[k] == DECISION and T.player[k] == actor):
+                        add_mapped_weight(by_child[c], (s, k), sk, w)
+                        continue
+                    for s2, j, sj, p in self.map_opponent(s, st, a, sk, k):
+                        add_mapped_weight(by_child[c], (s2, j), sj, w * p)
+        for a, c in children.items():
+            st2 = st.copy()
+            st2.apply(a)
+            self._walk(c, st2, by_child[c])
+
+
+class TranslationWalk(MixtureWalk):
     """Pseudo-harmonic translation: an off-tree bet of pot fraction x is read as its
     neighbours A < x < B in our abstraction at the node it is mapped to, A with
     probability (B - x)(1 + A) / ((B - A)(1 + x)) (randomized) or the likelier one
@@ -702,107 +851,27 @@ class TranslationWalk(Walk):
     ) -> None:
         super().__init__(game, large, small, blueprint, us)
         self.randomized = randomized
-        self.hands = rg.hole_hands(game)[large.hand_index]
-        self.bp_pos = positions(blueprint.sub, self.size)[large.hand_index]  # both trees start at the root
-
-    def run(self) -> np.ndarray:
-        root = BettingState(self.game)
-        w = np.ones(self.size)
-        self._walk(0, root, {0: (root, w)})
-        return self.out
-
-    def _walk(self, n: int, st: BettingState, entries: dict[int, tuple[BettingState, np.ndarray]]) -> None:
-        L, T = self.large.tree, self.blueprint.sub.tree
-        kind = L.kind[n]
-        if kind not in (DECISION, CHANCE) or not entries:
-            return
-        if kind == CHANCE:
-            for c in children_of(L, n):
-                d = int(L.dealt[c])
-                live = ~rg.blocked_by(self.hands, (d,))
-                nxt: dict[int, tuple[BettingState, np.ndarray]] = {}
-                for k, (sk, w) in entries.items():
-                    if T.kind[k] == CHANCE:
-                        j = next(j for j in children_of(T, k) if T.dealt[j] == d)
-                        sj = sk.copy()
-                        sj.deal_board_cards([d])
-                        add_mapped_weight(nxt, j, sj, w * live)
-                    else:  # our mapped line has no betting left (an all-in there): nothing to map
-                        add_mapped_weight(nxt, k, sk, w * live)
-                st2 = st.copy()
-                st2.deal_board_cards([d])
-                self._walk(c, st2, nxt)
-            return
-        actor = int(L.player[n])
-        children = {L.actions[c]: c for c in children_of(L, n)}
-        by_child: dict[int, dict[int, tuple[BettingState, np.ndarray]]] = {c: {} for c in children.values()}
-        if actor == self.us:
-            strat = self.blueprint.strategy
-            total = np.zeros(self.size)
-            for k, (sk, w) in entries.items():
-                total += w
-                if T.kind[k] == DECISION and T.player[k] == actor:
-                    for j in children_of(T, k):
-                        b = T.actions[j]
-                        a = (
-                            b
-                            if b.type is not ActionType.RAISE
-                            else relabel(st, abstract_label(sk, b, _fractions(self.small, sk)))
-                        )
-                        c = children.get(a, children[CALL])
-                        sj = sk.copy()
-                        sj.apply(b)
-                        add_mapped_weight(by_child[c], j, sj, w * strat[j, self.bp_pos])
-                else:
-                    add_mapped_weight(by_child[children[CALL]], k, sk, w)
-            for c, e in by_child.items():
-                reach = sum((w for _, w in e.values()), np.zeros(self.size))
-                self.out[c] = np.divide(reach, total, out=np.full(self.size, 1.0 / len(children)), where=total > 0)
-        else:
-            for a, c in children.items():
-                for k, (sk, w) in entries.items():
-                    if not (T.kind[k] == DECISION and T.player[k] == actor):
-                        add_mapped_weight(by_child[c], k, sk, w)
-                        continue
-                    for j, p in self.map_theirs(st, a, sk, k):
-                        sj = sk.copy()
-                        sj.apply(T.actions[j])
-                        add_mapped_weight(by_child[c], j, sj, w * p)
-        for a, c in children.items():
-            st2 = st.copy()
-            st2.apply(a)
-            self._walk(c, st2, by_child[c])
 
     def map_theirs(self, st: BettingState, a: Action, sk: BettingState, k: int) -> list[tuple[int, float]]:
         """Where the opponent's action ``a`` at the real state ``st`` takes us from our
         node ``k`` (state ``sk``): (our child, probability) pairs."""
-        T = self.blueprint.sub.tree
-        kids = {T.actions[j]: j for j in children_of(T, k)}
-        if a.type is not ActionType.RAISE:
-            return [(kids.get(a, kids[CALL]), 1.0)]
-        raises = sorted(
-            (pot_fraction_of(sk, T.actions[j].size), j) for j in kids.values() if T.actions[j].type is ActionType.RAISE
-        )
-        if not raises:
-            return [(kids[CALL], 1.0)]
-        label = abstract_label(st, a, _fractions(self.small, st))
-        if label is not None:  # in our abstraction: the same pot fraction (or all-in) here
-            return [(kids[relabel(sk, label)], 1.0)]
-        x = pot_fraction_of(st, a.size)
-        if x <= raises[0][0]:
-            return [(raises[0][1], 1.0)]
-        if x >= raises[-1][0]:
-            return [(raises[-1][1], 1.0)]
-        for (fa, ja), (fb, jb) in zip(raises, raises[1:]):
+        return self.map_theirs_in(0, st, a, sk, k)
+
+    def translate(self, x: float, fractions: list[float]) -> list[tuple[int, float]]:
+        if x <= fractions[0]:
+            return [(0, 1.0)]
+        if x >= fractions[-1]:
+            return [(len(fractions) - 1, 1.0)]
+        for i, (fa, fb) in enumerate(zip(fractions, fractions[1:])):
             if fa <= x <= fb:
                 p = pseudo_harmonic_probability(fa, fb, x)
                 if not self.randomized:
                     p = 1.0 if p >= 0.5 else 0.0
-                return [(ja, p), (jb, 1.0 - p)]
+                return [(i, p), (i + 1, 1.0 - p)]
         raise AssertionError("unreachable: x lies within the range")
 
 
-def add_mapped_weight(entries: dict, k: int, st: BettingState, w: np.ndarray) -> None:
+def add_mapped_weight(entries: Mapped, k: MixtureKey, st: BettingState, w: np.ndarray) -> None:
     """Add weight ``w`` to mapped node ``k`` (state ``st``), merging equal nodes."""
     if k in entries:
         entries[k] = (entries[k][0], entries[k][1] + w)
@@ -883,23 +952,8 @@ class NestedWalk(Walk):
         """The opponent's gift for taking child ``j`` of their node ``k`` (Reach)."""
         if self.method.gifts == "none":
             return np.zeros(self.size)
-        t = sol.sub.tree
-        opp = 1 - self.us
-        w = sol.weights(self.us, k)
-        if self.method.gifts == "estimated":
-            v = sol.values(opp, False)
-            g = gadgets.update_gifts(
-                np.zeros(w.size), gadgets.expected_per_hand(v[k], w), gadgets.expected_per_hand(v[j], w)
-            )
-        else:
-            v = sol.values(opp, True)
-            taken = gadgets.expected_per_hand(v[j], w)
-            best = taken
-            for c in children_of(t, k):
-                if t.kind[c] in (FOLD_TERMINAL, SHOWDOWN):
-                    best = np.maximum(best, gadgets.expected_per_hand(v[c], w))
-            g = best - taken
-        return in_canonical_order(sol.sub, g, self.size)
+        reference, taken = _gift_values(sol, self.us, k, j, self.method.gifts)
+        return in_canonical_order(sol.sub, gadgets.update_gifts(np.zeros(taken.size), reference, taken), self.size)
 
     def _solve(self, sol: Solved, k: int, st: BettingState, a: Action, gifts: np.ndarray) -> tuple[Solved, int]:
         """The nested solve for the opponent's off-tree action ``a`` at our node ``k``

@@ -1,4 +1,7 @@
 import contextlib
+import json
+import subprocess
+import sys
 
 from pokerbot.protocol.logs import configure
 
@@ -88,3 +91,35 @@ def random_strategy(sub, seed: int):
             f, m = t.first_child[n], t.num_children[n]
             s[f : f + m, :] = rng.dirichlet(np.ones(m), size=len(sub.hands)).T
     return s
+
+
+def cli_json(*args: str) -> dict:
+    """The JSON that ``pokerbot ARGS`` prints, run in a subprocess (a benchmark pins its
+    process to one core); a failed run fails the test."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pokerbot.bot.cli", *args], capture_output=True, text=True, timeout=300, check=True
+    ).stdout
+    return json.loads(out)
+
+
+def state_at(tree, root, node):
+    """The betting state at ``node`` of a subgame tree whose root is at ``root`` (not
+    changed): the actions and board cards on the path to it replayed."""
+    from pokerbot.solver.tree import CHANCE
+
+    parent = {}
+    for p in range(tree.num_nodes):
+        for c in range(tree.first_child[p], tree.first_child[p] + tree.num_children[p]):
+            parent[int(c)] = p
+    steps = []
+    n = node
+    while n in parent:
+        steps.append(n)
+        n = parent[n]
+    st = root.copy()
+    for n in reversed(steps):
+        if tree.kind[parent[n]] == CHANCE:
+            st.deal_board_cards([int(tree.dealt[n])])
+        else:
+            st.apply(tree.actions[n])
+    return st

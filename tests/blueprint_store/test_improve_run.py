@@ -42,6 +42,12 @@ def dealer_log(path, betting: str, names: list[str], hands: int) -> str:
     return str(path)
 
 
+def improve_logged(base, logs, out, lines: list, **options):
+    """``improve`` for our Libratus agent on one thread, its log messages appended to
+    ``lines``."""
+    return improve(base, logs, out, us="libratus", threads=1, log=lines.append, **options)
+
+
 def opens(tmp_path, size_to: int, hands: int):
     """A dealer log where the opponent (position 1: first to act preflop) opens to ``size_to``."""
     return dealer_log(tmp_path / f"opens{size_to}.log", f"r{size_to}f", [US, THEM], hands)
@@ -54,16 +60,8 @@ def improved(tmp_path_factory):
     logs = opens(d, 250, 30)  # 150 over a 200 pot after calling: 0.75, in the gap (0.5, 1.0)
     before = digest(base)
     lines: list = []  # log messages, and progress calls as tuples
-    summary = improve(
-        base,
-        [logs],
-        str(d / "improved.bp"),
-        us="libratus",
-        k=3,
-        seconds=4.0,
-        threads=1,
-        log=lines.append,
-        progress=lambda *a: lines.append(a),
+    summary = improve_logged(
+        base, [logs], str(d / "improved.bp"), lines, k=3, seconds=4.0, progress=lambda *a: lines.append(a)
     )
     assert digest(base) == before  # the input store is never written to
     return base, str(d / "improved.bp"), summary, lines, d
@@ -239,17 +237,7 @@ def test_our_first_move_is_kept_when_the_opponent_raises_after_it(improved, tmp_
     base, _, _, _, _ = improved
     logs = raises_after_our_limp(tmp_path, 250, 30)  # 150 over a 200 pot: 0.75 again
     lines = []
-    summary = improve(
-        base,
-        [logs],
-        str(tmp_path / "improved.bp"),
-        us="libratus",
-        k=1,
-        seconds=2.0,
-        threads=1,
-        type1=False,
-        log=lines.append,
-    )
+    summary = improve_logged(base, [logs], str(tmp_path / "improved.bp"), lines, k=1, seconds=2.0, type1=False)
     assert summary["added"] == [{"kind": "type2", "size": pytest.approx(2.5 / 3.5), "opponent": 0}]
     assert any("first move kept" in line for line in lines)
     b0 = Blueprint(base)

@@ -3,10 +3,9 @@ match as our dealer (same seed: same cards, same betting, same values)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
+
+from conftest import cli_json
 
 from pokerbot.bot.bench import dealer as bench
 
@@ -34,14 +33,7 @@ def test_compiled_loop_plays_the_same_match_as_our_dealer(tmp_path):
 
 
 def test_bench_dealer_prints_every_setup():
-    out = subprocess.run(
-        [sys.executable, "-m", "pokerbot.bot.cli", "bench", "dealer", "--hands", "100", "--repeats", "1", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    ).stdout
-    r = json.loads(out)
+    r = cli_json("bench", "dealer", "--hands", "100", "--repeats", "1", "--json")
     assert r["compiled_available"]
     for key, *_ in bench.DEALER_SETUPS:
         assert r[f"hands_per_second_{key}"] > 0 and len(r[f"runs_{key}"]) == 1

@@ -1,10 +1,8 @@
 import argparse
-import json
 import os
-import subprocess
-import sys
 
 import pytest
+from conftest import cli_json
 
 from pokerbot.bot.cli import main
 
@@ -38,28 +36,7 @@ def test_bad_arguments_exit_with_usage():
 
 
 def test_bench_evaluator_prints_figures_and_ratio():
-    # a small run in a subprocess: the benchmark pins its process to one core
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pokerbot.bot.cli",
-            "bench",
-            "evaluator",
-            "--hands",
-            "20000",
-            "--boards",
-            "50",
-            "--repeats",
-            "1",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    ).stdout
-    r = json.loads(out)
+    r = cli_json("bench", "evaluator", "--hands", "20000", "--boards", "50", "--repeats", "1", "--json")
     assert r["ours_batch_boards_meps"] > 0 and r["ours_random7_meps"] > 0
     assert "ratio_batch_vs_pokerfast" in r and "ratio_batch_vs_phevaluator" in r
 

@@ -4,6 +4,7 @@ bucket lookups) at the same states."""
 
 import numpy as np
 import pytest
+from conftest import state_at
 
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
@@ -14,7 +15,7 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import cfr
 from pokerbot.solver.depth_limited import biased, full_depth_strategy
 from pokerbot.solver.subgame import make_subgame
-from pokerbot.solver.tree import CHANCE, DECISION, abstract_actions
+from pokerbot.solver.tree import DECISION, abstract_actions
 
 HUNL = bundled_game("holdem.nolimit.2p")
 BOARD = parse_cards("Kh9s4c2d")
@@ -23,25 +24,6 @@ pytestmark = pytest.mark.timeout(300)
 
 def turn_root(betting="cc/cc/"):
     return apply_betting(BettingState(HUNL, 5, None, BOARD), betting)
-
-
-def state_at(tree, root, node):
-    parent = {}
-    for p in range(tree.num_nodes):
-        for c in range(tree.first_child[p], tree.first_child[p] + tree.num_children[p]):
-            parent[int(c)] = p
-    steps = []
-    n = node
-    while n in parent:
-        steps.append(n)
-        n = parent[n]
-    st = root.copy()
-    for n in reversed(steps):
-        if tree.kind[parent[n]] == CHANCE:
-            st.deal_board_cards([int(tree.dealt[n])])
-        else:
-            st.apply(tree.actions[n])
-    return st
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """The player program's exit status and its shutdown on SIGTERM / SIGINT."""
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -53,6 +54,12 @@ class Dealer:
                 self._new_line.clear()
                 await self._new_line.wait()
 
+    async def greeted(self) -> None:
+        """Wait for the player to connect and send its version line."""
+        async with asyncio.timeout(30):
+            await self.connected.wait()
+        await self.wait_lines(1)
+
     def send(self, *lines: str) -> None:
         self.writer.write("".join(l + "\r\n" for l in lines).encode())
 
@@ -83,6 +90,16 @@ async def _finish(proc: asyncio.subprocess.Process, timeout: float = 20) -> tupl
     return proc.returncode, out.decode(), err.decode()
 
 
+async def _stop(proc: asyncio.subprocess.Process, sig: signal.Signals, dealer: Dealer) -> tuple[int, str]:
+    """Send ``sig`` to the player and wait for it to exit and its connection to close:
+    (exit status, stderr)."""
+    proc.send_signal(sig)
+    code, _, err = await _finish(proc)
+    async with asyncio.timeout(10):
+        await dealer.eof.wait()
+    return code, err
+
+
 def _events(text: str) -> list[dict]:
     return [json.loads(l) for l in text.splitlines() if l.startswith("{")]
 
@@ -96,15 +113,10 @@ async def test_stop_signal_while_waiting_closes_the_connection_and_exits_0(sig):
         "-m", "pokerbot.bot.cli", "play", "127.0.0.1", str(port), "--strategy", "call", "--log-level", "info"
     )
     try:
-        async with asyncio.timeout(30):
-            await dealer.connected.wait()
-        await dealer.wait_lines(1)  # the version line
+        await dealer.greeted()
         dealer.send(OUR_TURN)
         await dealer.wait_lines(2)  # our reply; now the player waits for the dealer
-        proc.send_signal(sig)
-        code, out, err = await _finish(proc)
-        async with asyncio.timeout(10):
-            await dealer.eof.wait()
+        code, err = await _stop(proc, sig, dealer)
     finally:
         dealer.close()
     assert code == 0, err
@@ -142,16 +154,11 @@ async def test_sigterm_during_a_decision_sends_it_whole_then_exits_0():
     port = await dealer.start()
     proc = await _start("-c", SLOW_PLAYER, str(port))
     try:
-        async with asyncio.timeout(30):
-            await dealer.connected.wait()
-        await dealer.wait_lines(1)
+        await dealer.greeted()
         dealer.send(OUR_TURN)
         async with asyncio.timeout(30):
             assert await proc.stdout.readline() == b"acting\n"
-        proc.send_signal(signal.SIGTERM)  # in the middle of act()
-        code, out, err = await _finish(proc)
-        async with asyncio.timeout(10):
-            await dealer.eof.wait()
+        code, err = await _stop(proc, signal.SIGTERM, dealer)  # in the middle of act()
     finally:
         dealer.close()
     assert code == 0, err
@@ -159,21 +166,27 @@ async def test_sigterm_during_a_decision_sends_it_whole_then_exits_0():
     assert [e["signal"] for e in _events(err) if e["event"] == "stopped"] == ["SIGTERM"]
 
 
-async def _play_against(lines: list[str]) -> int:
-    """Run play() here against a dealer that sends ``lines`` and closes."""
+@contextlib.asynccontextmanager
+async def _playing(strategy):
+    """play() here with ``strategy`` as a task, against a scripted dealer: (the dealer,
+    the task); the task is cancelled on leaving."""
     dealer = Dealer()
     port = await dealer.start()
-    task = asyncio.create_task(play("127.0.0.1", port, HUNL, CallStrategy(), connect_timeout=10))
+    task = asyncio.create_task(play("127.0.0.1", port, HUNL, strategy, connect_timeout=10))
     try:
-        async with asyncio.timeout(20):
-            await dealer.connected.wait()
-            await dealer.wait_lines(1)
-            dealer.send(*lines)
-            await asyncio.sleep(0.1)
-            dealer.close()
-            return await task
+        yield dealer, task
     finally:
         task.cancel()
+
+
+async def _play_against(lines: list[str]) -> int:
+    """Run play() here against a dealer that sends ``lines`` and closes."""
+    async with _playing(CallStrategy()) as (dealer, task), asyncio.timeout(20):
+        await dealer.greeted()
+        dealer.send(*lines)
+        await asyncio.sleep(0.1)
+        dealer.close()
+        return await task
 
 
 @pytest.mark.asyncio
@@ -207,19 +220,12 @@ async def test_a_strategy_that_raises_still_replies_with_a_call():
         def act(self, ms):
             raise ZeroDivisionError("a bug")
 
-    dealer = Dealer()
-    port = await dealer.start()
-    task = asyncio.create_task(play("127.0.0.1", port, HUNL, Broken(), connect_timeout=10))
-    try:
-        async with asyncio.timeout(20):
-            await dealer.connected.wait()
-            await dealer.wait_lines(1)  # the version line
-            dealer.send(OUR_TURN)
-            await dealer.wait_lines(2)
-            assert dealer.received[1] == (OUR_TURN + ":c\r\n").encode()
-            dealer.send(FINISHED)
-            await asyncio.sleep(0.1)
-            dealer.close()
-            assert await task == 0
-    finally:
-        task.cancel()
+    async with _playing(Broken()) as (dealer, task), asyncio.timeout(20):
+        await dealer.greeted()
+        dealer.send(OUR_TURN)
+        await dealer.wait_lines(2)
+        assert dealer.received[1] == (OUR_TURN + ":c\r\n").encode()
+        dealer.send(FINISHED)
+        await asyncio.sleep(0.1)
+        dealer.close()
+        assert await task == 0

@@ -131,36 +131,51 @@ def mixed_blueprint(tmp_path_factory):
     return build_small_blueprint(str(tmp_path_factory.mktemp("mixed") / "mixed.bp"), 10_000, actions=actions)
 
 
-def play_hand(player, deck, seat, questions):
-    """The player's actions in one hand against an opponent who opens every round with
-    0.7 pot (between the abstraction's 0.5 and 1, translated at random) and otherwise
-    calls; ``questions`` asks about hypothetical raises before each of its decisions."""
-    s = BettingState(HUNL, 7, [deck[0:2], deck[2:4]])
-    taken = []
+def deal_and_play(hand_id, deck, seat, ours, theirs):
+    """One hand dealt from ``deck`` (both players' hole cards, then the board as the
+    rounds need it): at ``seat``'s decisions ``ours(s)`` says what to play, at the
+    other's ``theirs(s)``."""
+    s = BettingState(HUNL, hand_id, [deck[0:2], deck[2:4]])
     while not s.finished:
         need = HUNL.total_board_cards(s.round)
         if len(s.board_cards) < need:
             s.deal_board_cards(deck[4 + len(s.board_cards) : 4 + need])
-        p = s.current_player
-        if p == seat:
-            for size in questions:
-                other = s.copy()
-                bounds = other.raise_bounds()
-                if bounds is not None:
-                    other.apply(raise_to(min(max(size, bounds[0]), bounds[1])))
-                    if not other.finished and other.current_player is not None:
-                        query(player, other, other.current_player)
-            a = player.act(MatchState(seat, s))
-            taken.append(str(a))
-            s.apply(a)
-        else:
-            bounds = s.raise_bounds()
-            opening = not any(b.type is ActionType.RAISE for b in s.actions[s.round])
-            if opening and bounds is not None:
-                to_call = s.max_spent - s.spent[p]
-                s.apply(raise_to(min(max(s.max_spent + int(0.7 * (s.pot + to_call)), bounds[0]), bounds[1])))
-            else:
-                s.apply(CALL)
+        s.apply(ours(s) if s.current_player == seat else theirs(s))
+
+
+def clamped_raise(s, to):
+    """A raise to ``to`` chips, kept within the legal raise range at ``s``."""
+    lo, hi = s.raise_bounds()
+    return raise_to(min(max(to, lo), hi))
+
+
+def opens(s):
+    """No raise yet in this round, and a raise is possible."""
+    return not any(b.type is ActionType.RAISE for b in s.actions[s.round]) and s.raise_bounds() is not None
+
+
+def play_hand(player, deck, seat, questions):
+    """The player's actions in one hand against an opponent who opens every round with
+    0.7 pot (between the abstraction's 0.5 and 1, translated at random) and otherwise
+    calls; ``questions`` asks about hypothetical raises before each of its decisions."""
+    taken = []
+
+    def ours(s):
+        for size in questions:
+            other = s.copy()
+            if other.raise_bounds() is not None:
+                other.apply(clamped_raise(other, size))
+                if not other.finished and other.current_player is not None:
+                    query(player, other, other.current_player)
+        a = player.act(MatchState(seat, s))
+        taken.append(str(a))
+        return a
+
+    def theirs(s):
+        to_call = s.max_spent - s.spent[s.current_player]
+        return clamped_raise(s, s.max_spent + int(0.7 * (s.pot + to_call))) if opens(s) else CALL
+
+    deal_and_play(7, deck, seat, ours, theirs)
     return taken
 
 
@@ -211,33 +226,26 @@ def agent_hand(agent, deck, seat, questions):
     first chance on the turn and river and calls otherwise (forcing safe re-solves);
     before each of the agent's river decisions, ``questions`` asks what it would do
     after other bets of its opponent (nested re-solves)."""
-    s = BettingState(HUNL, 3, [deck[0:2], deck[2:4]])
     taken = []
-    while not s.finished:
-        need = HUNL.total_board_cards(s.round)
-        if len(s.board_cards) < need:
-            s.deal_board_cards(deck[4 + len(s.board_cards) : 4 + need])
-        p = s.current_player
-        if p == seat:
-            if s.round == 3:
-                for frac in questions:
-                    other = s.copy()
-                    if other.can_apply(CALL):
-                        other.apply(CALL)
-                    bounds = other.raise_bounds()
-                    if not other.finished and bounds is not None:
-                        other.apply(raise_to(min(max(other.max_spent + int(frac * other.pot), bounds[0]), bounds[1])))
-                        answer = query(agent, other, seat)
-                        assert np.allclose(answer.probabilities[live_hands(other.board_cards)].sum(axis=1), 1.0)
-            a = agent.act(MatchState(seat, s))
-            taken.append((s.round, str(a)))
-            s.apply(a)
-        else:
-            bounds = s.raise_bounds()
-            if s.round >= 2 and not any(b.type is ActionType.RAISE for b in s.actions[s.round]) and bounds is not None:
-                s.apply(raise_to(min(max(s.max_spent + int(0.7 * s.pot), bounds[0]), bounds[1])))
-            else:
-                s.apply(CALL)
+
+    def ours(s):
+        if s.round == 3:
+            for frac in questions:
+                other = s.copy()
+                if other.can_apply(CALL):
+                    other.apply(CALL)
+                if not other.finished and other.raise_bounds() is not None:
+                    other.apply(clamped_raise(other, other.max_spent + int(frac * other.pot)))
+                    answer = query(agent, other, seat)
+                    assert np.allclose(answer.probabilities[live_hands(other.board_cards)].sum(axis=1), 1.0)
+        a = agent.act(MatchState(seat, s))
+        taken.append((s.round, str(a)))
+        return a
+
+    def theirs(s):
+        return clamped_raise(s, s.max_spent + int(0.7 * s.pot)) if s.round >= 2 and opens(s) else CALL
+
+    deal_and_play(3, deck, seat, ours, theirs)
     return taken
 
 
@@ -282,27 +290,24 @@ def hand_asking_first(agent, deck, seat, ask):
     """The agent's actions in one hand against an opponent who bets 0.7 pot at its
     first chance on the river and calls otherwise; with ``ask``, before that bet the
     agent is asked about the state after it, as LBR asks."""
-    s = BettingState(HUNL, 3, [deck[0:2], deck[2:4]])
     taken = []
-    while not s.finished:
-        need = HUNL.total_board_cards(s.round)
-        if len(s.board_cards) < need:
-            s.deal_board_cards(deck[4 + len(s.board_cards) : 4 + need])
-        if s.current_player == seat:
-            a = agent.act(MatchState(seat, s))
-            taken.append((s.round, str(a)))
-            s.apply(a)
-            continue
-        bounds = s.raise_bounds()
-        if s.round == 3 and not any(b.type is ActionType.RAISE for b in s.actions[s.round]) and bounds is not None:
-            bet = raise_to(min(max(s.max_spent + int(0.7 * s.pot), bounds[0]), bounds[1]))
-            if ask:
-                after = s.copy()
-                after.apply(bet)
-                query(agent, after, seat)
-            s.apply(bet)
-        else:
-            s.apply(CALL)
+
+    def ours(s):
+        a = agent.act(MatchState(seat, s))
+        taken.append((s.round, str(a)))
+        return a
+
+    def theirs(s):
+        if not (s.round == 3 and opens(s)):
+            return CALL
+        bet = clamped_raise(s, s.max_spent + int(0.7 * s.pot))
+        if ask:
+            after = s.copy()
+            after.apply(bet)
+            query(agent, after, seat)
+        return bet
+
+    deal_and_play(3, deck, seat, ours, theirs)
     return taken
 
 

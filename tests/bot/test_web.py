@@ -2,6 +2,7 @@
 WebSocket, refused moves that change nothing, reloads, two tabs, a dying bot."""
 
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -63,11 +64,16 @@ def test_a_move_out_of_turn_or_before_the_bot_started_is_refused(tmp_path):
         sitting.act(0, {"action": "call"})
 
 
-async def started(tmp_path, strategy="call", hands=20, seed=5):
+@contextlib.asynccontextmanager
+async def served(tmp_path, strategy="call", hands=20, seed=5):
+    """A web server for one sitting and a test client of it, closed on leaving."""
     server = WebServer(HUNL, "holdem.nolimit.2p", strategy, hands, seed, str(tmp_path))
     client = TestClient(TestServer(server.app()))
     await client.start_server()
-    return server, client
+    try:
+        yield server, client
+    finally:
+        await client.close()
 
 
 async def table(ws, until=lambda t: True, timeout=60.0):
@@ -83,26 +89,27 @@ def my_turn(t):
     return t.get("legal") is not None and t["status"] == "playing"
 
 
+async def first_decision(client):
+    """A page's socket, and the first table on it where the person is to act."""
+    ws = await client.ws_connect("/ws")
+    return ws, await table(ws, my_turn)
+
+
 @pytest.mark.asyncio
 async def test_only_the_page_s_own_files_are_served(tmp_path):
-    server, client = await started(tmp_path)
-    try:
+    async with served(tmp_path) as (_, client):
         page = await client.get("/")
         assert page.status == 200 and "<canvas" in await page.text()
         for path in ("/static/app.js", "/static/style.css"):
             assert (await client.get(path)).status == 200
         for path in ("/static/web.py", "/static/../web.py", "/page/index.html", "/etc/passwd", "/static/"):
             assert (await client.get(path)).status == 404, path
-    finally:
-        await client.close()
 
 
 @pytest.mark.asyncio
 async def test_a_sitting_through_the_socket_refused_moves_change_nothing(tmp_path):
-    server, client = await started(tmp_path)
-    try:
-        ws = await client.ws_connect("/ws")
-        t = await table(ws, my_turn)
+    async with served(tmp_path) as (server, client):
+        ws, t = await first_decision(client)
         lo, hi = t["legal"]["raise"]
         for move, words in [
             ({"action": "raise", "amount": hi + 1}, "between"),
@@ -147,16 +154,12 @@ async def test_a_sitting_through_the_socket_refused_moves_change_nothing(tmp_pat
         assert shown[0].bot_cards is not None and len(shown[0].board) == 5
         download = await client.get("/history.log")
         assert download.status == 200 and "STATE:" in await download.text()
-    finally:
-        await client.close()
 
 
 @pytest.mark.asyncio
 async def test_a_reload_resumes_the_hand_and_a_second_tab_cannot_act_twice(tmp_path):
-    server, client = await started(tmp_path)
-    try:
-        ws = await client.ws_connect("/ws")
-        t = await table(ws, my_turn)
+    async with served(tmp_path) as (server, client):
+        ws, t = await first_decision(client)
         await ws.close()  # the page is closed mid-hand: nothing waits on it
         await asyncio.sleep(0.3)
         assert server.sitting.table()["seq"] == t["seq"]
@@ -170,16 +173,12 @@ async def test_a_reload_resumes_the_hand_and_a_second_tab_cannot_act_twice(tmp_p
         err = await table(second, lambda m: False)
         assert err["type"] == "error" and "already made" in err["message"]
         assert not any(h.chips and h.betting.startswith("f") for h in server.sitting.finished)
-    finally:
-        await client.close()
 
 
 @pytest.mark.asyncio
 async def test_a_dying_bot_ends_the_sitting_with_a_message_and_a_new_one_plays(tmp_path):
-    server, client = await started(tmp_path)
-    try:
-        ws = await client.ws_connect("/ws")
-        t = await table(ws, my_turn)
+    async with served(tmp_path) as (server, client):
+        ws, t = await first_decision(client)
         await ws.send_str(json.dumps({"type": "act", "seq": t["seq"], "action": "call"}))
         await table(ws, lambda m: m["seq"] > t["seq"])
         played = len(server.sitting.finished)
@@ -193,5 +192,3 @@ async def test_a_dying_bot_ends_the_sitting_with_a_message_and_a_new_one_plays(t
         assert t2["type"] == "table"
         await ws.send_str(json.dumps({"type": "act", "seq": t2["seq"], "action": "call"}))
         assert (await table(ws, lambda m: m["seq"] > t2["seq"]))["type"] == "table"
-    finally:
-        await client.close()

@@ -48,13 +48,21 @@ def mutated(draw, sources):
     return text
 
 
+def parsed_or_refused(parse, text, error, *args):
+    """``parse(text, *args)``, or None where it raises ``error`` with a message that
+    names the problem (any other exception fails the test)."""
+    try:
+        return parse(text, *args)
+    except error as e:
+        assert str(e)
+        return None
+
+
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(mutated(GAME_TEXTS), st.text(max_size=200)))
 def test_malformed_game_files_raise_gamedef_error(text):
-    try:
-        game = parse_gamedef(text)
-    except GameDefError as e:
-        assert str(e)  # a message that names the problem
+    game = parsed_or_refused(parse_gamedef, text, GameDefError)
+    if game is None:
         return
     assert 2 <= game.num_players and 1 <= game.num_rounds <= 4
 
@@ -62,10 +70,8 @@ def test_malformed_game_files_raise_gamedef_error(text):
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(mutated(LINES), st.text(alphabet=ALPHABET, max_size=80), st.text(max_size=40)))
 def test_malformed_matchstates_raise_matchstate_error(line):
-    try:
-        ms = parse_matchstate(line, HUNL)
-    except MatchStateError as e:
-        assert str(e)
+    ms = parsed_or_refused(parse_matchstate, line, MatchStateError, HUNL)
+    if ms is None:
         return
     # Whatever parses formats to a canonical line that parses to the same state.
     text = format_matchstate(ms)
@@ -83,11 +89,10 @@ STATE_LINE = "STATE:7:r300c/cc/cc/r900f:AsAh|KsKh/2c7d9h/Js/3c:300|-300:Alice|Bo
 @settings(max_examples=600, deadline=None)
 @given(st.one_of(mutated([l + ":r1000" for l in LINES] + [l + ":c" for l in LINES]), st.text(max_size=60)))
 def test_malformed_replies_raise_matchstate_error(line):
-    try:
-        ms, action = parse_reply(line, HUNL)
-    except MatchStateError as e:
-        assert str(e)
+    reply = parsed_or_refused(parse_reply, line, MatchStateError, HUNL)
+    if reply is None:
         return
+    ms, action = reply
     # Whatever is accepted is in the reply grammar, and is the echoed state plus the action.
     match = REPLY_GRAMMAR.fullmatch(line)
     assert match, line
@@ -127,10 +132,8 @@ def test_replies_outside_the_grammar_are_refused(line):
 @settings(max_examples=400, deadline=None)
 @given(mutated([STATE_LINE]))
 def test_malformed_state_lines_raise_matchstate_error(line):
-    try:
-        hand = parse_state_line(line, HUNL)
-    except MatchStateError as e:
-        assert str(e)
+    hand = parsed_or_refused(parse_state_line, line, MatchStateError, HUNL)
+    if hand is None:
         return
     # Whatever is accepted is a finished hand in the log grammar whose values are the
     # rules' payoffs, and formats back to a line that parses to the same hand.

@@ -5,6 +5,7 @@ margin is non-negative up to that gap."""
 
 import numpy as np
 import pytest
+from conftest import state_at
 
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.gamedef import bundled_game
@@ -22,24 +23,6 @@ def leduc():
     full = make_subgame(BettingState(game), SIZES)
     blueprint = cfr.solve(full, 25).strategy  # coarse: clearly exploitable
     return game, full, blueprint
-
-
-def state_at(game, tree, node):
-    """Replay the actions and cards from the root to ``node``."""
-    parent = np.full(tree.num_nodes, -1)
-    for n in np.nonzero((tree.kind == DECISION) | (tree.kind == CHANCE))[0]:
-        parent[tree.first_child[n] : tree.first_child[n] + tree.num_children[n]] = n
-    path = []
-    while node > 0:
-        path.append(node)
-        node = parent[node]
-    st = BettingState(game)
-    for n in reversed(path):
-        if tree.kind[parent[n]] == CHANCE:
-            st.deal_board_cards([int(tree.dealt[n])])
-        else:
-            st.apply(tree.actions[n])
-    return st
 
 
 def opponent_br_value(full, strategy):
@@ -60,7 +43,7 @@ def resolve_in(game, full, strategy, y, kind, iterations=600):
     alternative is the opponent's best-response value against the blueprint there.
     Returns the combined strategy, the subgame, its solution and the alternatives."""
     t = full.tree
-    st = state_at(game, t, y)
+    st = state_at(t, BettingState(game), y)
     sub = make_subgame(st, SIZES)
     assert sub.tree.num_nodes == 1 + (max_desc(t, y) - t.first_child[y] + 1)
     idx = {h: i for i, h in enumerate(full.hand_index.tolist())}
@@ -116,7 +99,7 @@ def test_resolve_never_helps_the_opponent(leduc):
 
 def unsafe_in(game, full, strategy, y, iterations=600):
     t = full.tree
-    sub = make_subgame(state_at(game, t, y), SIZES)
+    sub = make_subgame(state_at(t, BettingState(game), y), SIZES)
     idx = {h: i for i, h in enumerate(full.hand_index.tolist())}
     hmap = np.array([idx[h] for h in sub.hand_index.tolist()])
     _, reaches = cfr.node_values(full, strategy, US)
