@@ -12,6 +12,7 @@ from pokerbot.bot.players.bots import (
     AllInStrategy,
     CallStrategy,
     FoldStrategy,
+    MinRaiseStrategy,
     RaisePotStrategy,
     RandomStrategy,
     Strategy,
@@ -51,7 +52,7 @@ def blueprint_path(blueprint: str | None = None) -> str:
 
 
 STRATEGIES: dict[str, Callable[..., Strategy]] = {
-    s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, AllInStrategy, FoldStrategy)
+    s.name: s for s in (RandomStrategy, CallStrategy, RaisePotStrategy, MinRaiseStrategy, AllInStrategy, FoldStrategy)
 }
 STRATEGIES["blueprint"] = _blueprint
 STRATEGIES["prober"] = lambda seed=None, blueprint=None, **_o: _prober(seed, blueprint)

@@ -9,8 +9,12 @@ the abstract one). All-in maps only to all-in, and other sizes only to sizes bel
 all-in, so that the hand can still be followed down the tree. The chosen abstract action
 is played in the real state at the same pot fraction, clamped to the legal range; all-in stays all-in.
 
-If the abstract tree has no raise where the real hand has one (beyond the
-abstraction's raise cap), the player stops following the tree and checks or calls.
+A raise war past the abstraction's raise cap goes on in the tree: when the opponent
+raises where the abstract node has no raise (the cap is reached), the walk goes back to
+the latest node of the round where the player now to act faced a raise and could raise
+back, and plays on from there (fold, call, or raise again at the node's pot fractions of
+the real pot), so the war can go on to all-in. Only a line the tree cannot follow at all
+(no such node) leaves the player checking or calling (counted in ``fallbacks``).
 
 Extensions (from ``pokerbot improve``): at the opponent's first raise of the first
 round, a type-2 extension's size competes with the base sizes in the translation; if
@@ -129,9 +133,10 @@ class BlueprintStrategy:
             pick = self._maybe_switch(a) if self._first_opponent_raise(a) else None
             if pick is None:
                 pick = self._step(self._walk_node, self._walk_real, a)
+            again = self.raise_war_node(self._walk_real, a) if pick is None else None
             self._walk_real.apply(a)
             if pick is None:
-                self._walk_node = None
+                self._walk_node = again
             else:
                 self._walk_path.append((self._walk_node, pick))
                 self._walk_node = int(self.view.tree.first_child[self._walk_node]) + pick
@@ -216,6 +221,26 @@ class BlueprintStrategy:
         self._walk_node = node
         self._walk_path = path
         return min(raises)[1]
+
+    def raise_war_node(self, real: BettingState, a: Action) -> int | None:
+        """Where a raise ``a`` (in state ``real``) that the tree cannot follow goes on:
+        the latest node of the round on the hand's path where the player who now faces
+        it faced a raise and could raise back; None if ``a`` is no raise or there is no
+        such node."""
+        actor = real.current_player
+        if a.type is not ActionType.RAISE or actor is None:
+            return None
+        responder = 1 - actor
+        tree = self.view.tree
+        for node, _ in reversed(self._walk_path):
+            if int(tree.round[node]) != real.round:
+                break
+            sp = tree.spent[node]
+            if int(tree.player[node]) != responder or sp[actor] <= sp[responder]:
+                continue
+            if any(c.type is ActionType.RAISE for c in self.view.child_actions(node)):
+                return node
+        return None
 
     def _step(self, node: int, real: BettingState, a: Action) -> int | None:
         """The child index of ``node`` that real action ``a`` (in state ``real``) maps to."""

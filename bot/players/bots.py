@@ -1,5 +1,5 @@
 """The benchmark bots: simple opponents that ignore their cards (random, call,
-raise-pot, all-in, fold), and the ``Strategy`` interface every player has. A strategy
+raise-pot, min-raise, all-in, fold), and the ``Strategy`` interface every player has. A strategy
 sees the parsed ``MatchState`` and returns an action; the client makes sure it is legal
 before sending."""
 
@@ -123,6 +123,16 @@ class RaisePotStrategy(BenchmarkBot):
         s = ms.state
         to_call = s.max_spent - s.spent[ms.viewer]
         return raise_or_call(ms, s.max_spent + s.pot + to_call)
+
+
+class MinRaiseStrategy(BenchmarkBot):
+    """Raise the minimum whenever possible, else call: a raise war in every round until
+    someone is all in (past any abstraction's raise cap)."""
+
+    name = "min-raise"
+
+    def act(self, ms: MatchState) -> Action:
+        return raise_or_call(ms, None)
 
 
 class AllInStrategy(BenchmarkBot):

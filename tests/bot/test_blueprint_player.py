@@ -10,6 +10,7 @@ import pytest
 from pokerbot.bot.cli import main
 from pokerbot.bot.evaluation.match_log import player_series, read_match_log
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.bots import MinRaiseStrategy
 from pokerbot.protocol.betting import ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -61,6 +62,47 @@ def test_every_action_is_legal_including_after_off_tree_bets(small_blueprint):
             within += 1  # the abstraction can follow this hand: no fallback allowed
             assert player.fallbacks == before, ms.state.betting_string()
     assert within > 100
+
+
+def test_a_raise_war_past_the_cap_gets_folds_and_raises_not_only_calls(small_blueprint):
+    """Against an opponent that min-raises at every turn, the betting passes the
+    abstraction's raise cap in most hands. Where the cap allows two raises or more, the
+    blueprint must go on playing its strategy (the raise war goes back to the last node
+    where it faced a raise and could raise): with some hands it folds, with some it
+    raises again, and no decision is a fallback. (Where the cap is one raise, a raise
+    back has no such node: those rounds still check or call.) The old player only
+    called past the cap."""
+    player = BlueprintStrategy(seed=3, blueprint=small_blueprint)
+    bot = MinRaiseStrategy()
+    caps = [r.max_raises for r in player.bp.actions.rounds]
+    assert max(caps) >= 2
+    rng = random.Random(9)
+    past_cap = {ActionType.FOLD: 0, ActionType.CALL: 0, ActionType.RAISE: 0}
+    fallbacks_where_followable = 0
+    for hand in range(200):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        st = BettingState(HUNL, hand, [deck[0:2], deck[2:4]])
+        us = hand % 2
+        while not st.finished:
+            need = HUNL.total_board_cards(st.round)
+            if len(st.board_cards) < need:
+                st.deal_board_cards(deck[4 + len(st.board_cards) : 4 + need])
+            ms = MatchState(st.current_player, st)
+            if st.current_player != us:
+                st.apply(bot.act(ms))
+                continue
+            before = player.fallbacks
+            a = player.act(ms)
+            assert st.can_apply(a), (st.betting_string(), a)
+            if caps[st.round] >= 2:
+                fallbacks_where_followable += player.fallbacks - before
+                if sum(x.type is ActionType.RAISE for x in st.actions[st.round]) > caps[st.round]:
+                    past_cap[a.type] += 1
+            st.apply(a)
+    assert fallbacks_where_followable == 0
+    assert sum(past_cap.values()) > 50
+    assert past_cap[ActionType.FOLD] > 0 and past_cap[ActionType.RAISE] > 0, past_cap
 
 
 def test_an_off_tree_raise_maps_to_a_neighbouring_size(small_blueprint):

@@ -46,6 +46,16 @@ def test_call_raise_pot_allin():
     assert make_strategy("allin").act(spot) == CALL and make_strategy("raise-pot").act(spot) == CALL
 
 
+def test_min_raise_raises_the_minimum_until_all_in():
+    """The raise-war opponent: the smallest legal raise at every turn, a call when none is."""
+    bot = make_strategy("min-raise")
+    assert bot.act(ms("MATCHSTATE:1:0::|AsKd")) == raise_to(200)  # the big blind's size again
+    assert bot.act(ms("MATCHSTATE:0:0:r300:AsKd|")) == raise_to(500)  # by the last raise (200)
+    assert bot.act(ms("MATCHSTATE:0:0:r300r500c/:AsKd|/2c3d4h")) == raise_to(600)  # a flop bet of one big blind
+    assert bot.act(ms("MATCHSTATE:0:0:r300r19900:AsKd|")) == raise_to(20000)  # less than a min-raise left: all in
+    assert bot.act(ms("MATCHSTATE:1:0:r300r20000:|AsKd")) == CALL
+
+
 def test_limit_game_raises():
     limit = bundled_game("holdem.limit.2p")
     spot = ms("MATCHSTATE:1:0::|AsKd", limit)
@@ -59,6 +69,7 @@ def test_unknown_strategy():
         "random",
         "call",
         "raise-pot",
+        "min-raise",
         "allin",
         "blueprint",
         "libratus",
