@@ -9,8 +9,8 @@ import pytest
 
 from pokerbot.bot.cli import main
 from pokerbot.bot.evaluation.match_log import player_series, read_match_log
+from pokerbot.bot.evaluation.raise_war import raise_war
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
-from pokerbot.bot.players.bots import MinRaiseStrategy
 from pokerbot.protocol.betting import ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -72,37 +72,13 @@ def test_a_raise_war_past_the_cap_gets_folds_and_raises_not_only_calls(small_blu
     raises again, and no decision is a fallback. (Where the cap is one raise, a raise
     back has no such node: those rounds still check or call.) The old player only
     called past the cap."""
-    player = BlueprintStrategy(seed=3, blueprint=small_blueprint)
-    bot = MinRaiseStrategy()
-    caps = [r.max_raises for r in player.bp.actions.rounds]
-    assert max(caps) >= 2
-    rng = random.Random(9)
-    past_cap = {ActionType.FOLD: 0, ActionType.CALL: 0, ActionType.RAISE: 0}
-    fallbacks_where_followable = 0
-    for hand in range(200):
-        deck = list(range(52))
-        rng.shuffle(deck)
-        st = BettingState(HUNL, hand, [deck[0:2], deck[2:4]])
-        us = hand % 2
-        while not st.finished:
-            need = HUNL.total_board_cards(st.round)
-            if len(st.board_cards) < need:
-                st.deal_board_cards(deck[4 + len(st.board_cards) : 4 + need])
-            ms = MatchState(st.current_player, st)
-            if st.current_player != us:
-                st.apply(bot.act(ms))
-                continue
-            before = player.fallbacks
-            a = player.act(ms)
-            assert st.can_apply(a), (st.betting_string(), a)
-            if caps[st.round] >= 2:
-                fallbacks_where_followable += player.fallbacks - before
-                if sum(x.type is ActionType.RAISE for x in st.actions[st.round]) > caps[st.round]:
-                    past_cap[a.type] += 1
-            st.apply(a)
-    assert fallbacks_where_followable == 0
-    assert sum(past_cap.values()) > 50
-    assert past_cap[ActionType.FOLD] > 0 and past_cap[ActionType.RAISE] > 0, past_cap
+    r = raise_war(BlueprintStrategy(seed=3, blueprint=small_blueprint), HUNL, 200, 9)
+    followable = [i for i, cap in enumerate(r.raise_caps) if cap >= 2]
+    assert followable
+    assert sum(r.fallbacks[i] for i in followable) == 0, r.fallbacks
+    past = {k: sum(r.past_cap[i][k] for i in followable) for k in ("fold", "call", "raise")}
+    assert sum(past.values()) > 50
+    assert past["fold"] > 0 and past["raise"] > 0, past
 
 
 def test_an_off_tree_raise_maps_to_a_neighbouring_size(small_blueprint):
