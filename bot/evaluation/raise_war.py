@@ -42,8 +42,10 @@ def raise_war(player: BlueprintStrategy, game: GameDef, hands: int, seed: int) -
             need = game.total_board_cards(st.round)
             if len(st.board_cards) < need:
                 st.deal_board_cards(deck[2 * holes + len(st.board_cards) : 2 * holes + need])
-            ms = MatchState(st.current_player, st)
-            if st.current_player != us:
+            actor = st.current_player
+            assert actor is not None  # someone acts in a hand that is not over, once its cards are dealt
+            ms = MatchState(actor, st)
+            if actor != us:
                 st.apply(bot.act(ms))
                 continue
             before = player.fallbacks
