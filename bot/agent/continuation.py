@@ -5,10 +5,11 @@ choose among four ways to play the river: the blueprint's river strategy, and th
 strategy with its fold, call or raise probabilities multiplied by five and
 renormalised. The leaf's line is mapped into the blueprint's betting tree from the
 abstract node of the subgame's root by deterministic pseudo-harmonic translation
-(the supplement's rule for leaves); the river is then played on a tree of the
-blueprint's own river sizes at the leaf's real pot, each real node mapped to the
-abstract node its actions lead to. Strategies are kept per river bucket, so one
-table serves every river card.
+(the supplement's rule for leaves; a raise war past the tree's cap goes on from the
+node where the player facing it could last raise back, as the blueprint player
+does); the river is then played on a tree of the blueprint's own river sizes at the
+leaf's real pot, each real node mapped to the abstract node its actions lead to.
+Strategies are kept per river bucket, so one table serves every river card.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 from pokerbot.blueprint_store.abstraction import hand_buckets, river_bucket_table
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.players.blueprint_player import concrete_action, map_action
+from pokerbot.bot.players.blueprint_player import concrete_action, map_action, raise_war_node
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState
 from pokerbot.solver.depth_limited import attach_continuations, biased
 from pokerbot.solver.subgame import Subgame
@@ -71,10 +72,15 @@ def attach_blueprint_continuations(
         real = root.copy()
         real.hole_cards = [[] for _ in real.hole_cards]
         node = root_node
+        path: list[int] = []  # the turn's abstract decisions, for raise wars past the cap
         for a in line:
             if node is not None:
                 pick = map_action(view, node, real, a, None)
-                node = None if pick is None else int(view.tree.first_child[node]) + pick
+                if pick is None:
+                    node = raise_war_node(view, path, real, a)
+                else:
+                    path.append(node)
+                    node = int(view.tree.first_child[node]) + pick
             real.apply(a)
         if node is not None and (view.tree.kind[node] != DECISION or int(view.tree.round[node]) != 3):
             node = None

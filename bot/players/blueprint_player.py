@@ -223,24 +223,9 @@ class BlueprintStrategy:
         return min(raises)[1]
 
     def raise_war_node(self, real: BettingState, a: Action) -> int | None:
-        """Where a raise ``a`` (in state ``real``) that the tree cannot follow goes on:
-        the latest node of the round on the hand's path where the player who now faces
-        it faced a raise and could raise back; None if ``a`` is no raise or there is no
-        such node."""
-        actor = real.current_player
-        if a.type is not ActionType.RAISE or actor is None:
-            return None
-        responder = 1 - actor
-        tree = self.view.tree
-        for node, _ in reversed(self._walk_path):
-            if int(tree.round[node]) != real.round:
-                break
-            sp = tree.spent[node]
-            if int(tree.player[node]) != responder or sp[actor] <= sp[responder]:
-                continue
-            if any(c.type is ActionType.RAISE for c in self.view.child_actions(node)):
-                return node
-        return None
+        """Where a raise ``a`` (in state ``real``) that the tree cannot follow goes on in
+        this hand (see ``raise_war_node``, the module's function)."""
+        return raise_war_node(self.view, [n for n, _ in self._walk_path], real, a)
 
     def _step(self, node: int, real: BettingState, a: Action) -> int | None:
         """The child index of ``node`` that real action ``a`` (in state ``real``) maps to."""
@@ -379,6 +364,28 @@ def map_action(view: Blueprint, node: int, real: BettingState, a: Action, rng: r
     sp = tree.spent[node]
     sizes = [pot_fraction(children[i].size, (int(sp[0]), int(sp[1])), int(tree.player[node])) for i in sized]
     return sized[translate(x, sizes, rng)]
+
+
+def raise_war_node(view: Blueprint, path: list[int], real: BettingState, a: Action) -> int | None:
+    """Where a raise ``a`` (in state ``real``) that ``view``'s tree cannot follow (its
+    raise cap is reached) goes on: the latest node of the round among ``path`` (the
+    abstract decisions the hand's actions were mapped at, in order) where the player who
+    now faces the raise faced one and could raise back; None if ``a`` is no raise or
+    there is no such node."""
+    actor = real.current_player
+    if a.type is not ActionType.RAISE or actor is None:
+        return None
+    responder = 1 - actor
+    tree = view.tree
+    for node in reversed(path):
+        if int(tree.round[node]) != real.round:
+            break
+        sp = tree.spent[node]
+        if int(tree.player[node]) != responder or sp[actor] <= sp[responder]:
+            continue
+        if any(c.type is ActionType.RAISE for c in view.child_actions(node)):
+            return node
+    return None
 
 
 def concrete_action(view: Blueprint, state: BettingState, me: int, node: int, a: Action) -> Action:

@@ -2,10 +2,13 @@
 against what the blueprint player itself answers (its own walk, translation and
 bucket lookups) at the same states."""
 
+import dataclasses
+
 import numpy as np
 import pytest
-from conftest import state_at
+from conftest import build_small_blueprint, state_at
 
+from pokerbot.blueprint_store.actions import PRESET_ACTIONS, ActionAbstraction
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
@@ -15,7 +18,7 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import cfr
 from pokerbot.solver.depth_limited import biased, full_depth_strategy
 from pokerbot.solver.subgame import make_subgame
-from pokerbot.solver.tree import DECISION, abstract_actions
+from pokerbot.solver.tree import DECISION, BetSizes, abstract_actions
 
 HUNL = bundled_game("holdem.nolimit.2p")
 BOARD = parse_cards("Kh9s4c2d")
@@ -59,21 +62,18 @@ def test_the_blueprint_on_a_subgame_tree_plays_what_the_blueprint_player_answers
     assert checked >= 3  # river nodes below a chance node among them
 
 
-def test_continuations_are_the_blueprint_and_its_biased_forms_at_every_leaf(setup):
-    bp, player, root, node = setup
-    sizes = bp.actions.sizes()
-    dl = make_subgame(root, {2: sizes[2]}, leaf_round=3)
-    stats = attach_blueprint_continuations(dl, root, bp, node)
+def assert_leaves_play_what_the_player_answers(dl, root, player, sizes):
+    """At every leaf of ``dl`` and two river cards, the first continuation is what the
+    blueprint player answers in that river state, and the others its biased forms; every
+    decision's rows sum to 1 per continuation and bucket."""
     c = dl.continuations
-    assert stats.leaves == c.num_leaves == dl.tree.num_leaves > 1 and stats.unmapped_leaves == 0
     for leaf, line in enumerate(leaf_lines(dl.tree).values()):
         for card in (parse_cards("As")[0], parse_cards("2h")[0]):
             st = root.copy()
             for a in line:
                 st.apply(a)
             st.deal_board_cards([card])
-            seat = st.current_player
-            answer = player.action_probabilities(st, seat)
+            answer = player.action_probabilities(st, st.current_player)
             s0 = int(c.start[leaf])
             f, m = int(c.first_child[s0]), int(c.num_children[s0])
             b = c.bucket[card]
@@ -87,10 +87,48 @@ def test_continuations_are_the_blueprint_and_its_biased_forms_at_every_leaf(setu
                 "fold" if a.type is ActionType.FOLD else "call" if a.type is ActionType.CALL else "raise" for a in acts
             ]
             np.testing.assert_allclose(ours[live], biased(probs[live], kinds), atol=1e-6)
-    # every decision's rows sum to 1 per continuation and bucket
     for n in np.nonzero(c.kind == DECISION)[0]:
         f, m = c.first_child[n], c.num_children[n]
         np.testing.assert_allclose(c.strategy[f : f + m].sum(axis=0), 1.0, atol=1e-5)
+
+
+def test_continuations_are_the_blueprint_and_its_biased_forms_at_every_leaf(setup):
+    bp, player, root, node = setup
+    sizes = bp.actions.sizes()
+    dl = make_subgame(root, {2: sizes[2]}, leaf_round=3)
+    stats = attach_blueprint_continuations(dl, root, bp, node)
+    assert stats.leaves == dl.continuations.num_leaves == dl.tree.num_leaves > 1 and stats.unmapped_leaves == 0
+    assert_leaves_play_what_the_player_answers(dl, root, player, sizes)
+
+
+@pytest.fixture(scope="module")
+def two_raises(tmp_path_factory):
+    """A small blueprint allowing two raises a round after the flop (the tiny preset
+    allows one: no raise war there has a node to go on from)."""
+    after_flop = BetSizes(bets=((1.0,), (1.0,)), max_raises=2)
+    actions = ActionAbstraction((PRESET_ACTIONS["tiny"].rounds[0], after_flop, after_flop, after_flop))
+    bp = Blueprint(build_small_blueprint(str(tmp_path_factory.mktemp("bp") / "two.bp"), actions=actions))
+    player = BlueprintStrategy(seed=0, blueprint=bp)
+    root = turn_root()
+    node, _ = player.walk(root)
+    return bp, player, root, node
+
+
+def test_turn_lines_past_the_blueprint_s_raise_cap_keep_their_continuations(two_raises):
+    """A turn subgame allowing two raises more than the blueprint's turn: the leaves
+    whose line passes the blueprint's cap follow the raise war in its tree (as the
+    player does) and play what the player answers there, not a check-down (the old
+    mapping left them unmapped)."""
+    bp, player, root, node = two_raises
+    sizes = bp.actions.sizes()
+    cap = bp.actions.rounds[2].max_raises
+    wide = dataclasses.replace(sizes[2], max_raises=cap + 2)
+    dl = make_subgame(root, {2: wide}, leaf_round=3)
+    lines = leaf_lines(dl.tree).values()
+    assert sum(sum(a.type is ActionType.RAISE for a in line) > cap for line in lines) > 0
+    stats = attach_blueprint_continuations(dl, root, bp, node)
+    assert stats.unmapped_leaves == 0
+    assert_leaves_play_what_the_player_answers(dl, root, player, sizes)
 
 
 def test_a_depth_limited_solve_with_blueprint_continuations_beats_the_blueprint(setup):
