@@ -101,9 +101,9 @@ def _river_strategy(
     """(tree nodes, 4, B): the probability of the action into each node, per
     continuation and river bucket."""
     out = np.zeros((tree.num_nodes, len(CONTINUATIONS), B), dtype=np.float32)
-    stack: list[tuple[int, BettingState, int | None]] = [(0, river, abstract_root)]
+    stack: list[Pending] = [(0, river, abstract_root, ())]
     while stack:
-        n, st, a_node = stack.pop()
+        n, st, a_node, path = stack.pop()
         if tree.kind[n] != DECISION:
             continue
         f, m = int(tree.first_child[n]), int(tree.num_children[n])
@@ -119,7 +119,7 @@ def _river_strategy(
             played_as = _real_children(view, st, me, a_node, real_actions)
             for j, r in enumerate(played_as):
                 out[f + r] += table[:, :, j].T.astype(np.float32)
-        _push_children(stack, st, f, real_actions, view, a_node, played_as)
+        _push_children(stack, st, f, real_actions, view, a_node, played_as, path)
     return out
 
 
@@ -148,33 +148,48 @@ def _real_children(
     return out
 
 
+#: A walk's pending node: (real node, its state, the abstract node it follows or None,
+#: the abstract decisions on the way there, for raise wars past the cap).
+Pending = tuple[int, BettingState, "int | None", tuple[int, ...]]
+
+
 def _push_children(
-    stack: list[tuple[int, BettingState, int | None]],
+    stack: list[Pending],
     st: BettingState,
     first: int,
     real_actions: list[Action | None],
     view: Blueprint,
     node: int | None,
     played_as: list[int],
+    path: tuple[int, ...],
 ) -> None:
     """Push the real children of a decision (nodes ``first``.., reached from ``st`` by
     ``real_actions``), each with the abstract child of ``node`` it follows: the first
-    one played as it (``played_as``: per abstract child, its real index), else None."""
+    one played as it (``played_as``: per abstract child, its real index); for a raise
+    where ``node`` has none (past the tree's cap), the node its raise war goes on from
+    (``raise_war_node``); else None."""
     abstract_of: dict[int, int] = {}
     for j, r in enumerate(played_as):
         abstract_of.setdefault(r, int(view.tree.first_child[node]) + j)
+    on = path if node is None else (*path, node)
+    capped = node is not None and not any(c.type is ActionType.RAISE for c in view.child_actions(node))
     for r, action in enumerate(real_actions):
+        assert action is not None  # every child has its action
         nxt = st.copy()
-        nxt.apply(action)  # type: ignore[arg-type]  # every child has its action
-        stack.append((first + r, nxt, abstract_of.get(r)))
+        nxt.apply(action)
+        follows = abstract_of.get(r)
+        if follows is None and capped:
+            follows = raise_war_node(view, list(on), st, action)
+        stack.append((first + r, nxt, follows, on))
 
 
 def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint, root_node: int | None) -> np.ndarray:
     """The blueprint's strategy on the public tree of ``sub`` (full depth, from the
     turn ``root``, where ``view``'s tree is at ``root_node``): (nodes, subgame hands),
     each real action taking the probability of the abstract actions played as it
-    (real nodes mapped by deterministic translation); check/call where the
-    blueprint's tree cannot follow. What exact evaluation of the blueprint in the
+    (real nodes mapped by deterministic translation, raise wars past the tree's cap
+    followed as the player follows them); check/call where the blueprint's tree
+    cannot follow. What exact evaluation of the blueprint in the
     subgame (``cfr.exploitability``) needs."""
     tree = sub.tree
     out = np.zeros((tree.num_nodes, sub.hands.shape[0]))
@@ -182,15 +197,15 @@ def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint
     river = river_bucket_table(view.cards, root.board_cards)[:, sub.hand_index]
     start = root.copy()
     start.hole_cards = [[] for _ in start.hole_cards]
-    stack: list[tuple[int, BettingState, int | None]] = [(0, start, root_node)]
+    stack: list[Pending] = [(0, start, root_node, ())]
     while stack:
-        n, st, a_node = stack.pop()
+        n, st, a_node, path = stack.pop()
         f, m = int(tree.first_child[n]), int(tree.num_children[n])
         if tree.kind[n] == CHANCE:
             for c in range(f, f + m):
                 nxt = st.copy()
                 nxt.deal_board_cards([int(tree.dealt[c])])
-                stack.append((c, nxt, a_node))
+                stack.append((c, nxt, a_node, path))
             continue
         if tree.kind[n] != DECISION:
             continue
@@ -204,5 +219,5 @@ def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint
             played_as = _real_children(view, st, int(tree.player[n]), a_node, real_actions)
             for j, r in enumerate(played_as):
                 out[f + r] += per_hand[:, j]
-        _push_children(stack, st, f, real_actions, view, a_node, played_as)
+        _push_children(stack, st, f, real_actions, view, a_node, played_as, path)
     return out

@@ -38,16 +38,13 @@ def setup(small_blueprint):
     return bp, player, root, node
 
 
-def test_the_blueprint_on_a_subgame_tree_plays_what_the_blueprint_player_answers(setup):
-    bp, player, root, node = setup
-    sizes = bp.actions.sizes()
-    full = make_subgame(root, {2: sizes[2], 3: sizes[3]})
-    strategy = blueprint_subgame_strategy(full, root, bp, node)
+def assert_nodes_play_what_the_player_answers(full, strategy, root, player, nodes):
+    """At each decision of ``nodes``, ``strategy``'s rows are a distribution per live
+    hand and equal what the blueprint player answers in that state; returns how many
+    of them are on the river."""
     t = full.tree
-    decisions = np.nonzero(t.kind == DECISION)[0]
-    rng = np.random.default_rng(0)
-    checked = 0
-    for n in [0, *rng.choice(decisions, 12, replace=False)]:
+    river = 0
+    for n in nodes:
         st = state_at(t, root, int(n))
         f, m = t.first_child[n], t.num_children[n]
         live = ~np.isin(full.hands, st.board_cards).any(axis=1)  # not holding the river card
@@ -55,11 +52,20 @@ def test_the_blueprint_on_a_subgame_tree_plays_what_the_blueprint_player_answers
         np.testing.assert_allclose(rows.sum(axis=0), 1.0, atol=1e-6)
         answer = player.action_probabilities(st, int(t.player[n]))
         for j in range(m):
-            a = t.actions[f + j]
-            expected = answer.probability_of(a)[full.hand_index][live]
+            expected = answer.probability_of(t.actions[f + j])[full.hand_index][live]
             np.testing.assert_allclose(rows[j], expected, atol=1e-6)
-        checked += st.round == 3
-    assert checked >= 3  # river nodes below a chance node among them
+        river += st.round == 3
+    return river
+
+
+def test_the_blueprint_on_a_subgame_tree_plays_what_the_blueprint_player_answers(setup):
+    bp, player, root, node = setup
+    sizes = bp.actions.sizes()
+    full = make_subgame(root, {2: sizes[2], 3: sizes[3]})
+    strategy = blueprint_subgame_strategy(full, root, bp, node)
+    decisions = np.nonzero(full.tree.kind == DECISION)[0]
+    picks = [0, *np.random.default_rng(0).choice(decisions, 12, replace=False)]
+    assert assert_nodes_play_what_the_player_answers(full, strategy, root, player, picks) >= 3  # river nodes too
 
 
 def assert_leaves_play_what_the_player_answers(dl, root, player, sizes):
@@ -129,6 +135,26 @@ def test_turn_lines_past_the_blueprint_s_raise_cap_keep_their_continuations(two_
     stats = attach_blueprint_continuations(dl, root, bp, node)
     assert stats.unmapped_leaves == 0
     assert_leaves_play_what_the_player_answers(dl, root, player, sizes)
+
+
+def test_the_blueprint_past_its_raise_cap_on_a_subgame_tree_plays_what_the_player_answers(two_raises):
+    """A subgame allowing two raises more than the blueprint on the turn and the river:
+    at decisions past the blueprint's cap the exact-evaluation strategy follows the raise
+    war as the player does (the old mapping checked or called there)."""
+    bp, player, root, node = two_raises
+    sizes = bp.actions.sizes()
+    wide = {r: dataclasses.replace(sizes[r], max_raises=sizes[r].max_raises + 2) for r in (2, 3)}
+    full = make_subgame(root, wide)
+    strategy = blueprint_subgame_strategy(full, root, bp, node)
+    t = full.tree
+    past = []
+    for n in np.nonzero(t.kind == DECISION)[0]:
+        st = state_at(t, root, int(n))
+        if sum(a.type is ActionType.RAISE for a in st.actions[st.round]) > sizes[st.round].max_raises:
+            past.append(int(n))
+    assert len(past) > 10
+    picks = np.random.default_rng(1).choice(past, 12, replace=False)
+    assert_nodes_play_what_the_player_answers(full, strategy, root, player, picks)
 
 
 def test_a_depth_limited_solve_with_blueprint_continuations_beats_the_blueprint(setup):
