@@ -5,8 +5,10 @@ per-card reach totals, showdowns by one sweep over the hands sorted by strength,
 
 They stay in one module on purpose: numba's on-disk cache of a kernel is invalidated
 when its own source file changes, not when a kernel it calls changes in another file,
-so kernels that call each other live together. Arrays in and out only; ``Subgame``
-(``subgame``) bundles the arrays a solve passes in.
+so kernels that call each other live together. The pass-level kernels take their
+arrays bundled in NamedTuples (``TreeArrays``, ``HandArrays``, ``PassRule``, ``Scratch``,
+``BlockArrays``; ``Subgame.kernel_args`` and ``Subgame.block_arrays`` make them); the
+per-node kernels take plain arrays.
 """
 
 from __future__ import annotations
@@ -395,21 +397,23 @@ def traverse(i, tree, hands, reach0, reach1, rule, work, leaves):
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _walk_block(b, i, tree, hands, rule, top, work, blocks):
-    """Block b of ``blocks``: the chance child ``parent`` of chance node ``chance`` and
-    the subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
-    small block-local arrays that stay in cache (``work.reach``, ``work.cfv``: row 0 is
-    ``parent``, row m - lo + 1 block node m; ``blocks.local_slot`` the reach slots in
-    those terms) instead of rows of the tree-wide arrays (``top.reach``, ``top.cfv``),
-    which a pass over a big tree streams through memory. In: the chance node's reach (the top
-    pass made it); out: the parent's values (the top pass reads them). The parent's
-    own work is done here too, so that in parallel it runs on the block's thread.
+    """Block b of ``blocks``: the chance child ``parent`` of chance node ``chance`` and the
+    subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
+    small block-local arrays that stay in cache (``work.reach``, ``work.cfv``: row 0
+    is ``parent``, row m - lo + 1 block node m; ``blocks.local_slot`` the reach
+    slots in those terms) instead of rows of the tree-wide arrays (``top.reach``,
+    ``top.cfv``), which a pass over a big tree streams through memory. In: the
+    chance node's reach (the top pass made it); out: the parent's values (the top
+    pass reads them). The parent's own work is done here too, so that in parallel it
+    runs on the block's thread.
 
-    ``board`` >= 0: every showdown of the block is on that board, and the block's
-    rows (block-local reaches and values, and the block nodes' rows of ``sigma``,
-    ``regret`` and ``avg``) hold its live hands in its strength order, in their
-    first ``board_len[board]`` columns: the reach is gathered into that order once
-    here and the parent's values scattered back, instead of at every showdown of the
-    block (see ``Subgame.block_board``, ``to_hand_order``)."""
+    ``board`` (``blocks.block_board[b]``) >= 0: every showdown of the block is on that
+    board, and the block's rows (block-local reaches and values, and the block
+    nodes' rows of ``sigma``, ``regret`` and ``avg``) hold its live hands in its
+    strength order, in their first ``board_len[board]`` columns: the reach is
+    gathered into that order once here and the parent's values scattered back,
+    instead of at every showdown of the block (see ``Subgame.block_board``,
+    ``to_hand_order``)."""
     kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
     sigma, regret, avg, weight, update, best_response = rule

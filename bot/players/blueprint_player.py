@@ -133,7 +133,9 @@ class BlueprintStrategy:
             pick = self._maybe_switch(a) if self._first_opponent_raise(a) else None
             if pick is None:
                 pick = self._step(self._walk_node, self._walk_real, a)
-            again = self.raise_war_node(self._walk_real, a) if pick is None else None
+            again = None
+            if pick is None:
+                again = raise_war_node(self.view, [n for n, _ in self._walk_path], self._walk_real, a)
             self._walk_real.apply(a)
             if pick is None:
                 self._walk_node = again
@@ -221,11 +223,6 @@ class BlueprintStrategy:
         self._walk_node = node
         self._walk_path = path
         return min(raises)[1]
-
-    def raise_war_node(self, real: BettingState, a: Action) -> int | None:
-        """Where a raise ``a`` (in state ``real``) that the tree cannot follow goes on in
-        this hand (see ``raise_war_node``, the module's function)."""
-        return raise_war_node(self.view, [n for n, _ in self._walk_path], real, a)
 
     def _step(self, node: int, real: BettingState, a: Action) -> int | None:
         """The child index of ``node`` that real action ``a`` (in state ``real``) maps to."""
