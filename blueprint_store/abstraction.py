@@ -677,4 +677,21 @@ def river_bucket_table(abstraction: CardAbstraction, turn_board) -> np.ndarray:
     return out
 
 
+def runout_bucket_table(abstraction: CardAbstraction, flop, deals: np.ndarray) -> np.ndarray:
+    """(deals, 2, 1,326): per (turn, river) deal of ``deals`` on the ``flop``, every
+    hand's bucket on the turn and on the river (-1 in both for hands holding a card of
+    the board or the deal)."""
+    board = [int(c) for c in flop]
+    deals = np.asarray(deals, dtype=np.int64)
+    out = np.full((len(deals), 2, len(HOLE_PAIRS)), -1, dtype=np.int64)
+    turn: dict[int, np.ndarray] = {}
+    for x, (d, e) in enumerate(deals.tolist()):
+        if d not in turn:
+            turn[d] = hand_buckets(abstraction, 2, board + [d])
+        out[x, 0] = turn[d]
+        out[x, 1] = hand_buckets(abstraction, 3, board + [d, e])
+        out[x, 0, out[x, 1] < 0] = -1
+    return out
+
+
 _INDEXER = HandIndexer(HOLDEM_ROUNDS)

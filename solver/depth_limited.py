@@ -6,10 +6,14 @@ The continuations are fixed strategies on a small continuation tree per leaf (th
 rest of the hand after the next card: the same betting for every card), given per
 hand bucket, so that one table serves all cards: ``strategy[m, k, b]`` is the
 probability that continuation k takes the action into node m with a hand of bucket
-b, and ``bucket[d, h]`` the bucket of hand h once card d has come. A solve then
-learns the current round's strategy and each player's mix of continuations at every
-leaf; the leaf's value to a hand is exact over the next card (or estimated from
-a keyed round of it, unbiased), see ``passes._leaf_values``.
+b, and ``bucket[d, s, h]`` the bucket of hand h in the s-th round after the leaf
+once deal d has come (a turn root: d is the river card; a flop root: d indexes the
+tree's ``leaf_deals``, each a turn and a river card, and the continuation trees span
+the turn and the river). A solve then learns the current round's strategy and each
+player's mix of continuations at every leaf; the leaf's value to a hand is exact over
+the deals (or estimated from a keyed round of them, unbiased), see
+``passes._leaf_values``. From the flop the deals are a sample of the runouts (every
+turn card with a few river cards), so the values are an unbiased estimate.
 
 Nothing here knows where the continuations come from: ``bot.continuation`` makes
 them from a blueprint (the blueprint, and the blueprint biased toward folding,
@@ -18,12 +22,13 @@ calling and raising).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .passes import LeafData, no_leaves
-from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, SHOWDOWN, PublicTree
+from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, SHOWDOWN, ContinuationTree, PublicTree
 
 #: Pluribus's continuation biases: the blueprint, and its fold, call and raise
 #: probabilities multiplied by this before renormalising.
@@ -42,10 +47,11 @@ class Continuations:
     first_child: np.ndarray
     num_children: np.ndarray
     spent: np.ndarray
+    stage: np.ndarray  # (nodes,) int8: rounds after the leaf's
     strategy: np.ndarray  # (nodes, K, buckets) float32
-    bucket: np.ndarray  # (52, subgame hands) int32
-    board: np.ndarray  # (52,) int64
-    cards: np.ndarray  # (C,) int64
+    bucket: np.ndarray  # (52 cards or deals, stages, subgame hands) int32
+    board: np.ndarray  # (52 cards or deals,) int64
+    cards: np.ndarray  # (C,) int64: the cards (deals) that can come
     weight: float
 
     @property
@@ -64,19 +70,42 @@ class Continuations:
         return (6 * self.num_leaves * K + 2 * K * widest + K + 1) * num_hands * float_bytes
 
 
-def continuation_tree_ok(tree: PublicTree) -> None:
-    """A continuation tree has decisions, folds and showdowns only (one round)."""
+def runout_sample(deck: list[int], board: list[int], rivers_per_turn: int, seed: int) -> np.ndarray:
+    """(deals, 2): every turn card off ``board``, each with ``rivers_per_turn`` river
+    cards drawn without replacement by a generator keyed by ``seed``. Every ordered
+    runout is in the sample with the same probability, so leaf values over it,
+    weighted by ``tree.build_tree``'s ``leaf_weight``, are unbiased."""
+    left = [c for c in deck if c not in set(board)]
+    if not 1 <= rivers_per_turn <= len(left) - 1:
+        raise ValueError(f"rivers per turn card must be 1 to {len(left) - 1}, got {rivers_per_turn}")
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in left:
+        rivers = np.array([c for c in left if c != d])
+        for e in np.sort(rng.choice(rivers, size=rivers_per_turn, replace=False)):
+            out.append((d, int(e)))
+    return np.array(out, dtype=np.int64)
+
+
+def continuation_tree_ok(tree: PublicTree | ContinuationTree) -> None:
+    """A continuation tree has decisions, folds and showdowns only (the cards left out)."""
     bad = set(np.unique(tree.kind).tolist()) - {DECISION, FOLD_TERMINAL, SHOWDOWN}
     if bad:
         raise ValueError(f"a continuation tree holds only decisions, folds and showdowns (found kinds {sorted(bad)})")
 
 
-def attach_continuations(sub, trees: list[PublicTree], strategies: list[np.ndarray], buckets: np.ndarray) -> None:
+def attach_continuations(
+    sub, trees: Sequence[PublicTree | ContinuationTree], strategies: list[np.ndarray], buckets: np.ndarray
+) -> None:
     """Give a depth-limited subgame ``sub`` (a ``subgame.Subgame``) its leaves'
-    continuations: per leaf (in node order) its continuation tree and a (tree nodes,
-    K, buckets) table of action probabilities (row m: the action into node m; rows
-    of each decision's children sum to 1 per k and bucket); ``buckets[d, h]``: the
-    bucket of the game's canonical hand h after card d (-1 where h holds d)."""
+    continuations: per leaf (in node order) its continuation tree (a one-round
+    ``PublicTree`` from the turn; from the flop a ``tree.continuation_tree`` over the
+    turn and river) and a (tree nodes, K, buckets) table of action probabilities (row
+    m: the action into node m; rows of each decision's children sum to 1 per k and
+    bucket). ``buckets``: from the turn (52, hands), ``buckets[d, h]`` the bucket of
+    the game's canonical hand h after card d (-1 where h holds d); from the flop
+    (deals, 2, hands), per deal of ``sub.tree.leaf_deals`` the bucket on the turn and
+    on the river (-1 in both where h holds either card)."""
     tree = sub.tree
     leaves = np.nonzero(tree.kind == LEAF)[0]
     if len(trees) != len(leaves) or len(strategies) != len(leaves):
@@ -89,23 +118,33 @@ def attach_continuations(sub, trees: list[PublicTree], strategies: list[np.ndarr
         raise ValueError("every leaf needs the same number of continuations and buckets")
     nb = B.pop()
     buckets = np.asarray(buckets)
-    if buckets.shape[0] != 52 or buckets.max() >= nb:
-        raise ValueError(f"buckets must be (52 cards, hands) with values below {nb}")
+    two = len(tree.leaf_deals) > 0
+    if two:
+        if buckets.shape[:2] != (len(tree.leaf_deals), 2) or buckets.max() >= nb:
+            raise ValueError(f"buckets must be ({len(tree.leaf_deals)} deals, 2 rounds, hands) with values below {nb}")
+    else:
+        if buckets.ndim != 2 or buckets.shape[0] != 52 or buckets.max() >= nb:
+            raise ValueError(f"buckets must be (52 cards, hands) with values below {nb}")
+        buckets = buckets[:, None, :]
     starts = [0]
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("kind", "player", "first_child", "num_children", "spent")}
+    names = ("kind", "player", "first_child", "num_children", "spent", "stage")
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in names}
     for t, s in zip(trees, strategies):
-        continuation_tree_ok(t)
-        if s.shape[0] != t.num_nodes:
-            raise ValueError(f"a strategy table has {s.shape[0]} rows for a tree of {t.num_nodes} nodes")
+        ct = t if isinstance(t, ContinuationTree) else ContinuationTree.of_round(t)
+        continuation_tree_ok(ct)
+        if s.shape[0] != ct.num_nodes:
+            raise ValueError(f"a strategy table has {s.shape[0]} rows for a tree of {ct.num_nodes} nodes")
+        if int(ct.stage.max()) >= buckets.shape[1]:
+            raise ValueError("a continuation tree spans more rounds than the buckets")
         off = starts[-1]
-        parts["kind"].append(t.kind)
-        parts["player"].append(t.player)
-        parts["first_child"].append(np.where(t.num_children > 0, t.first_child + off, -1).astype(np.int32))
-        parts["num_children"].append(t.num_children)
-        parts["spent"].append(t.spent)
-        starts.append(off + t.num_nodes)
-    cards = np.nonzero(tree.leaf_boards >= 0)[0].astype(np.int64)
-    hand_cards = 2 if sub.dup > 0 else 1
+        parts["kind"].append(ct.kind)
+        parts["player"].append(ct.player)
+        parts["first_child"].append(np.where(ct.num_children > 0, ct.first_child + off, -1).astype(np.int32))
+        parts["num_children"].append(ct.num_children)
+        parts["spent"].append(ct.spent)
+        parts["stage"].append(ct.stage)
+        starts.append(off + ct.num_nodes)
+    cards = np.arange(len(tree.leaf_deals)) if two else np.nonzero(tree.leaf_boards >= 0)[0]
     sub.continuations = Continuations(
         node=leaves.astype(np.int64),
         start=np.array(starts, dtype=np.int64),
@@ -114,11 +153,12 @@ def attach_continuations(sub, trees: list[PublicTree], strategies: list[np.ndarr
         first_child=np.concatenate(parts["first_child"]).astype(np.int32),
         num_children=np.concatenate(parts["num_children"]).astype(np.int32),
         spent=np.concatenate(parts["spent"]).astype(np.int64),
+        stage=np.concatenate(parts["stage"]).astype(np.int8),
         strategy=np.ascontiguousarray(np.concatenate(strategies).astype(np.float32)),
-        bucket=np.ascontiguousarray(buckets[:, sub.hand_index].astype(np.int32)),
+        bucket=np.ascontiguousarray(buckets[:, :, sub.hand_index].astype(np.int32)),
         board=tree.leaf_boards.astype(np.int64),
-        cards=cards,
-        weight=1.0 / (len(cards) - 2 * hand_cards),
+        cards=cards.astype(np.int64),
+        weight=float(tree.leaf_weight),
     )
 
 
@@ -158,6 +198,7 @@ def leaf_data(
         c.first_child,
         c.num_children,
         c.spent,
+        c.stage,
         c.strategy,
         c.bucket,
         c.board,
@@ -207,8 +248,10 @@ def full_depth_strategy(sub, strategy: np.ndarray, leaf_strategy: np.ndarray, fu
     continuations k with probabilities W_k, action a is taken with probability
     sum_k mix_k W_k p_k(a) / sum_k mix_k W_k). ``full_sub`` is the subgame of the
     same root and hands whose tree continues each leaf by its continuation tree (the
-    next round's bet sizes the continuations were made for); exact evaluation there
-    (``cfr.exploitability``) measures what the depth-limited solution commits to."""
+    next round's bet sizes the continuations were made for; from the flop, the turn's
+    and the river's, and then ``sub.tree.leaf_deals`` must hold every runout); exact
+    evaluation there (``cfr.exploitability``) measures what the depth-limited
+    solution commits to."""
     c: Continuations = sub.continuations
     dl, full = sub.tree, full_sub.tree
     if not np.array_equal(sub.hand_index, full_sub.hand_index):
@@ -216,9 +259,30 @@ def full_depth_strategy(sub, strategy: np.ndarray, leaf_strategy: np.ndarray, fu
     out = np.zeros((full.num_nodes, sub.hands.shape[0]))
     leaf_index = {int(n): i for i, n in enumerate(c.node)}
     mix = np.asarray(leaf_strategy, dtype=np.float64)
+    deals = {(int(d), int(e)): x for x, (d, e) in enumerate(dl.leaf_deals.tolist())}
+    # from the flop: a hand's turn bucket, the same in every deal of the turn card (-1 only where it holds the card)
+    turn_bucket = np.full((52, sub.hands.shape[0]), -1, dtype=np.int64)
+    for (d, _), x in deals.items():
+        turn_bucket[d] = np.maximum(turn_bucket[d], c.bucket[x, 0])
 
-    def river(fn: int, m: int, card: int, leaf: int, weights: np.ndarray) -> None:
+    def buckets_at(m: int, card: int, deal: int) -> np.ndarray:
+        if not deals:
+            return c.bucket[card, 0]
+        if c.stage[m] == 0:
+            return turn_bucket[card]
+        return c.bucket[deal, 1]
+
+    def below(fn: int, m: int, card: int, deal: int, leaf: int, weights: np.ndarray) -> None:
         k = full.kind[fn]
+        if k == CHANCE:  # the river after a turn line (from the flop): the continuation tree leaves cards out
+            if not deals:
+                raise ValueError(f"full node {fn} deals a card the continuation trees do not expect")
+            for ch in range(int(full.first_child[fn]), int(full.first_child[fn]) + int(full.num_children[fn])):
+                x = deals.get((card, int(full.dealt[ch])))
+                if x is None:
+                    raise ValueError(f"deal ({card}, {int(full.dealt[ch])}) is not among the tree's leaf_deals")
+                below(ch, m, card, x, leaf, weights)
+            return
         if k != DECISION:
             if k != c.kind[m] or (k == SHOWDOWN) != (c.kind[m] == SHOWDOWN):
                 raise ValueError(f"full node {fn} does not match continuation node {m}")
@@ -226,7 +290,7 @@ def full_depth_strategy(sub, strategy: np.ndarray, leaf_strategy: np.ndarray, fu
         if c.kind[m] != DECISION or full.num_children[fn] != c.num_children[m] or full.player[fn] != c.player[m]:
             raise ValueError(f"full node {fn} does not match continuation node {m}")
         p = int(full.player[fn])
-        b = c.bucket[card]
+        b = buckets_at(m, card, deal)
         live = b >= 0
         w = mix[p, leaf] * weights[p]  # (K, H)
         den = w.sum(axis=0)
@@ -237,7 +301,7 @@ def full_depth_strategy(sub, strategy: np.ndarray, leaf_strategy: np.ndarray, fu
             out[f + j] = np.where(den > 0, num / np.where(den > 0, den, 1.0), probs[0])
             nxt = weights.copy()
             nxt[p] = weights[p] * probs
-            river(f + j, cm + j, card, leaf, nxt)
+            below(f + j, cm + j, card, deal, leaf, nxt)
 
     def walk(fn: int, dn: int) -> None:
         kd = dl.kind[dn]
@@ -248,7 +312,7 @@ def full_depth_strategy(sub, strategy: np.ndarray, leaf_strategy: np.ndarray, fu
             start = int(c.start[leaf])
             for ch in range(int(full.first_child[fn]), int(full.first_child[fn]) + int(full.num_children[fn])):
                 K = c.num_strategies
-                river(ch, start, int(full.dealt[ch]), leaf, np.ones((2, K, sub.hands.shape[0])))
+                below(ch, start, int(full.dealt[ch]), -1, leaf, np.ones((2, K, sub.hands.shape[0])))
             return
         if kd != DECISION:
             return

@@ -125,12 +125,14 @@ class LeafData(NamedTuple):
     ``depth_limited``), with their regrets and scratch rows; ``no_leaves`` for a tree
     without leaves. Leaf l is tree node ``node[l]``; its continuation tree (the rest
     of the hand after the next card, the same for every card) is nodes
-    ``start[l]..start[l + 1] - 1`` of the ``kind`` .. ``spent`` arrays, children by
-    global index. ``strategy[m, k, b]``: the probability that continuation k takes the
-    action into continuation node m holding a hand of bucket b; ``bucket[d, h]``: the
-    bucket of hand h once card d is dealt (-1: h holds d, or d cannot come);
-    ``board[d]``: the subgame's showdown board for card d; ``cards``: the cards that
-    can come; ``weight``: the chance weight of one card for a pair of hands.
+    ``start[l]..start[l + 1] - 1`` of the ``kind`` .. ``stage`` arrays, children by
+    global index; ``stage[m]``: the rounds after the leaf's that node m is in.
+    ``strategy[m, k, b]``: the probability that continuation k takes the
+    action into continuation node m holding a hand of bucket b; ``bucket[d, s, h]``:
+    the bucket of hand h in stage s once card (or deal) d is dealt (-1: h holds a
+    card of d, or d cannot come); ``board[d]``: the subgame's showdown board for d;
+    ``cards``: the cards (deals) that can come; ``weight``: the chance weight of one
+    for a pair of hands.
     ``sample``: cards per solve pass (0: every card), taken in turn from ``cards``
     (then a shuffle keyed by ``seed``), or drawn independently (keyed by ``seed``)
     when ``independent``.
@@ -143,6 +145,7 @@ class LeafData(NamedTuple):
     first_child: np.ndarray
     num_children: np.ndarray
     spent: np.ndarray
+    stage: np.ndarray
     strategy: np.ndarray
     bucket: np.ndarray
     board: np.ndarray
@@ -166,8 +169,9 @@ def no_leaves(dtype=np.float64) -> LeafData:
     z32 = np.zeros(0, dtype=np.int32)
     z64 = np.zeros(0, dtype=np.int64)
     return LeafData(
-        z64, np.zeros(1, dtype=np.int64), z8, z8.copy(), z32, z32.copy(), np.zeros((0, 2), dtype=np.int64), np.zeros((0,
-        1, 1), dtype=np.float32), np.zeros((52, 0), dtype=np.int32), np.full(52, -1, dtype=np.int64), z64.copy(), 0.0,
+        z64, np.zeros(1, dtype=np.int64), z8, z8.copy(), z32, z32.copy(), np.zeros((0, 2), dtype=np.int64), z8.copy(),
+        np.zeros((0, 1, 1), dtype=np.float32), np.zeros((52, 1, 0), dtype=np.int32), np.full(52, -1, dtype=np.int64),
+        z64.copy(), 0.0,
         0, 0, False, np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0),
         dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype),
         np.zeros(0, dtype=dtype),
@@ -670,7 +674,8 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
                 vals[k, h] = zero
         for j in range(draws):
             d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
-            bk = leaves.bucket[d]
+            bd = leaves.bucket[d]
+            bk = bd[0]  # also the deal's mask: -1 for hands holding one of its cards
             for k in range(K):
                 for h in range(H):
                     fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
@@ -679,12 +684,13 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
                 if leaves.kind[n] != DECISION:
                     continue
                 f = leaves.first_child[n]
+                bs = bd[leaves.stage[n]]
                 for c in range(f, f + leaves.num_children[n]):
                     tc = c - rs
                     if leaves.player[n] == o:
                         for k in range(K):
                             for h in range(H):
-                                b = bk[h]
+                                b = bs[h]
                                 fw[k, tc, h] = fw[k, t, h] * leaves.strategy[c, k, b] if b >= 0 else zero
                     else:
                         for k in range(K):
@@ -721,6 +727,7 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
                 elif kd == DECISION:
                     f = leaves.first_child[n]
                     m = leaves.num_children[n]
+                    bs = bd[leaves.stage[n]]
                     for k in range(K):
                         for h in range(H):
                             bw[k, t, h] = zero
@@ -729,7 +736,7 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
                         if leaves.player[n] == i:
                             for k in range(K):
                                 for h in range(H):
-                                    b2 = bk[h]
+                                    b2 = bs[h]
                                     if b2 >= 0:
                                         bw[k, t, h] += leaves.strategy[c, k, b2] * bw[k, tc, h]
                         else:

@@ -239,13 +239,15 @@ def make_subgame(
     reach: np.ndarray | None = None,
     extra_root_raises: tuple[int, ...] = (),
     leaf_round: int | None = None,
+    leaf_deals: np.ndarray | None = None,
 ) -> Subgame:
     """Set up the subgame from ``state`` (its board known, no hole cards needed).
     ``reach``: (2, all hands) ranges over the game's canonical hands; default uniform.
     ``extra_root_raises``: raise-to totals added at the root (an off-tree bet).
     ``leaf_round``: a depth-limited subgame (see ``tree.build_tree``), whose leaves
-    then need ``depth_limited.attach_continuations``."""
-    tree = build_tree(state, sizes, extra_root_raises, leaf_round)
+    then need ``depth_limited.attach_continuations``; from the flop, ``leaf_deals``
+    are the runouts they are valued on."""
+    tree = build_tree(state, sizes, extra_root_raises, leaf_round, leaf_deals)
     game = state.game
     all_hands = rg.hole_hands(game)
     if all_hands.shape[1] > 2:

@@ -12,8 +12,12 @@ cards at once (the flop) are not expanded: subgames start on the turn or later.
 
 A depth-limited tree (``leaf_round``) stops where that round would begin with betting
 still open: such a node is a LEAF, where each player picks a continuation strategy for
-the rest of the hand (``solver.depth_limited``). All-ins before it still run out to
-the showdown.
+the rest of the hand (``solver.depth_limited``). From the turn, all-ins before it still
+run out to the showdown; from the flop (two cards still to come) every line that
+reaches the turn is a leaf, all-ins too, and the leaves are valued on a given list of
+turn-and-river deals instead of every card (``leaf_deals``).
+A continuation tree (``continuation_tree``) is the betting of the rest of the hand
+after a leaf with the cards left out: the same for every deal.
 """
 
 from __future__ import annotations
@@ -96,8 +100,14 @@ class PublicTree(NodeCounts):
     block_roots: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: Depth-limited trees: per card, the index into ``boards`` of the root board
     #: completed by that card (the leaves' showdowns), -1 for cards on the board; empty
-    #: in trees without leaves.
+    #: in trees without leaves. With two cards to come: per deal of ``leaf_deals``.
     leaf_boards: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: Depth-limited trees with two cards to come: the (turn, river) deals the leaves
+    #: are valued on, (deals, 2); empty otherwise.
+    leaf_deals: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    #: Depth-limited trees: what one card (or deal) of the leaves' weighs for a pair
+    #: of hands, scaled up when ``leaf_deals`` are a sample of the deals; 0 otherwise.
+    leaf_weight: float = 0.0
 
     @property
     def num_terminals(self) -> int:
@@ -193,16 +203,34 @@ def build_tree(
     sizes: BetSizes | dict[int, BetSizes],
     extra_root_raises: tuple[int, ...] = (),
     leaf_round: int | None = None,
+    leaf_deals: np.ndarray | None = None,
 ) -> PublicTree:
     """The public tree of the rest of the hand from ``state`` (no hole cards needed;
     the board dealt so far is ``state``'s). ``sizes`` is one abstraction for every
     round or one per round (by 0-based round). ``extra_root_raises`` adds raise-to
     totals to the root's actions (an opponent's off-tree bet; illegal ones are
     refused). ``leaf_round``: stop at the start of that round where both players can
-    still bet (LEAF nodes); it must be the round after the root's and deal one card."""
+    still bet (LEAF nodes); it must be the round after the root's and deal one card.
+    When a round follows the leaves' (a flop root), every line reaching it is a leaf
+    and ``leaf_deals`` ((deals, 2): turn and river cards, off the board and distinct)
+    are the runouts the leaves are valued on."""
     game = state.game
     if leaf_round is not None and (leaf_round != state.round + 1 or game.num_board_cards[leaf_round] != 1):
         raise ValueError(f"leaves must start the next round and deal one card (round {leaf_round + 1})")
+    two_to_come = leaf_round is not None and leaf_round + 1 < game.num_rounds
+    if two_to_come:
+        assert leaf_round is not None  # two_to_come says so
+        if leaf_round + 2 < game.num_rounds:
+            raise ValueError("depth-limited leaves are valued on at most two cards to come")
+        leaf_deals = np.asarray(leaf_deals if leaf_deals is not None else np.zeros((0, 2)), dtype=np.int64)
+        used = set(state.board_cards)
+        if leaf_deals.ndim != 2 or leaf_deals.shape[1] != 2 or not len(leaf_deals):
+            raise ValueError("a depth-limited tree with two cards to come needs leaf_deals, (deals, 2) cards")
+        for d, e in leaf_deals.tolist():
+            if d == e or d in used or e in used or not (0 <= d < 52 and 0 <= e < 52):
+                raise ValueError(f"deal ({d}, {e}) must be two distinct cards off the board")
+    elif leaf_deals is not None:
+        raise ValueError("leaf_deals are for depth-limited trees with two cards to come")
     for to in extra_root_raises:
         if not state.can_apply(raise_to(to)):
             raise ValueError(f"raise to {to} is not legal at the root ({state.betting_string()!r})")
@@ -239,7 +267,12 @@ def build_tree(
     def add(st: BettingState, label: Action | None, card: int = -1) -> int:
         i = len(kind)
         b = -1
-        if leaf_round is not None and st.round == leaf_round and needs_card(st) and st.raise_bounds() is not None:
+        at_leaf_round = (
+            leaf_round is not None
+            and st.round >= leaf_round  # an all-in jumps to the last round
+            and len(st.board_cards) == game.total_board_cards(leaf_round - 1)
+        )
+        if at_leaf_round and (two_to_come or (st.round == leaf_round and st.raise_bounds() is not None)):
             kind.append(LEAF)
             player.append(-1)
         elif needs_card(st):
@@ -294,11 +327,24 @@ def build_tree(
         placed = [(add(child, a, c), child) for child, a, c in children]
         stack.extend(reversed(placed))
     leaf_boards = np.zeros(0, dtype=np.int64)
-    if LEAF in kind:
+    deals = np.zeros((0, 2), dtype=np.int64)
+    leaf_weight = 0.0
+    left = len(deck) - len(state.board_cards)  # cards that can come
+    hc = game.num_hole_cards
+    if LEAF in kind and two_to_come:
+        assert leaf_deals is not None  # checked above
+        deals = leaf_deals
+        leaf_boards = np.array(
+            [boards.setdefault((*state.board_cards, *sorted(x)), len(boards)) for x in deals.tolist()], dtype=np.int64
+        )
+        # of the left * (left - 1) deals, (left - 2 hc)(left - 2 hc - 1) miss a pair of hands
+        leaf_weight = left * (left - 1) / len(deals) / ((left - 2 * hc) * (left - 2 * hc - 1))
+    elif LEAF in kind:
         leaf_boards = np.full(52, -1, dtype=np.int64)
         for c in deck:
             if c not in state.board_cards:
                 leaf_boards[c] = boards.setdefault((*state.board_cards, c), len(boards))
+        leaf_weight = 1.0 / (left - 2 * hc)
     return _in_blocks(
         PublicTree(
             kind=np.array(kind, dtype=np.int8),
@@ -312,6 +358,8 @@ def build_tree(
             actions=labels,
             board=tuple(state.board_cards),
             leaf_boards=leaf_boards,
+            leaf_deals=deals,
+            leaf_weight=leaf_weight,
         )
     )
 
@@ -367,6 +415,103 @@ def _in_blocks(tree: PublicTree) -> PublicTree:
         blocks=np.array(blocks, dtype=np.int64).reshape(-1, 2),
         block_roots=new[np.array(roots, dtype=np.int64)],
         leaf_boards=tree.leaf_boards,
+        leaf_deals=tree.leaf_deals,
+        leaf_weight=tree.leaf_weight,
+    )
+
+
+@dataclass
+class ContinuationTree(NodeCounts):
+    """The betting of the rest of the hand after a depth-limited leaf, cards left out
+    (the same tree serves every deal): decisions, folds and showdowns in preorder,
+    children contiguous; ``stage`` per node: rounds since the leaf's (0: the next
+    round, 1: the one after). ``actions``: the action into each node (None at the
+    root)."""
+
+    kind: np.ndarray
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    spent: np.ndarray
+    stage: np.ndarray
+    actions: list[Action | None]
+
+    @classmethod
+    def of_round(cls, tree: PublicTree) -> ContinuationTree:
+        """A one-round public tree (decisions, folds, showdowns) as a continuation tree."""
+        return cls(
+            tree.kind,
+            tree.player,
+            tree.first_child,
+            tree.num_children,
+            tree.spent,
+            np.zeros(tree.num_nodes, dtype=np.int8),
+            list(tree.actions),
+        )
+
+
+def continuation_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes]) -> ContinuationTree:
+    """The continuation tree from ``state``, a leaf's state (its board that of the
+    round before the leaf's): each round's betting by ``sizes``, the next round's
+    below every line that reaches it, down to folds and showdowns."""
+    game = state.game
+    st0 = state.copy()
+    st0.hole_cards = [[] for _ in st0.hole_cards]
+    start = st0.round
+    kind: list[int] = []
+    player: list[int] = []
+    first: list[int] = []
+    count: list[int] = []
+    spent: list[tuple[int, int]] = []
+    stage: list[int] = []
+    labels: list[Action | None] = []
+    states: list[BettingState] = []
+
+    def add(st: BettingState, label: Action | None) -> int:
+        st = st.copy()
+        while not st.finished and len(st.board_cards) < game.total_board_cards(st.round):
+            used = set(st.board_cards)
+            st.deal_board_cards([next(c for c in game.deck() if c not in used)])  # any card: the betting is the same
+        if st.finished:
+            folded = st.folded[0] or st.folded[1]
+            kind.append(FOLD_TERMINAL if folded else SHOWDOWN)
+            player.append((0 if st.folded[0] else 1) if folded else -1)
+        else:
+            actor = st.current_player
+            assert actor is not None  # not finished: someone is to act
+            kind.append(DECISION)
+            player.append(actor)
+        first.append(-1)
+        count.append(0)
+        spent.append((st.spent[0], st.spent[1]))
+        stage.append(st.round - start)
+        labels.append(label)
+        states.append(st)
+        return len(kind) - 1
+
+    stack = [add(st0, None)]
+    while stack:
+        node = stack.pop()
+        if kind[node] != DECISION:
+            continue
+        st = states[node]
+        acts = abstract_actions(st, sizes_for_round(sizes, st.round))
+        first[node] = len(kind)
+        count[node] = len(acts)
+        placed = []
+        for a in acts:
+            child = st.copy()
+            child.apply(a)
+            placed.append(add(child, a))
+        stack.extend(reversed(placed))
+    return ContinuationTree(
+        np.array(kind, dtype=np.int8),
+        np.array(player, dtype=np.int8),
+        np.array(first, dtype=np.int32),
+        np.array(count, dtype=np.int32),
+        np.array(spent, dtype=np.int64).reshape(-1, 2),
+        np.array(stage, dtype=np.int8),
+        labels,
     )
 
 

@@ -10,6 +10,9 @@ node where the player facing it could last raise back, as the blueprint player
 does); the river is then played on a tree of the blueprint's own river sizes at the
 leaf's real pot, each real node mapped to the abstract node its actions lead to.
 Strategies are kept per river bucket, so one table serves every river card.
+A flop subgame's leaves are at the turn: the four continuations play the turn and the
+river the same way (the blueprint's turn and river sizes, turn and river buckets),
+valued on a keyed sample of runouts.
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.blueprint_store.abstraction import hand_buckets, river_bucket_table
+from pokerbot.blueprint_store.abstraction import hand_buckets, river_bucket_table, runout_bucket_table
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.players.blueprint_player import concrete_action, map_action, raise_war_node
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState
 from pokerbot.solver.depth_limited import attach_continuations, biased
 from pokerbot.solver.subgame import Subgame
-from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, build_tree
+from pokerbot.solver.tree import CHANCE, DECISION, LEAF, ContinuationTree, PublicTree, build_tree, continuation_tree
 
 #: The continuations, in the order of their index k.
 CONTINUATIONS = ("blueprint", "fold-biased", "call-biased", "raise-biased")
@@ -60,19 +63,22 @@ def leaf_lines(tree: PublicTree) -> dict[int, list[Action]]:
 def attach_blueprint_continuations(
     sub: Subgame, root: BettingState, view: Blueprint, root_node: int | None
 ) -> ContinuationStats:
-    """Give the depth-limited subgame ``sub`` (from ``root``, the start of the turn)
-    Pluribus's four continuations from ``view`` (a blueprint, or the extension the
-    hand follows), whose betting tree reached ``root_node`` at ``root`` (None: the
-    tree could not follow the hand; every continuation then checks and calls down)."""
+    """Give the depth-limited subgame ``sub`` (from ``root``, the start of the turn, or
+    of the flop) Pluribus's four continuations from ``view`` (a blueprint, or the
+    extension the hand follows), whose betting tree reached ``root_node`` at ``root``
+    (None: the tree could not follow the hand; every continuation then checks and
+    calls down)."""
     stats = ContinuationStats()
-    river_sizes = view.actions.sizes()[3]
-    trees, strategies = [], []
-    B = int(view.tree.buckets[3])
+    sizes = view.actions.sizes()
+    from_flop = root.round == 1
+    trees: list[PublicTree | ContinuationTree] = []
+    strategies = []
+    B = max(int(view.tree.buckets[3]), int(view.tree.buckets[2]) if from_flop else 0)
     for line in leaf_lines(sub.tree).values():  # in node order, as the leaves are numbered
         real = root.copy()
         real.hole_cards = [[] for _ in real.hole_cards]
         node = root_node
-        path: list[int] = []  # the turn's abstract decisions, for raise wars past the cap
+        path: list[int] = []  # the round's abstract decisions, for raise wars past the cap
         for a in line:
             if node is not None:
                 pick = map_action(view, node, real, a, None)
@@ -82,26 +88,41 @@ def attach_blueprint_continuations(
                     path.append(node)
                     node = int(view.tree.first_child[node]) + pick
             real.apply(a)
-        if node is not None and (view.tree.kind[node] != DECISION or int(view.tree.round[node]) != 3):
+        if node is not None and (view.tree.kind[node] != DECISION or int(view.tree.round[node]) != root.round + 1):
             node = None
         stats.leaves += 1
+        if from_flop:
+            ct = continuation_tree(real, {2: sizes[2], 3: sizes[3]})
+            stats.unmapped_leaves += node is None and ct.kind[0] == DECISION  # an all-in leaf has nothing to map
+            trees.append(ct)
+            strategies.append(_continuation_strategy(view, ct, real, node, B, stats))
+            continue
         stats.unmapped_leaves += node is None
         card = next(c for c in real.game.deck() if c not in real.board_cards)
         real.deal_board_cards([card])
-        tree = build_tree(real, river_sizes)
+        tree = build_tree(real, sizes[3])
         trees.append(tree)
-        strategies.append(_river_strategy(view, tree, real, node, B, stats))
-    attach_continuations(sub, trees, strategies, river_bucket_table(view.cards, root.board_cards))
+        strategies.append(_continuation_strategy(view, ContinuationTree.of_round(tree), real, node, B, stats))
+    if from_flop:
+        buckets = runout_bucket_table(view.cards, root.board_cards, sub.tree.leaf_deals)
+    else:
+        buckets = river_bucket_table(view.cards, root.board_cards)
+    attach_continuations(sub, trees, strategies, buckets)
     return stats
 
 
-def _river_strategy(
-    view: Blueprint, tree: PublicTree, river: BettingState, abstract_root: int | None, B: int, stats: ContinuationStats
+def _continuation_strategy(
+    view: Blueprint,
+    tree: ContinuationTree,
+    start: BettingState,
+    abstract_root: int | None,
+    B: int,
+    stats: ContinuationStats,
 ) -> np.ndarray:
     """(tree nodes, 4, B): the probability of the action into each node, per
-    continuation and river bucket."""
+    continuation and bucket (of the node's round)."""
     out = np.zeros((tree.num_nodes, len(CONTINUATIONS), B), dtype=np.float32)
-    stack: list[Pending] = [(0, river, abstract_root, ())]
+    stack: list[Pending] = [(0, _dealt(start), abstract_root, ())]
     while stack:
         n, st, a_node, path = stack.pop()
         if tree.kind[n] != DECISION:
@@ -110,17 +131,27 @@ def _river_strategy(
         real_actions = [tree.actions[c] for c in range(f, f + m)]
         me = int(tree.player[n])
         played_as: list[int] = []
-        if a_node is None or view.tree.kind[a_node] != DECISION:
+        if a_node is None or view.tree.kind[a_node] != DECISION or int(view.tree.round[a_node]) != st.round:
             stats.unmapped_nodes += a_node is not None
             out[f + real_actions.index(CALL)] = 1.0
         else:
             kids = view.child_actions(a_node)
-            table = biased(_bucket_strategy(view, a_node), [_kind(c) for c in kids])  # (B, 4, k)
+            table = biased(_bucket_strategy(view, a_node), [_kind(c) for c in kids])  # (b, 4, k)
             played_as = _real_children(view, st, me, a_node, real_actions)
             for j, r in enumerate(played_as):
-                out[f + r] += table[:, :, j].T.astype(np.float32)
-        _push_children(stack, st, f, real_actions, view, a_node, played_as, path)
+                out[f + r, :, : table.shape[0]] += table[:, :, j].T.astype(np.float32)
+        _push_children(stack, st, f, real_actions, view, a_node, played_as, path, deal=True)
     return out
+
+
+def _dealt(st: BettingState) -> BettingState:
+    """``st`` with any cards its round still needs dealt (the betting does not depend on which)."""
+    st = st.copy()
+    game = st.game
+    while not st.finished and len(st.board_cards) < game.total_board_cards(st.round):
+        used = set(st.board_cards)
+        st.deal_board_cards([next(c for c in game.deck() if c not in used)])
+    return st
 
 
 def _kind(a: Action) -> str:
@@ -162,12 +193,14 @@ def _push_children(
     node: int | None,
     played_as: list[int],
     path: tuple[int, ...],
+    deal: bool = False,
 ) -> None:
     """Push the real children of a decision (nodes ``first``.., reached from ``st`` by
     ``real_actions``), each with the abstract child of ``node`` it follows: the first
     one played as it (``played_as``: per abstract child, its real index); for a raise
     where ``node`` has none (past the tree's cap), the node its raise war goes on from
-    (``raise_war_node``); else None."""
+    (``raise_war_node``); else None. ``deal``: a child that starts a round gets its
+    cards (any: a continuation tree leaves them out)."""
     abstract_of: dict[int, int] = {}
     for j, r in enumerate(played_as):
         abstract_of.setdefault(r, int(view.tree.first_child[node]) + j)
@@ -177,6 +210,8 @@ def _push_children(
         assert action is not None  # every child has its action
         nxt = st.copy()
         nxt.apply(action)
+        if deal:
+            nxt = _dealt(nxt)
         follows = abstract_of.get(r)
         if follows is None and capped:
             follows = raise_war_node(view, list(on), st, action)

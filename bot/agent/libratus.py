@@ -1,9 +1,12 @@
-"""The Libratus agent: the blueprint on the first two rounds, real-time subgame solving
-on the turn and river (docs/design.md).
+"""The Libratus agent: the blueprint on the first rounds, real-time subgame solving
+from the turn (or the flop, or only the river) on (docs/design.md).
 
-- Until the solving round (the river by default, see SOLVE_ROUND; Libratus: the turn):
-  the blueprint player (range thresholding on the first two rounds, pseudo-harmonic
-  translation of off-tree bets).
+- Until the solving round (the turn by default, see SOLVE_ROUND; ``solve_round`` 1
+  searches from the flop as Pluribus): the blueprint player (range thresholding,
+  pseudo-harmonic translation of off-tree bets, raise wars past its cap followed).
+- A flop subgame is solved to the end of the flop, its leaves at the turn valued by
+  the blueprint's four continuations over the turn and the river on a keyed runout
+  sample (FLOP_RIVERS); the turn is then solved anew from the flop solution's ranges.
 - First decision in the solving round: an unsafe solve of the rest of the hand from the
   start of that round, both ranges from the blueprint by Bayes' rule along the line
   played. A river subgame offers more bet sizes than the blueprint has
@@ -48,6 +51,7 @@ from pokerbot.protocol.cards import cards_to_str
 from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
+from pokerbot.solver.depth_limited import runout_sample
 from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from pokerbot.solver.passes import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
@@ -64,8 +68,9 @@ class SolveUnavailable(Exception):
     strategy already available."""
 
 
-#: Subgame bet sizes for the turn and river (pot fractions per raise depth, all-in always).
+#: Subgame bet sizes for the flop, turn and river (pot fractions per raise depth, all-in always).
 SUBGAME_SIZES = {
+    1: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2),
     2: BetSizes(bets=((0.75,), (1.0,)), max_raises=2),
     3: BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2),
 }
@@ -80,7 +85,8 @@ SCALE_RANGE = 0.08
 #: The round real-time solving starts on (0-based): the turn, as Libratus. A full-depth
 #: turn subgame is far too big for the dealer's 7 s a hand on a small machine, so the
 #: turn is solved depth-limited by default (``TURN_SOLVER``); 3 solves only the river,
-#: the blueprint playing the turn (the benchmark "river-only" agent).
+#: the blueprint playing the turn (the benchmark "river-only" agent); 1 searches from
+#: the flop (always depth-limited).
 SOLVE_ROUND = 2
 #: How a subgame that starts on the turn is solved: "full" to the end of the hand, or
 #: "depth-limited" to the end of the turn, with the blueprint's four continuation
@@ -88,8 +94,11 @@ SOLVE_ROUND = 2
 #: anew when it comes, from the turn solution's ranges.
 TURN_SOLVERS = ("full", "depth-limited")
 TURN_SOLVER = "depth-limited"
-#: Depth-limited solves: river cards drawn per pass to value the leaves.
+#: Depth-limited solves: river cards (from the flop: runouts) drawn per pass to value the leaves.
 CARD_SAMPLES = 1
+#: A flop solve values its leaves on every turn card, each with this many river cards
+#: (keyed draws): the runout sample (``depth_limited.runout_sample``).
+FLOP_RIVERS = 2
 
 
 #: where a decision's solution comes from when it was solved for that decision
@@ -196,6 +205,7 @@ class LibratusAgent:
         clock: ReplyClock | None = None,
         turn_solver: str = TURN_SOLVER,
         card_samples: int = CARD_SAMPLES,
+        flop_rivers: int = FLOP_RIVERS,
     ) -> None:
         self.bp_player = BlueprintStrategy(seed, blueprint)
         self.bp = self.bp_player.bp
@@ -205,8 +215,11 @@ class LibratusAgent:
         self.sizes = sizes or SUBGAME_SIZES
         self.river_sizes = river_sizes or RIVER_SUBGAME_SIZES
         self.threads = threads
-        if solve_round not in (2, 3):
-            raise ValueError("solving starts on the turn (2) or the river (3)")
+        if solve_round not in (1, 2, 3):
+            raise ValueError("solving starts on the flop (1), the turn (2) or the river (3)")
+        if flop_rivers < 1:
+            raise ValueError("a flop solve needs at least one river card per turn card")
+        self.flop_rivers = flop_rivers
         self.solve_round = solve_round
         if turn_solver not in TURN_SOLVERS:
             raise ValueError(f"turn solver must be one of {', '.join(TURN_SOLVERS)}, got {turn_solver!r}")
@@ -315,13 +328,25 @@ class LibratusAgent:
         if deadline < MIN_SOLVE_SECONDS:
             raise SolveUnavailable("time budget")
         table = self.sizes if state.round < 3 else {3: self.river_sizes}
-        depth_limited = state.round == 2 and self.turn_solver == "depth-limited"
+        # the flop is always solved depth-limited (to the end of the flop); the turn by turn_solver
+        depth_limited = state.round == 1 or (state.round == 2 and self.turn_solver == "depth-limited")
         sizes = {
             r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
             for r, s in table.items()
             if r >= state.round and not (depth_limited and r > state.round)
         }
-        sub = make_subgame(state, sizes, reach, extra_root_raises=extra, leaf_round=3 if depth_limited else None)
+        key = int(self.bp_player.keyed_uniform(f"cards:{state.hand_id}:{state.betting_string()}") * 2**31)
+        deals = None
+        if depth_limited and state.round == 1:
+            deals = runout_sample(state.game.deck(), state.board_cards, self.flop_rivers, key)
+        sub = make_subgame(
+            state,
+            sizes,
+            reach,
+            extra_root_raises=extra,
+            leaf_round=state.round + 1 if depth_limited else None,
+            leaf_deals=deals,
+        )
         depth_limited = depth_limited and sub.tree.num_leaves > 0  # not after an all-in: the tree is complete
         if depth_limited:
             node, _ = self.bp_player.walk(state)
@@ -336,7 +361,6 @@ class LibratusAgent:
         t0 = time.perf_counter()
         try:
             samples = self.card_samples if depth_limited else 0
-            key = int(self.bp_player.keyed_uniform(f"cards:{state.hand_id}:{state.betting_string()}") * 2**31)
             if self.pool is None:
                 r = run_job(SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key))
             else:
@@ -358,6 +382,8 @@ class LibratusAgent:
             "solve_seconds": round(seconds, 4),
             "nodes": sub.tree.num_nodes,
             **({"leaves": sub.tree.num_leaves, "card_samples": samples} if depth_limited else {}),
+            **({"runouts": len(sub.tree.leaf_deals)} if deals is not None else {}),
+            "setup_seconds": round(t0 - t_setup, 4),
         }
         measured: dict[str, float] = (
             {}

@@ -32,8 +32,8 @@ def add(sub) -> None:
         "--solve-round",
         type=int,
         default=3,
-        choices=[3, 4],
-        help="the agent's first solving round: 3 turn (default), 4 river",
+        choices=[2, 3, 4],
+        help="the agent's first solving round: 2 flop, 3 turn (default), 4 river",
     )
     lb.add_argument("--solve-seconds", type=float, default=2.0, help="the agent's solve deadline (default 2)")
     turn_solver_options(lb)

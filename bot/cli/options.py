@@ -54,7 +54,15 @@ def turn_solver_options(p: argparse.ArgumentParser) -> None:
         "--card-samples",
         type=non_negative,
         default=1,
-        help="depth-limited turn solving: river cards drawn per pass to value the leaves (0: all 48; default 1)",
+        help="depth-limited solving: river cards (from the flop: runouts of the sample) drawn per pass to value "
+        "the leaves (0: all; default 1)",
+    )
+    p.add_argument(
+        "--flop-rivers",
+        type=positive,
+        default=2,
+        help="flop solving (--solve-round 2): the leaves are valued on every turn card with this many river "
+        "cards each, drawn for the solve (default 2)",
     )
 
 
@@ -80,5 +88,6 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         "solve_round": args.solve_round - 1,
         "turn_solver": args.turn_solver,
         "card_samples": args.card_samples,
+        "flop_rivers": args.flop_rivers,
         **more,
     }

@@ -74,9 +74,9 @@ def add(sub) -> None:
         "--solve-round",
         type=int,
         default=3,
-        choices=[3, 4],
-        help="libratus/unsafe: the round real-time solving starts on, 3 = turn (default, as Libratus), "
-        "4 = river (the blueprint plays the turn: the river-only benchmark agent)",
+        choices=[2, 3, 4],
+        help="libratus/unsafe: the round real-time solving starts on, 2 = flop (depth-limited, as Pluribus), "
+        "3 = turn (default, as Libratus), 4 = river (the blueprint plays the turn: the river-only benchmark agent)",
     )
     turn_solver_options(pl)
     pl.add_argument("--threads", type=positive, default=1, help="libratus/unsafe: solver threads (default 1)")

@@ -30,7 +30,11 @@ def add(sub) -> None:
     sl.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for an answer (default 30)")
     sl.add_argument("--out", default="slumbot-results", help="hands.jsonl, slumbot.log, strategy.jsonl, summary.json")
     sl.add_argument(
-        "--solve-round", type=int, default=3, choices=[3, 4], help="libratus/unsafe: solve from the turn (3), river (4)"
+        "--solve-round",
+        type=int,
+        default=3,
+        choices=[2, 3, 4],
+        help="libratus/unsafe: solve from the flop (2), turn (3), river (4)",
     )
     sl.add_argument("--solve-seconds", type=float, default=2.0, help="libratus/unsafe: a solve's deadline (default 2)")
     turn_solver_options(sl)

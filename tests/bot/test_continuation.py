@@ -82,7 +82,7 @@ def assert_leaves_play_what_the_player_answers(dl, root, player, sizes):
             answer = player.action_probabilities(st, st.current_player)
             s0 = int(c.start[leaf])
             f, m = int(c.first_child[s0]), int(c.num_children[s0])
-            b = c.bucket[card]
+            b = c.bucket[card, 0]
             live = b >= 0
             acts = abstract_actions(st, sizes[3])
             assert len(acts) == m

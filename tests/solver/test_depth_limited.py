@@ -11,7 +11,7 @@ from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import parse_gamedef
 from pokerbot.solver import cfr, depth_limited, passes
 from pokerbot.solver.subgame import make_subgame
-from pokerbot.solver.tree import DECISION, LEAF, BetSizes, build_tree
+from pokerbot.solver.tree import DECISION, LEAF, BetSizes, build_tree, continuation_tree
 
 SPOT_GAME = parse_gamedef(
     "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
@@ -195,3 +195,155 @@ def test_each_player_s_passes_go_round_every_card(spot, sample):
             assert sorted(seen) == sorted(leaves.cards.tolist())
     drawn = {passes.leaf_card(leaves.cards, 1, 5, True, t, 1, 0) for t in range(200)}
     assert len(drawn) > 40
+
+
+# ---------------------------------------------------------------- from the flop
+# A 20-card deck keeps the full-depth flop tree (turn and river) small enough to
+# evaluate exactly; the depth-limited tree stops at the turn and its continuations
+# span the turn and the river.
+SMALL_GAME = parse_gamedef(
+    "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 3000 3000\nblind = 100 50\n"
+    "firstPlayer = 2 1 1 1\nnumSuits = 4\nnumRanks = 5\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"
+)
+FLOP = BetSizes(bets=((1.0,),), max_raises=1)
+LATER = {2: BetSizes(bets=((1.0,),), max_raises=1), 3: BetSizes(bets=((0.5,), (1.0,)), max_raises=2)}
+
+
+def flop_state():
+    return apply_betting(BettingState(SMALL_GAME, 0, None, [32, 37, 42]), "r300c/")
+
+
+def all_runouts(state):
+    left = [c for c in SMALL_GAME.deck() if c not in state.board_cards]
+    return np.array([(d, e) for d in left for e in left if d != e], dtype=np.int64)
+
+
+def flop_leaf_state(sub, node):
+    t = sub.tree
+    parent = {
+        int(c): p for p in range(t.num_nodes) for c in range(t.first_child[p], t.first_child[p] + t.num_children[p])
+    }
+    path = []
+    while node in parent:
+        path.append(t.actions[node])
+        node = parent[node]
+    st = flop_state()
+    for a in reversed(path):
+        st.apply(a)
+    return st
+
+
+def flop_subgame(deals, reach, rng, k=K, buckets=B):
+    """A depth-limited flop subgame over ``deals`` with random two-round continuations;
+    turn buckets depend on the turn card only (the full tree decides on the turn
+    before the river is known), river buckets on both cards."""
+    sub = make_subgame(flop_state(), {1: FLOP}, reach, leaf_round=2, leaf_deals=deals)
+    trees, strategies = [], []
+    for n in np.nonzero(sub.tree.kind == LEAF)[0]:
+        t = continuation_tree(flop_leaf_state(sub, int(n)), LATER)
+        s = rng.random((t.num_nodes, k, buckets)) ** 3
+        for d in np.nonzero(t.kind == DECISION)[0]:
+            f, m = t.first_child[d], t.num_children[d]
+            s[f : f + m] /= s[f : f + m].sum(axis=0, keepdims=True)
+        trees.append(t)
+        strategies.append(s)
+    hands = ranges_hole_hands(SMALL_GAME)
+    turn = rng.integers(0, buckets, size=(52, len(hands)))
+    river = rng.integers(0, buckets, size=(52, 52, len(hands)))
+    table = np.zeros((len(deals), 2, len(hands)), dtype=np.int64)
+    for x, (d, e) in enumerate(deals.tolist()):
+        table[x, 0], table[x, 1] = turn[d], river[d, e]
+        table[x, :, np.isin(hands, [d, e]).any(axis=1)] = -1
+    depth_limited.attach_continuations(sub, trees, strategies, table)
+    return sub
+
+
+def ranges_hole_hands(game):
+    from pokerbot.solver import ranges
+
+    return ranges.hole_hands(game)
+
+
+@pytest.fixture(scope="module")
+def flop_spot():
+    rng = np.random.default_rng(11)
+    reach = rng.random((2, len(ranges_hole_hands(SMALL_GAME))))
+    deals = all_runouts(flop_state())
+    sub = flop_subgame(deals, reach, np.random.default_rng(5))
+    full = make_subgame(flop_state(), {1: FLOP, **LATER}, reach)
+    H = sub.hands.shape[0]
+    strategy = cfr.average_strategy(sub.tree, rng.random((sub.tree.num_nodes, H)))
+    mix = rng.random((2, sub.continuations.num_leaves, K, H)) ** 2
+    mix /= mix.sum(axis=2, keepdims=True)
+    return sub, full, strategy, mix, reach
+
+
+def test_a_flop_tree_stops_at_the_turn_on_every_line_all_ins_too():
+    deals = all_runouts(flop_state())
+    t = build_tree(flop_state(), {1: FLOP}, leaf_round=2, leaf_deals=deals)
+    # check-check, check-bet-call, bet-call, and the two all-ins called
+    assert t.num_leaves == 5 and t.num_chance == 0
+    assert sorted(int(t.spent[n][0]) for n in np.nonzero(t.kind == LEAF)[0]) == [300, 900, 900, 3000, 3000]
+    assert len(t.leaf_boards) == len(deals) == 17 * 16 and len(t.boards) == 17 * 16 // 2
+    assert t.leaf_weight == pytest.approx(1 / (13 * 12))
+    with pytest.raises(ValueError, match="leaf_deals"):
+        build_tree(flop_state(), {1: FLOP}, leaf_round=2)
+    with pytest.raises(ValueError, match="distinct cards off the board"):
+        build_tree(flop_state(), {1: FLOP}, leaf_round=2, leaf_deals=np.array([[32, 33]]))
+
+
+def test_flop_values_equal_the_full_tree_with_two_round_continuations_below_the_leaves(flop_spot):
+    sub, full, strategy, mix, _ = flop_spot
+    full_strategy = depth_limited.full_depth_strategy(sub, strategy, mix, full)
+    for p in (0, 1):
+        dl = cfr.counterfactual_values(sub, strategy, p, leaf_strategy=mix)
+        ref = cfr.counterfactual_values(full, full_strategy, p)
+        np.testing.assert_allclose(dl, ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+        br = cfr.counterfactual_values(sub, strategy, p, best_response=True, leaf_strategy=mix)
+        full_br = cfr.counterfactual_values(full, full_strategy, p, best_response=True)
+        tol = 1e-9 * np.abs(full_br).max()
+        assert (br >= dl - tol).all() and (br <= full_br + tol).all()
+    # negative controls: another mix at the leaves; river buckets read on the turn
+    other = depth_limited.full_depth_strategy(sub, strategy, mix[:, :, ::-1], full)
+    assert not np.allclose(cfr.counterfactual_values(full, other, 1), dl, rtol=1e-3)
+    c = sub.continuations
+    saved = c.stage.copy()
+    try:
+        c.stage[:] = 1
+        wrong = cfr.counterfactual_values(sub, strategy, 1, leaf_strategy=mix)
+    finally:
+        c.stage[:] = saved
+    assert not np.allclose(wrong, dl, rtol=1e-3)
+
+
+def test_runout_samples_partitioning_the_runouts_average_to_the_exact_values(flop_spot):
+    """Four disjoint samples of 68 runouts, each weighted as a sample of the 272: their
+    mean values are the exact values (the weight is right); every sample alone is off."""
+    _, _, _, _, reach = flop_spot
+    deals = all_runouts(flop_state())
+    order = np.random.default_rng(2).permutation(len(deals))
+    exact_sub = flop_subgame(deals, reach, np.random.default_rng(5))
+    H = exact_sub.hands.shape[0]
+    rng = np.random.default_rng(9)
+    strategy = cfr.average_strategy(exact_sub.tree, rng.random((exact_sub.tree.num_nodes, H)))
+    mix = np.full((2, exact_sub.continuations.num_leaves, K, H), 1.0 / K)
+    exact = cfr.counterfactual_values(exact_sub, strategy, 0, leaf_strategy=mix)
+    parts = []
+    for q in range(4):
+        part = deals[np.sort(order[q::4])]
+        # the same continuation tables: rebuild with the same generator state
+        sub = flop_subgame(part, reach, np.random.default_rng(5))
+        parts.append(cfr.counterfactual_values(sub, strategy, 0, leaf_strategy=mix))
+    np.testing.assert_allclose(np.mean(parts, axis=0), exact, rtol=1e-9, atol=1e-9 * np.abs(exact).max())
+    assert not np.allclose(parts[0], exact, rtol=1e-2)
+
+
+def test_a_runout_sample_takes_every_turn_card_with_distinct_rivers_keyed_by_its_seed():
+    state = flop_state()
+    a = depth_limited.runout_sample(SMALL_GAME.deck(), state.board_cards, 3, seed=4)
+    assert a.shape == (17 * 3, 2)
+    assert sorted(set(a[:, 0].tolist())) == sorted(c for c in SMALL_GAME.deck() if c not in state.board_cards)
+    assert len({tuple(x) for x in a.tolist()}) == len(a) and (a[:, 0] != a[:, 1]).all()
+    assert not np.isin(a, state.board_cards).any()
+    np.testing.assert_array_equal(a, depth_limited.runout_sample(SMALL_GAME.deck(), state.board_cards, 3, seed=4))
+    assert not np.array_equal(a, depth_limited.runout_sample(SMALL_GAME.deck(), state.board_cards, 3, seed=5))

@@ -1,0 +1,114 @@
+"""The agent searching from the flop (``solve_round`` 1, ``--solve-round 2``): a
+depth-limited flop solve at its first flop decision (leaves at the turn, two-round
+continuations valued on a keyed runout sample), a safe re-solve after an opponent's
+bet, and the turn solved anew from the flop solution's ranges at the leaf reached."""
+
+import numpy as np
+import pytest
+from conftest import capture_agent_logs as capture_logs
+
+from pokerbot.bot.agent.libratus import LibratusAgent
+from pokerbot.protocol.betting import CALL, BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import ranges as rg
+from pokerbot.solver.tree import LEAF
+
+HUNL = bundled_game("holdem.nolimit.2p")
+pytestmark = pytest.mark.timeout(300)
+BOARD = [0, 17, 34, 51, 22]
+
+
+def flop_state(hand):
+    st = BettingState(HUNL, hand, [[48, 49], [20, 30]])
+    st = apply_betting(st, "r300c/")
+    st.deal_board_cards(BOARD[:3])
+    return st
+
+
+def agent(small_blueprint, **kw):
+    return LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=1, **kw)
+
+
+def test_the_flop_is_solved_to_its_end_and_the_turn_from_the_flop_solution(small_blueprint):
+    me = 1  # acts second after the flop
+    reached_turn = 0
+    for hand in range(1, 7):
+        bot = agent(small_blueprint)
+        st = flop_state(hand)
+        st.apply(CALL)  # the opponent checks
+        with capture_logs() as logs:
+            st.apply(bot.act(MatchState(me, st)))
+        flop = bot.solution
+        assert flop.root.round == 1 and flop.kind == "unsafe" and flop.leaf_strategy is not None
+        # every line that reaches the turn is a leaf, valued on each turn card with two rivers
+        deals = flop.sub.tree.leaf_deals
+        assert len(deals) == 49 * 2 and sorted(set(deals[:, 0].tolist())) == sorted(set(range(52)) - set(BOARD[:3]))
+        assert flop.sub.continuations is not None and (flop.sub.continuations.stage == 1).any()
+        solves = [e for e in logs if e["event"] == "solve"]
+        assert len(solves) == 1 and solves[0]["depth_limited"]
+        if st.finished or st.round != 1 and st.round != 2:
+            continue
+        if st.round == 1 and st.current_player != me:
+            st.apply(CALL)  # the opponent calls our bet
+        if st.finished or st.round != 2 or st.raise_bounds() is None:
+            continue
+        st.deal_board_cards(BOARD[3:4])
+        st.apply(CALL)  # the opponent checks the turn
+        tree, sub = flop.sub.tree, flop.sub
+        node, expected = 0, sub.reach.copy()
+        for a in st.actions[1]:
+            f, m = int(tree.first_child[node]), int(tree.num_children[node])
+            nxt = next(c for c in range(f, f + m) if tree.actions[c] == a)
+            expected[int(tree.player[node])] *= flop.strategy[nxt]
+            node = nxt
+        assert tree.kind[node] == LEAF
+        a = bot.act(MatchState(me, st))
+        assert st.can_apply(a)
+        turn = bot.solution
+        # a depth-limited turn solve whose ranges are the flop solution's at that leaf
+        assert turn.root.round == 2 and turn.kind == "unsafe" and turn.sub.tree.num_leaves > 0
+        assert len(turn.sub.tree.leaf_deals) == 0  # one card to come: every river card
+        full = np.zeros((2, 1326))
+        full[:, sub.hand_index] = expected
+        full[:, rg.blocked_by(rg.hole_hands(HUNL), tuple(BOARD[:4]))] = 0.0
+        np.testing.assert_allclose(turn.sub.reach, full[:, turn.sub.hand_index], rtol=1e-5, atol=1e-9)
+        reached_turn += 1
+    assert reached_turn >= 2
+
+
+def test_a_bet_on_the_flop_gets_a_safe_depth_limited_resolve(small_blueprint):
+    me = 1
+    bot = agent(small_blueprint)
+    st = flop_state(10)
+    lo, _ = st.raise_bounds()
+    st.apply(apply_betting(BettingState(HUNL), f"r{lo + 250}").actions[0][0])  # off the subgame's sizes
+    a = bot.act(MatchState(me, st))
+    assert st.can_apply(a)
+    first = bot.solution
+    assert first.root.round == 1 and first.sub.tree.num_leaves > 0
+    if a.type.name == "RAISE":
+        st.apply(a)
+        _, hi = st.raise_bounds()
+        st.apply(apply_betting(BettingState(HUNL), f"r{hi}").actions[0][0])  # all-in over our raise
+        a2 = bot.act(MatchState(me, st))
+        assert st.can_apply(a2)
+        assert bot.solution is not first and bot.solution.kind in ("safe", "nested")
+        assert bot.solution.sub.tree.num_leaves > 0  # the call is an all-in leaf valued on the runouts
+
+
+def test_the_same_hand_draws_the_same_runouts_and_another_hand_others(small_blueprint):
+    a, b, c = agent(small_blueprint), agent(small_blueprint), agent(small_blueprint)
+    for bot, hand in ((a, 4), (b, 4), (c, 5)):
+        st = flop_state(hand)
+        st.apply(CALL)
+        bot.act(MatchState(1, st))
+    np.testing.assert_array_equal(a.solution.sub.tree.leaf_deals, b.solution.sub.tree.leaf_deals)
+    assert not np.array_equal(a.solution.sub.tree.leaf_deals, c.solution.sub.tree.leaf_deals)
+
+
+def test_bad_flop_options_are_refused(small_blueprint):
+    with pytest.raises(ValueError, match="river card per turn card"):
+        agent(small_blueprint, flop_rivers=0)
+    with pytest.raises(ValueError, match="flop"):
+        LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=0)
