@@ -189,12 +189,13 @@ def evaluation_pass(
     best_response: bool,
     root_reach: np.ndarray,
     leaf_strategy: np.ndarray | None,
+    full_response: bool = False,
 ) -> Workspace:
     """One pass of ``player`` in double precision with no update, from both players'
     ``root_reach``: its workspace holds the values and reaches at every node."""
     w = Workspace(sub)
     rule = PassRule(np.ascontiguousarray(strategy), np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response)
-    leaves = leaf_data(sub, leaf_strategy=leaf_strategy)
+    leaves = leaf_data(sub, leaf_strategy=leaf_strategy, full_response=full_response)
     traverse(player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves)
     return w
 
@@ -205,12 +206,16 @@ def counterfactual_values(
     player: int,
     best_response: bool = False,
     leaf_strategy: np.ndarray | None = None,
+    full_response: bool = False,
 ) -> np.ndarray:
     """Counterfactual values at the root, per live hand of ``player``, when both play
     ``strategy`` (or ``player`` best-responds to the other's part of it). In a
     depth-limited subgame both mix continuations by ``leaf_strategy`` (default
-    uniform); a best response picks the best continuation per hand at each leaf."""
-    w = evaluation_pass(sub, strategy, player, best_response, sub.reach, leaf_strategy)
+    uniform); a best response picks the best continuation per hand at each leaf, or,
+    ``full_response``, best-responds over the continuation trees (exactly, over the
+    tree's deals: every card from the turn; from the flop, every runout when the tree
+    was built with them all) to the other's mix."""
+    w = evaluation_pass(sub, strategy, player, best_response, sub.reach, leaf_strategy, full_response)
     return w.cfv[0].copy()
 
 
@@ -247,12 +252,19 @@ def action_values(sub: Subgame, cfv: np.ndarray, reaches: np.ndarray, player: in
     return out
 
 
-def exploitability(sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray | None = None) -> float:
+def exploitability(
+    sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray | None = None, full_response: bool = False
+) -> float:
     """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
     best-response values (expected over the joint deal of compatible hands). In a
-    depth-limited subgame the best response chooses among the continuations only."""
+    depth-limited subgame the best response chooses among the continuations only,
+    or, ``full_response``, responds over the rest of the hand to the mix of
+    continuations ``leaf_strategy`` commits to (see ``counterfactual_values``)."""
     joint = joint_weight(sub)
-    br = [float(sub.reach[p] @ counterfactual_values(sub, strategy, p, True, leaf_strategy)) for p in (0, 1)]
+    br = [
+        float(sub.reach[p] @ counterfactual_values(sub, strategy, p, True, leaf_strategy, full_response))
+        for p in (0, 1)
+    ]
     return (br[0] + br[1]) / 2.0 / joint
 
 

@@ -53,6 +53,7 @@ class Continuations:
     board: np.ndarray  # (52 cards or deals,) int64
     cards: np.ndarray  # (C,) int64: the cards (deals) that can come
     weight: float
+    group: np.ndarray  # per card (deal): its turn card from the flop, else itself
 
     @property
     def num_strategies(self) -> int:
@@ -159,6 +160,7 @@ def attach_continuations(
         board=tree.leaf_boards.astype(np.int64),
         cards=cards.astype(np.int64),
         weight=float(tree.leaf_weight),
+        group=(tree.leaf_deals[:, 0] if two else np.arange(52)).astype(np.int64),
     )
 
 
@@ -169,11 +171,13 @@ def leaf_data(
     seed: int = 0,
     leaf_strategy: np.ndarray | None = None,
     independent: bool = False,
+    full_response: bool = False,
 ) -> LeafData:
     """The kernels' LeafData for ``sub`` in ``dtype``: fresh regrets, the uniform
     leaf strategy (or ``leaf_strategy``, (2, L, K, hands)), zero averages; ``no_leaves``
     when the subgame has none. ``sample`` cards per pass (0: every card), in turn
-    from a keyed shuffle or, ``independent``, drawn independently."""
+    from a keyed shuffle or, ``independent``, drawn independently. ``full_response``:
+    best responses range over the whole continuation trees (every card or deal)."""
     c = getattr(sub, "continuations", None)
     if c is None:
         return no_leaves(dtype)
@@ -189,7 +193,11 @@ def leaf_data(
             raise ValueError(f"leaf strategy must be (2, {L}, {K}, {H}), got {sigma.shape}")
     if sample < 0:
         raise ValueError("sample must be 0 (every card) or a positive number of cards")
+    if full_response and sample != 0:
+        raise ValueError("a full best response below the leaves takes every card (sample 0)")
     cards = c.cards if sample == 0 else np.random.default_rng(seed).permutation(c.cards)
+    if full_response and (np.diff(c.group[cards]) != 0).sum() != len(np.unique(c.group[cards])) - 1:
+        raise ValueError("the deals of a turn card must be listed together")
     return LeafData(
         c.node,
         c.start,
@@ -207,6 +215,8 @@ def leaf_data(
         int(sample),
         int(seed),
         bool(independent),
+        c.group,
+        bool(full_response),
         np.zeros((2, L, K, H), dtype=dtype),
         sigma,
         np.zeros((2, L, K, H), dtype=dtype),
@@ -214,6 +224,7 @@ def leaf_data(
         np.zeros((K, widest, H), dtype=dtype),
         np.zeros((K, H), dtype=dtype),
         np.zeros(H, dtype=dtype),
+        np.zeros((3, widest, H) if full_response else (3, 0, 0), dtype=dtype),
     )
 
 

@@ -135,7 +135,10 @@ class LeafData(NamedTuple):
     for a pair of hands.
     ``sample``: cards per solve pass (0: every card), taken in turn from ``cards``
     (then a shuffle keyed by ``seed``), or drawn independently (keyed by ``seed``)
-    when ``independent``.
+    when ``independent``. ``group[d]``: deals sharing the cards of the stages before
+    the last (from the flop: the turn card; listed together in ``cards``);
+    ``full_response``: a best-responding pass responds over the whole continuation
+    trees, every deal of ``cards`` (not only by choosing among the continuations).
     ``regret``, ``sigma``, ``avg``: (2, leaves, K, hands) per player; the rest scratch."""
 
     node: np.ndarray
@@ -154,6 +157,8 @@ class LeafData(NamedTuple):
     sample: int
     seed: int
     independent: bool
+    group: np.ndarray
+    full_response: bool
     regret: np.ndarray
     sigma: np.ndarray
     avg: np.ndarray
@@ -161,6 +166,7 @@ class LeafData(NamedTuple):
     backward: np.ndarray
     values: np.ndarray
     summed: np.ndarray
+    response: np.ndarray  # (3, widest, hands) with full_response, else empty
 
 
 def no_leaves(dtype=np.float64) -> LeafData:
@@ -172,9 +178,9 @@ def no_leaves(dtype=np.float64) -> LeafData:
         z64, np.zeros(1, dtype=np.int64), z8, z8.copy(), z32, z32.copy(), np.zeros((0, 2), dtype=np.int64), z8.copy(),
         np.zeros((0, 1, 1), dtype=np.float32), np.zeros((52, 1, 0), dtype=np.int32), np.full(52, -1, dtype=np.int64),
         z64.copy(), 0.0,
-        0, 0, False, np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0),
+        0, 0, False, z64.copy(), False, np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0),
         dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype),
-        np.zeros(0, dtype=dtype),
+        np.zeros(0, dtype=dtype), np.zeros((3, 0, 0), dtype=dtype),
     )  # fmt: skip
 
 
@@ -648,6 +654,9 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
     L = leaves.node.shape[0]
     if L == 0:
         return
+    if rule.best_response and leaves.full_response:
+        _leaf_response(leaves, i, base, tree, hands, work)
+        return
     slot = tree.slot
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
     weight, update, best_response = rule.weight, rule.update, rule.best_response
@@ -775,6 +784,130 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
                     total += r
                 for k in range(K):
                     sg[k, h] = rg_[k, h] / total if total > zero else sg.dtype.type(1.0 / K)
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_response(leaves, i, base, tree, hands, work):
+    """Player i's best-response values at every leaf over the whole continuation
+    trees (not only a choice among the continuations), against the other player's
+    mix of continuations, exact over every deal of ``leaves.cards``: a decision of
+    i in the last stage maximises per deal; one in an earlier stage (from the flop:
+    the turn) maximises the sum over the deals of its ``group``, which i cannot tell
+    apart there. Deals of a group are consecutive in ``cards``."""
+    slot = tree.slot
+    c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
+    reach, cfv, tmp, qs = work
+    H = c1.shape[0]
+    o = 1 - i
+    K = leaves.sigma.shape[2]
+    S = leaves.bucket.shape[1]
+    fw = leaves.forward
+    q = leaves.response[0]
+    v = leaves.response[1]
+    acc = leaves.response[2]
+    total = leaves.summed
+    zero = cfv.dtype.type(0.0)
+    ncards = leaves.cards.shape[0]
+    for l in range(leaves.node.shape[0]):
+        node = leaves.node[l]
+        rs = leaves.start[l]
+        R = leaves.start[l + 1] - rs
+        qo = reach[o, slot[o, node] - base]
+        for h in range(H):
+            total[h] = zero
+        for j in range(ncards):
+            d = leaves.cards[j]
+            if j == 0 or leaves.group[d] != leaves.group[leaves.cards[j - 1]]:
+                for t in range(R):
+                    for h in range(H):
+                        acc[t, h] = zero
+            bd = leaves.bucket[d]
+            bk = bd[0]
+            for k in range(K):
+                for h in range(H):
+                    fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
+            for t in range(R):  # the other player's reach under each of its continuations
+                n = rs + t
+                if leaves.kind[n] != DECISION:
+                    continue
+                f = leaves.first_child[n]
+                bs = bd[leaves.stage[n]]
+                for c in range(f, f + leaves.num_children[n]):
+                    tc = c - rs
+                    for k in range(K):
+                        for h in range(H):
+                            b = bs[h]
+                            if leaves.player[n] == o:
+                                fw[k, tc, h] = fw[k, t, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+                            else:
+                                fw[k, tc, h] = fw[k, t, h]
+            for t in range(R):
+                for h in range(H):
+                    x = zero
+                    for k in range(K):
+                        x += fw[k, t, h]
+                    q[t, h] = x
+            b = leaves.board[d]
+            for t in range(R - 1, -1, -1):  # i's values in this deal: terminals and last-stage decisions
+                n = rs + t
+                kd = leaves.kind[n]
+                if kd == FOLD_TERMINAL:
+                    folder = leaves.player[n]
+                    val = leaves.spent[n, folder] * (-1.0 if folder == i else 1.0)
+                    compat_sums(q[t], c1, c2, dup, tmp)
+                    for h in range(H):
+                        v[t, h] = val * tmp[h]
+                elif kd == SHOWDOWN:
+                    stake = min(leaves.spent[n, 0], leaves.spent[n, 1])
+                    s0 = board_start[b]
+                    e0 = s0 + board_len[b]
+                    for h in range(H):
+                        v[t, h] = zero
+                    showdown_values(
+                        q[t], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
+                        False, stake, qs, v[t], NO_FOLD, tmp, 0.0, tmp, tmp,
+                    )  # fmt: skip
+                elif kd == DECISION and leaves.stage[n] == S - 1:
+                    f = leaves.first_child[n]
+                    mine = leaves.player[n] == i
+                    for h in range(H):
+                        best = v[f - rs, h]
+                        for c in range(f + 1, f + leaves.num_children[n]):
+                            x = v[c - rs, h]
+                            if mine:
+                                best = x if x > best else best
+                            else:
+                                best += x
+                        v[t, h] = best
+                else:
+                    continue
+                for h in range(H):
+                    if bk[h] >= 0:
+                        acc[t, h] += v[t, h]
+            last = j == ncards - 1 or leaves.group[leaves.cards[j + 1]] != leaves.group[d]
+            if not last:
+                continue
+            for t in range(R - 1, -1, -1):  # the group's earlier-stage decisions, on the sums over its deals
+                n = rs + t
+                if leaves.kind[n] != DECISION or leaves.stage[n] == S - 1:
+                    continue
+                f = leaves.first_child[n]
+                mine = leaves.player[n] == i
+                for h in range(H):
+                    best = acc[f - rs, h]
+                    for c in range(f + 1, f + leaves.num_children[n]):
+                        x = acc[c - rs, h]
+                        if mine:
+                            best = x if x > best else best
+                        else:
+                            best += x
+                    acc[t, h] = best
+            for h in range(H):
+                total[h] += acc[0, h]
+        row = node - base
+        sc = cfv.dtype.type(leaves.weight)
+        for h in range(H):
+            cfv[row, h] = total[h] * sc
 
 
 @nb.njit(cache=True)

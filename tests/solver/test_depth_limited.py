@@ -347,3 +347,32 @@ def test_a_runout_sample_takes_every_turn_card_with_distinct_rivers_keyed_by_its
     assert not np.isin(a, state.board_cards).any()
     np.testing.assert_array_equal(a, depth_limited.runout_sample(SMALL_GAME.deck(), state.board_cards, 3, seed=4))
     assert not np.array_equal(a, depth_limited.runout_sample(SMALL_GAME.deck(), state.board_cards, 3, seed=5))
+
+
+@pytest.mark.parametrize("which", ["turn", "flop"])
+def test_a_full_response_below_the_leaves_is_the_full_tree_s_best_response(spot, flop_spot, which):
+    """Best responses over the whole continuation trees (the exact exploitability of
+    what a depth-limited solution commits to) equal the full tree's; a response that
+    may see the river card on the turn (every runout its own group) gains more."""
+    sub, full, strategy, mix = (spot if which == "turn" else flop_spot[:4])
+    full_strategy = depth_limited.full_depth_strategy(sub, strategy, mix, full)
+    for p in (0, 1):
+        ours = cfr.counterfactual_values(sub, strategy, p, True, mix, full_response=True)
+        ref = cfr.counterfactual_values(full, full_strategy, p, best_response=True)
+        np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+    assert cfr.exploitability(sub, strategy, mix, full_response=True) == pytest.approx(
+        cfr.exploitability(full, full_strategy), rel=1e-9
+    )
+    assert cfr.exploitability(sub, strategy, mix, full_response=True) > cfr.exploitability(sub, strategy, mix)
+    if which == "flop":
+        c = sub.continuations
+        saved = c.group.copy()
+        try:
+            c.group[:] = np.arange(len(c.group))  # the river seen before the turn's decisions
+            peeking = cfr.counterfactual_values(sub, strategy, 0, True, mix, full_response=True)
+        finally:
+            c.group[:] = saved
+        ref = cfr.counterfactual_values(full, full_strategy, 0, best_response=True)
+        assert (peeking >= ref - 1e-6).all() and (peeking > ref + 1.0).any()
+    with pytest.raises(ValueError, match="every card"):
+        depth_limited.leaf_data(sub, sample=1, full_response=True)
