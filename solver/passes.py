@@ -177,10 +177,10 @@ def no_leaves(dtype=np.float64) -> LeafData:
     return LeafData(
         z64, np.zeros(1, dtype=np.int64), z8, z8.copy(), z32, z32.copy(), np.zeros((0, 2), dtype=np.int64), z8.copy(),
         np.zeros((0, 1, 1), dtype=np.float32), np.zeros((52, 1, 0), dtype=np.int32), np.full(52, -1, dtype=np.int64),
-        z64.copy(), 0.0,
-        0, 0, False, z64.copy(), False, np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0),
-        dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype),
-        np.zeros(0, dtype=dtype), np.zeros((3, 0, 0), dtype=dtype),
+        z64.copy(), 0.0, 0, 0, False, z64.copy(), False, np.zeros((2, 0, 1, 0), dtype=dtype),
+        np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((1, 1, 0), dtype=dtype),
+        np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype), np.zeros(0, dtype=dtype),
+        np.zeros((3, 0, 0), dtype=dtype),
     )  # fmt: skip
 
 

@@ -354,7 +354,7 @@ def test_a_full_response_below_the_leaves_is_the_full_tree_s_best_response(spot,
     """Best responses over the whole continuation trees (the exact exploitability of
     what a depth-limited solution commits to) equal the full tree's; a response that
     may see the river card on the turn (every runout its own group) gains more."""
-    sub, full, strategy, mix = (spot if which == "turn" else flop_spot[:4])
+    sub, full, strategy, mix = spot if which == "turn" else flop_spot[:4]
     full_strategy = depth_limited.full_depth_strategy(sub, strategy, mix, full)
     for p in (0, 1):
         ours = cfr.counterfactual_values(sub, strategy, p, True, mix, full_response=True)
