@@ -33,6 +33,11 @@ def read_events(path: str) -> tuple[list[dict], int]:
     return events, bad
 
 
+def _round_of(betting: str) -> str:
+    """The round a solve's root is on, from its betting string (rounds split by '/')."""
+    return ("preflop", "flop", "turn", "river")[min(betting.count("/"), 3)]
+
+
 def summarise(paths: list[str]) -> dict:
     decisions: list[dict] = []
     solves: list[dict] = []
@@ -63,6 +68,12 @@ def summarise(paths: list[str]) -> dict:
             "median_iterations": statistics.median(s["iterations"] for s in ks),
             "stopped_early": sum(bool(s["stopped_early"]) for s in ks),
             "median_nodes": statistics.median(s["nodes"] for s in ks),
+            # the solve's time (with the hand-over to the worker) past its deadline
+            "max_past_deadline": max(s["seconds"] - s["deadline"] for s in ks if "deadline" in s)
+            if any("deadline" in s for s in ks)
+            else 0.0,
+            "past_deadline_over_0.1s": sum(s["seconds"] - s["deadline"] > 0.1 for s in ks if "deadline" in s),
+            "rounds": dict(sorted(Counter(_round_of(s["betting"]) for s in ks if "betting" in s).items())),
         }
     return {
         "decisions": len(decisions),
@@ -101,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{kind} solves: {k['solves']:,}, median {k['median_seconds']:.3f} s (max {k['max_seconds']:.3f}), "
             f"median {k['median_iterations']:.0f} iterations, {k['stopped_early']} stopped at the deadline, "
-            f"median {k['median_nodes']:.0f} nodes"
+            f"median {k['median_nodes']:.0f} nodes; at most {k['max_past_deadline']:.3f} s past the deadline "
+            f"({k['past_deadline_over_0.1s']} over 0.1 s); by round: "
+            + ", ".join(f"{r} {n:,}" for r, n in k["rounds"].items())
         )
     print(f"solves lost: {s['solves_lost']}, workers replaced: {s['workers_replaced']}")
     print(

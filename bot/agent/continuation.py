@@ -219,17 +219,24 @@ def _push_children(
 
 
 def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint, root_node: int | None) -> np.ndarray:
-    """The blueprint's strategy on the public tree of ``sub`` (full depth, from the
-    turn ``root``, where ``view``'s tree is at ``root_node``): (nodes, subgame hands),
-    each real action taking the probability of the abstract actions played as it
-    (real nodes mapped by deterministic translation, raise wars past the tree's cap
+    """The blueprint's strategy on the public tree of ``sub`` (from ``root``, on the
+    flop or the turn, where ``view``'s tree is at ``root_node``; full depth, or
+    depth-limited: the leaves are left to the continuations): (nodes, subgame
+    hands), each real action taking the probability of the abstract actions played as
+    it (real nodes mapped by deterministic translation, raise wars past the tree's cap
     followed as the player follows them); check/call where the blueprint's tree
-    cannot follow. What exact evaluation of the blueprint in the
-    subgame (``cfr.exploitability``) needs."""
+    cannot follow. What exact evaluation of the blueprint in the subgame
+    (``cfr.exploitability``) needs."""
     tree = sub.tree
     out = np.zeros((tree.num_nodes, sub.hands.shape[0]))
-    turn_buckets = hand_buckets(view.cards, 2, root.board_cards)[sub.hand_index]
-    river = river_bucket_table(view.cards, root.board_cards)[:, sub.hand_index]
+    by_board: dict[tuple[int, ...], np.ndarray] = {}
+
+    def buckets_on(st: BettingState) -> np.ndarray:
+        board = tuple(st.board_cards)
+        if board not in by_board:
+            by_board[board] = hand_buckets(view.cards, st.round, board)[sub.hand_index]
+        return by_board[board]
+
     start = root.copy()
     start.hole_cards = [[] for _ in start.hole_cards]
     stack: list[Pending] = [(0, start, root_node, ())]
@@ -249,8 +256,7 @@ def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint
         if a_node is None or view.tree.kind[a_node] != DECISION:
             out[f + real_actions.index(CALL)] = 1.0
         else:
-            buckets = turn_buckets if st.round == 2 else river[st.board_cards[-1]]
-            per_hand = _bucket_strategy(view, a_node)[np.maximum(buckets, 0)]  # (H, k)
+            per_hand = _bucket_strategy(view, a_node)[np.maximum(buckets_on(st), 0)]  # (H, k)
             played_as = _real_children(view, st, int(tree.player[n]), a_node, real_actions)
             for j, r in enumerate(played_as):
                 out[f + r] += per_hand[:, j]

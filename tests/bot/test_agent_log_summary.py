@@ -21,6 +21,26 @@ def test_a_log_is_summed_up(tmp_path, capsys):
         {"event": "decision", "hand": 2, "source": "blueprint", "reply_seconds": 0.01},
         {"event": "solve", "kind": "unsafe", "seconds": 0.25, "iterations": 1000, "stopped_early": False, "nodes": 45},
         {"event": "solve_lost"},
+        {
+            "event": "solve",
+            "kind": "safe",
+            "seconds": 1.32,
+            "deadline": 1.2,
+            "betting": "r300c/r200",
+            "iterations": 30,
+            "stopped_early": True,
+            "nodes": 40,
+        },
+        {
+            "event": "solve",
+            "kind": "safe",
+            "seconds": 0.9,
+            "deadline": 0.85,
+            "betting": "r300c/cc/r400",
+            "iterations": 90,
+            "stopped_early": True,
+            "nodes": 90,
+        },
     ]
     path = tmp_path / "a.stderr"
     path.write_text("\n".join(json.dumps(e) for e in lines) + "\n{broken\nnot json at all\n")
@@ -29,6 +49,9 @@ def test_a_log_is_summed_up(tmp_path, capsys):
     assert s["sources"] == {"translation": 2, "unsafe": 1, "blueprint": 1}
     assert s["extensions"] == {"type1 0.750": 2}
     assert s["solves"]["unsafe"]["solves"] == 1 and s["solves_lost"] == 1
+    safe = s["solves"]["safe"]
+    assert abs(safe["max_past_deadline"] - 0.12) < 1e-9 and safe["past_deadline_over_0.1s"] == 1
+    assert safe["rounds"] == {"flop": 1, "turn": 1}
     assert s["unreadable_lines"] == 1  # only lines that look like JSON are counted
     assert abs(s["reply_seconds_per_hand_with_a_decision"] - 0.34 / 3) < 1e-9
     assert summary.main([str(path)]) == 0

@@ -1,0 +1,192 @@
+"""Depth-limited flop solving at the agent's budget against the blueprint's flop (issue 33).
+
+Flop spots come from play: blueprint against blueprint (what the agent and the
+blueprint play before the flop), every hand that reaches the flop with both players
+able to bet, ranges by Bayes' rule along the blueprint line. On each spot one
+depth-limited public tree of the flop with the blueprint's own flop sizes (the flop
+subgame sizes of the agent, without its per-hand scale), its leaves at the turn, and
+each strategy measured exactly: both players' best responses over the rest of the
+hand (the flop, then every turn and river card and all the turn and river betting of
+the blueprint's sizes: ``cfr.exploitability`` with ``full_response`` on the tree built
+with all 2,352 runouts), % of the pot. The later rounds are played by what the
+strategy commits to at the leaves:
+
+- ``blueprint``: the blueprint's flop (``continuation.blueprint_subgame_strategy``),
+  then the blueprint's turn and river (continuation 0 for every hand);
+- ``DL``: the agent's flop solve, stopped at the budget (runout sample, tree,
+  continuations and bucket tables included), then, per hand, the mix of the four
+  continuations (the blueprint and its fold-, call- and raise-biased versions on the
+  turn and river) that the solve chose at each leaf;
+- ``DL long``: the same solve given ``--long-seconds``.
+
+The agent itself solves the turn anew when it comes; that is not measured here.
+
+    .venv/bin/python experiments/flop_spots.py --blueprint blueprints/default.bp --spots 10 --out flop.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.cards import cards_to_str
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import cfr
+from pokerbot.solver import ranges as rg
+from pokerbot.solver.depth_limited import runout_sample
+from pokerbot.solver.subgame import Subgame, make_subgame
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from experiments.scripts import machine
+
+
+def flop_spots(bp: Blueprint, count: int, seed: int) -> list[BettingState]:
+    """Flop-start states (board dealt, no hole cards) of hands where both blueprint
+    players reach the flop with chips behind."""
+    game = bp.game
+    rng = np.random.default_rng(seed)
+    players = [BlueprintStrategy(seed=seed, blueprint=bp), BlueprintStrategy(seed=seed + 1, blueprint=bp)]
+    out = []
+    hand = 0
+    while len(out) < count:
+        hand += 1
+        deck = [int(c) for c in rng.permutation(game.deck())]
+        st = BettingState(game, hand, [deck[0:2], deck[2:4]], deck[4:9])
+        while not st.finished and st.round < 1:
+            p = st.current_player
+            assert p is not None
+            st.apply(players[p].act(MatchState(p, st)))
+        if st.finished or st.round != 1 or st.raise_bounds() is None:
+            continue
+        root = BettingState(game, hand, None, deck[4:7])
+        for a in st.actions[0]:
+            root.apply(a)
+        out.append(root)
+    return out
+
+
+def ranges_at(player: BlueprintStrategy, root: BettingState) -> tuple[np.ndarray, int | None]:
+    node, path = player.walk(root)
+    reach = np.zeros((2, 1326))
+    blocked = rg.blocked_by(rg.hole_hands(root.game), tuple(root.board_cards))
+    for p in (0, 1):
+        reach[p] = player.view.reach(path, p, root.board_cards)
+        reach[p][blocked] = 0.0
+    return reach, node
+
+
+def flop_subgame(root: BettingState, reach: np.ndarray, deals: np.ndarray, walker: BlueprintStrategy, node) -> Subgame:
+    sub = make_subgame(root, {1: SUBGAME_SIZES[1]}, reach, leaf_round=2, leaf_deals=deals)
+    attach_blueprint_continuations(sub, root, walker.view, node)
+    return sub
+
+
+def all_runouts(root: BettingState) -> np.ndarray:
+    left = [c for c in root.game.deck() if c not in root.board_cards]
+    return np.array([(d, e) for d in left for e in left if d != e], dtype=np.int64)
+
+
+def dl_solve(root, reach, walker, node, seconds: float, key: int) -> tuple[cfr.SolveResult, float]:
+    """The agent's flop solve: runout sample, subgame and continuations, then CFR+
+    with one runout a pass, all inside ``seconds``."""
+    t0 = time.perf_counter()
+    deals = runout_sample(root.game.deck(), root.board_cards, FLOP_RIVERS, key)
+    sub = flop_subgame(root, reach, deals, walker, node)
+    setup = time.perf_counter() - t0
+    r = cfr.solve(sub, 100_000, deadline=max(seconds - setup, 0.01), card_samples=1, seed=key)
+    return r, setup
+
+
+def measure(args: argparse.Namespace) -> dict:
+    bp = Blueprint(args.blueprint)
+    walker = BlueprintStrategy(seed=0, blueprint=bp)
+    spots = flop_spots(bp, args.spots + 1, args.seed)
+    rows = []
+    for i, root in enumerate(spots):
+        warm = i == 0  # compile every kernel first (not reported)
+        reach, node = ranges_at(walker, root)
+        t0 = time.perf_counter()
+        exact = flop_subgame(root, reach, all_runouts(root), walker, node)
+        build = time.perf_counter() - t0
+        pot = exact.pot
+        c = exact.continuations
+        assert c is not None
+        H = exact.hands.shape[0]
+        blueprint_mix = np.zeros((2, c.num_leaves, c.num_strategies, H))
+        blueprint_mix[:, :, 0] = 1.0
+        row: dict = {"betting": root.betting_string(), "board": root.board_cards, "pot": pot, "leaves": c.num_leaves}
+        t0 = time.perf_counter()
+        bp_strategy = blueprint_subgame_strategy(exact, root, walker.view, node)
+        row["blueprint"] = 100 * cfr.exploitability(exact, bp_strategy, blueprint_mix, full_response=True) / pot
+        row["eval_seconds"] = round(time.perf_counter() - t0, 1)
+        row["build_seconds"] = round(build, 1)
+        for name, seconds in (("dl", args.seconds), ("dl_long", args.long_seconds)):
+            if seconds <= 0:
+                continue
+            r, setup = dl_solve(root, reach, walker, node, seconds, key=1000 * args.seed + i)
+            assert r.leaf_strategy is not None
+            row[name] = 100 * cfr.exploitability(exact, r.strategy, r.leaf_strategy, full_response=True) / pot
+            row[f"{name}_iterations"] = r.iterations
+            row[f"{name}_setup"] = round(setup, 3)
+        if warm:
+            continue
+        rows.append(row)
+        cols = [f"{row['blueprint']:.1f}"]
+        cols += [f"{row[k]:.1f} ({row[k + '_iterations']})" for k in ("dl", "dl_long") if k in row]
+        print(
+            f"| {len(rows)} | `{row['betting']}` | {cards_to_str(root.board_cards)} | {pot} | "
+            + " | ".join(cols)
+            + " |",
+            flush=True,
+        )
+    keys = ["blueprint"] + [k for k in ("dl", "dl_long") if k in rows[0]]
+    med = {k: statistics.median(r[k] for r in rows) for k in keys}
+    print("| **median** | | | | " + " | ".join(f"**{med[k]:.1f}**" for k in keys) + " |")
+    ratio = [r["dl"] / r["blueprint"] for r in rows if "dl" in r]
+    if ratio:
+        print(f"DL / blueprint per spot: median {statistics.median(ratio):.2f}, worst {max(ratio):.2f}")
+    return {
+        "machine": machine(),
+        "cpu": platform.processor() or platform.machine(),
+        "seconds": args.seconds,
+        "long_seconds": args.long_seconds,
+        "seed": args.seed,
+        "rows": rows,
+        "median_pct_pot": med,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--blueprint", required=True)
+    ap.add_argument("--spots", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seconds", type=float, default=2.0, help="the agent's budget per solve, setup included")
+    ap.add_argument("--long-seconds", type=float, default=0.0, help="also a solve this long (0: not)")
+    ap.add_argument("--out", help="JSON with every row")
+    args = ap.parse_args()
+    print(machine())
+    cols = ["blueprint", f"DL {args.seconds:g} s (iterations)"]
+    if args.long_seconds > 0:
+        cols.append(f"DL {args.long_seconds:g} s (iterations)")
+    print("| spot | flop line | board | pot | " + " | ".join(cols) + " |")
+    result = measure(args)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
