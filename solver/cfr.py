@@ -32,6 +32,7 @@ from .passes import (
     PassRule,
     Scratch,
     compat_sums,
+    no_leaves,
     normalise,
     run_cfr,
     traverse,
@@ -190,12 +191,21 @@ def evaluation_pass(
     root_reach: np.ndarray,
     leaf_strategy: np.ndarray | None,
     full_response: bool = False,
+    leaf_sample: int = 0,
+    seed: int = 0,
+    with_leaves: bool = True,
 ) -> Workspace:
     """One pass of ``player`` in double precision with no update, from both players'
-    ``root_reach``: its workspace holds the values and reaches at every node."""
+    ``root_reach``: its workspace holds the values and reaches at every node.
+    ``leaf_sample``: value the leaves on that many cards (deals) of a shuffle keyed by
+    ``seed`` (an unbiased estimate; 0: every one). ``with_leaves`` False: no leaf
+    values (the reaches are still exact)."""
     w = Workspace(sub)
     rule = PassRule(np.ascontiguousarray(strategy), np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response)
-    leaves = leaf_data(sub, leaf_strategy=leaf_strategy, full_response=full_response)
+    if with_leaves:
+        leaves = leaf_data(sub, sample=leaf_sample, seed=seed, leaf_strategy=leaf_strategy, full_response=full_response)
+    else:
+        leaves = no_leaves(np.float64)
     traverse(player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves)
     return w
 
@@ -226,15 +236,34 @@ def node_values(
     best_response: bool = False,
     root_reach: np.ndarray | None = None,
     leaf_strategy: np.ndarray | None = None,
+    leaf_sample: int = 0,
+    seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
     reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's;
-    ``leaf_strategy`` as in ``counterfactual_values``."""
+    ``leaf_strategy`` as in ``counterfactual_values``; ``leaf_sample`` and ``seed`` as
+    in ``evaluation_pass`` (a depth-limited flop subgame's values from a few runouts)."""
     w = evaluation_pass(
-        sub, strategy, player, best_response, sub.reach if root_reach is None else root_reach, leaf_strategy
+        sub,
+        strategy,
+        player,
+        best_response,
+        sub.reach if root_reach is None else root_reach,
+        leaf_strategy,
+        leaf_sample=leaf_sample,
+        seed=seed,
     )
     reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
     return w.cfv, reaches
+
+
+def node_reaches(sub: Subgame, strategy: np.ndarray, root_reach: np.ndarray | None = None) -> np.ndarray:
+    """Both players' reaches at every node (2, nodes, H) when they play ``strategy``
+    (one forward pass; no values, so a depth-limited tree's leaves cost nothing)."""
+    w = evaluation_pass(
+        sub, strategy, 0, False, sub.reach if root_reach is None else root_reach, None, with_leaves=False
+    )
+    return np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
 
 
 def action_values(sub: Subgame, cfv: np.ndarray, reaches: np.ndarray, player: int, node: int) -> np.ndarray:

@@ -1129,11 +1129,18 @@ def run_cfr(
     numba's threads if ``parallel``). Each decision node belongs to one player, so one
     regret array serves both. With a gadget (RESOLVE or MAXMARGIN), player
     ``g_player`` enters the subgame through it: their root reach is the gadget's
-    (``g_reach``), updated after each of their passes. Returns the iterations done."""
+    (``g_reach``), updated after each of their passes. With a deadline (``deadline_ns``,
+    on ``time.perf_counter_ns``), no iteration starts that would end past it if it took
+    as long as the last one. Returns the iterations done."""
     done = 0
     current_strategy(regret, tree.kind, tree.player, tree.first_child, tree.num_children, -1, sigma, work.tmp)
     r0 = reach0
     r1 = reach1
+    last = np.int64(0)
+    if deadline_ns > 0:
+        with nb.objmode(started="int64"):
+            started = time.perf_counter_ns()
+        last = started
     for t in range(start_iteration, start_iteration + iterations):
         rule = PassRule(sigma, regret, avg, float(t + 1), True, False)
         for i in range(2):
@@ -1160,8 +1167,10 @@ def run_cfr(
         if deadline_ns > 0:
             with nb.objmode(now="int64"):
                 now = time.perf_counter_ns()
-            if now >= deadline_ns:
+            # stop when another iteration as long as this one would end past the deadline
+            if now + (now - last) >= deadline_ns:
                 break
+            last = now
     return done
 
 

@@ -99,6 +99,10 @@ CARD_SAMPLES = 1
 #: A flop solve values its leaves on every turn card, each with this many river cards
 #: (keyed draws): the runout sample (``depth_limited.runout_sample``).
 FLOP_RIVERS = 2
+#: A flop solution's counterfactual values (a safe re-solve's alternatives and gifts,
+#: action values) are estimated on this many runouts of its sample, keyed: every one
+#: would cost as much as that many solve passes.
+FLOP_VALUE_DEALS = 16
 
 
 #: where a decision's solution comes from when it was solved for that decision
@@ -133,13 +137,29 @@ class Solution:
     root: BettingState
     kind: str  # unsafe, safe, nested
     leaf_strategy: np.ndarray | None = None  # depth-limited: both players' continuation mixes
+    #: a flop solution's values come from this many of its runouts (keyed by ``seed``; 0: all)
+    value_deals: int = 0
+    seed: int = 0
     _values: dict = field(default_factory=dict)
 
     def values(self, player: int) -> tuple[np.ndarray, np.ndarray]:
         """Counterfactual values of ``player`` at every node, and both reaches."""
         if player not in self._values:
-            self._values[player] = cfr.node_values(self.sub, self.strategy, player, leaf_strategy=self.leaf_strategy)
+            self._values[player] = cfr.node_values(
+                self.sub,
+                self.strategy,
+                player,
+                leaf_strategy=self.leaf_strategy,
+                leaf_sample=self.value_deals,
+                seed=self.seed,
+            )
         return self._values[player]
+
+    def reaches(self) -> np.ndarray:
+        """Both players' reaches at every node (no values needed: cheap at any depth)."""
+        if self._values:
+            return next(iter(self._values.values()))[1]
+        return cfr.node_reaches(self.sub, self.strategy)
 
 
 def _events(root: BettingState, state: BettingState) -> list[tuple[str, Action | int]]:
@@ -405,7 +425,8 @@ class LibratusAgent:
             depth_limited=depth_limited,
             **measured,
         )
-        return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy)
+        value_deals = FLOP_VALUE_DEALS if deals is not None and len(deals) > FLOP_VALUE_DEALS else 0
+        return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy, value_deals, key)
 
     def _solve_next_round(self, state: BettingState, me: int, leaf: int) -> Solution:
         """An unsafe solve from the start of the round after a depth-limited solution,
@@ -413,7 +434,7 @@ class LibratusAgent:
         (Pluribus's nested search: a new root at each new round)."""
         old = self._solution
         assert old is not None  # called when the hand reached one of its leaves
-        _, reaches = old.values(me)
+        reaches = old.reaches()
         size = len(rg.hole_hands(state.game))
         reach = np.stack([self._canonical(old.sub, reaches[p, leaf], size) for p in (0, 1)])
         reach[:, rg.blocked_by(rg.hole_hands(state.game), tuple(state.board_cards))] = 0.0

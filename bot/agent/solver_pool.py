@@ -58,6 +58,9 @@ class SolveJob:
     #: depth-limited subgames: next cards drawn per pass (0: every card) and their key
     card_samples: int = 0
     seed: int = 0
+    #: ``time.monotonic()`` when the pool handed the job to a worker (0: solved in place):
+    #: the time the subgame takes to reach the worker counts against its deadline
+    sent: float = 0.0
 
 
 #: Seconds kept, out of a job's limit, for its answer to come back.
@@ -88,10 +91,13 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
     exploitability in the subgame (two best-response passes, about two iterations'
     work), which the agent logs. A depth-limited solve is not measured: a pass over
     every next card costs many of its sampled iterations."""
+    deadline = job.deadline
+    if job.sent > 0:  # monotonic time is the machine's: comparable between processes
+        deadline = max(deadline - (time.monotonic() - job.sent), MIN_SOLVE)
     r = cfr.solve(
         job.sub,
         job.iterations,
-        deadline=job.deadline,
+        deadline=deadline,
         gadget=job.gadget,
         threads=job.threads,
         card_samples=job.card_samples,
@@ -266,7 +272,7 @@ class SolverPool:
             if left < job.deadline:
                 job = replace(job, deadline=left)
             try:
-                w.conn.send((job_id, job))
+                w.conn.send((job_id, replace(job, sent=time.monotonic())))
             except (OSError, ValueError) as e:
                 fut.set_exception(WorkerLost(f"solver worker {w.pid} unreachable: {e}"))
                 self._replace(i, "unreachable")

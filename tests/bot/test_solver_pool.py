@@ -126,3 +126,18 @@ def test_a_job_limit_shortens_the_solve_and_bounds_the_wait(pool):
     with pytest.raises(WorkerLost, match="no time left"):
         second.result(timeout=10)
     assert first.result(timeout=10).stopped_early
+
+
+def test_the_time_a_job_takes_to_reach_its_worker_counts_against_its_deadline():
+    """A job handed over 0.45 s before a 0.5 s deadline solves for what is left (the
+    pool stamps ``sent`` as it sends; a big depth-limited subgame takes a while to
+    travel); one stamped now solves for the whole deadline."""
+    from pokerbot.bot.agent.solver_pool import run_job
+
+    sub = river()
+    run_job(SolveJob(sub, 2, 60.0))  # warm
+    late = run_job(SolveJob(sub, 10_000_000, 0.5, sent=time.monotonic() - 0.45))
+    fresh = run_job(SolveJob(sub, 10_000_000, 0.5, sent=time.monotonic()))
+    assert late.stopped_early and fresh.stopped_early
+    assert late.seconds < 0.2 and fresh.seconds > 0.3
+    assert late.iterations < fresh.iterations / 2

@@ -376,3 +376,18 @@ def test_a_full_response_below_the_leaves_is_the_full_tree_s_best_response(spot,
         assert (peeking >= ref - 1e-6).all() and (peeking > ref + 1.0).any()
     with pytest.raises(ValueError, match="every card"):
         depth_limited.leaf_data(sub, sample=1, full_response=True)
+
+
+def test_reaches_need_no_leaf_values_and_values_may_come_from_a_few_runouts(flop_spot):
+    sub, _, strategy, mix, _ = flop_spot
+    values, reaches = cfr.node_values(sub, strategy, 1, leaf_strategy=mix)
+    np.testing.assert_array_equal(cfr.node_reaches(sub, strategy), reaches)
+    n = len(sub.tree.leaf_deals)
+    every, _ = cfr.node_values(sub, strategy, 1, leaf_strategy=mix, leaf_sample=n, seed=3)
+    np.testing.assert_allclose(every, values, rtol=1e-9, atol=1e-9 * np.abs(values).max())
+    few = [cfr.node_values(sub, strategy, 1, leaf_strategy=mix, leaf_sample=8, seed=s)[0][0] for s in range(3)]
+    assert not np.allclose(few[0], values[0], rtol=1e-3) and not np.allclose(few[0], few[1], rtol=1e-3)
+    # keyed: the same seed, the same runouts
+    np.testing.assert_array_equal(
+        few[2], cfr.node_values(sub, strategy, 1, leaf_strategy=mix, leaf_sample=8, seed=2)[0][0]
+    )
