@@ -19,9 +19,14 @@ strategy commits to at the leaves:
   turn and river) that the solve chose at each leaf;
 - ``DL long``: the same solve given ``--long-seconds``.
 
+``--iterations`` / ``--long-iterations`` solve a fixed number of iterations instead
+(what the budgets buy on this machine, measured apart), so that the table does not
+depend on what else runs.
+
 The agent itself solves the turn anew when it comes; that is not measured here.
 
-    .venv/bin/python experiments/flop_spots.py --blueprint blueprints/default.bp --spots 10 --out flop.json
+    .venv/bin/python experiments/flop_spots.py --blueprint blueprints/default.bp --spots 10 \\
+        --iterations 25 --long-iterations 335 --out flop.json
 """
 
 from __future__ import annotations
@@ -98,13 +103,15 @@ def all_runouts(root: BettingState) -> np.ndarray:
     return np.array([(d, e) for d in left for e in left if d != e], dtype=np.int64)
 
 
-def dl_solve(root, reach, walker, node, seconds: float, key: int) -> tuple[cfr.SolveResult, float]:
+def dl_solve(root, reach, walker, node, seconds: float, key: int, iterations: int = 0) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
-    with one runout a pass, all inside ``seconds``."""
+    with one runout a pass, all inside ``seconds`` (or exactly ``iterations``)."""
     t0 = time.perf_counter()
     deals = runout_sample(root.game.deck(), root.board_cards, FLOP_RIVERS, key)
     sub = flop_subgame(root, reach, deals, walker, node)
     setup = time.perf_counter() - t0
+    if iterations > 0:
+        return cfr.solve(sub, iterations, card_samples=1, seed=key), setup
     r = cfr.solve(sub, 100_000, deadline=max(seconds - setup, 0.01), card_samples=1, seed=key)
     return r, setup
 
@@ -115,8 +122,10 @@ def measure(args: argparse.Namespace) -> dict:
     spots = flop_spots(bp, args.spots + 1, args.seed)
     rows = []
     for i, root in enumerate(spots):
-        warm = i == 0  # compile every kernel first (not reported)
         reach, node = ranges_at(walker, root)
+        if i == 0:  # load every solving kernel first (not reported)
+            dl_solve(root, reach, walker, node, args.seconds, key=0)
+            continue
         t0 = time.perf_counter()
         exact = flop_subgame(root, reach, all_runouts(root), walker, node)
         build = time.perf_counter() - t0
@@ -132,16 +141,15 @@ def measure(args: argparse.Namespace) -> dict:
         row["blueprint"] = 100 * cfr.exploitability(exact, bp_strategy, blueprint_mix, full_response=True) / pot
         row["eval_seconds"] = round(time.perf_counter() - t0, 1)
         row["build_seconds"] = round(build, 1)
-        for name, seconds in (("dl", args.seconds), ("dl_long", args.long_seconds)):
-            if seconds <= 0:
+        budgets = (("dl", args.seconds, args.iterations), ("dl_long", args.long_seconds, args.long_iterations))
+        for name, seconds, iterations in budgets:
+            if seconds <= 0 and iterations <= 0:
                 continue
-            r, setup = dl_solve(root, reach, walker, node, seconds, key=1000 * args.seed + i)
+            r, setup = dl_solve(root, reach, walker, node, seconds, key=1000 * args.seed + i, iterations=iterations)
             assert r.leaf_strategy is not None
             row[name] = 100 * cfr.exploitability(exact, r.strategy, r.leaf_strategy, full_response=True) / pot
             row[f"{name}_iterations"] = r.iterations
             row[f"{name}_setup"] = round(setup, 3)
-        if warm:
-            continue
         rows.append(row)
         cols = [f"{row['blueprint']:.1f}"]
         cols += [f"{row[k]:.1f} ({row[k + '_iterations']})" for k in ("dl", "dl_long") if k in row]
@@ -162,6 +170,8 @@ def measure(args: argparse.Namespace) -> dict:
         "cpu": platform.processor() or platform.machine(),
         "seconds": args.seconds,
         "long_seconds": args.long_seconds,
+        "iterations": args.iterations,
+        "long_iterations": args.long_iterations,
         "seed": args.seed,
         "rows": rows,
         "median_pct_pot": med,
@@ -175,11 +185,24 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=2.0, help="the agent's budget per solve, setup included")
     ap.add_argument("--long-seconds", type=float, default=0.0, help="also a solve this long (0: not)")
+    ap.add_argument(
+        "--iterations",
+        type=int,
+        default=0,
+        help="solve exactly this many iterations instead of --seconds (what the budget buys, measured apart: "
+        "the table then does not depend on what else the machine runs)",
+    )
+    ap.add_argument("--long-iterations", type=int, default=0, help="the same for the long solve")
     ap.add_argument("--out", help="JSON with every row")
     args = ap.parse_args()
     print(machine())
-    cols = ["blueprint", f"DL {args.seconds:g} s (iterations)"]
-    if args.long_seconds > 0:
+    cols = [
+        "blueprint",
+        f"DL {args.iterations} iterations" if args.iterations else f"DL {args.seconds:g} s (iterations)",
+    ]
+    if args.long_iterations > 0:
+        cols.append(f"DL {args.long_iterations} iterations")
+    elif args.long_seconds > 0:
         cols.append(f"DL {args.long_seconds:g} s (iterations)")
     print("| spot | flop line | board | pot | " + " | ".join(cols) + " |")
     result = measure(args)
