@@ -104,11 +104,25 @@ def attach_blueprint_continuations(
         trees.append(tree)
         strategies.append(_continuation_strategy(view, ContinuationTree.of_round(tree), real, node, B, stats))
     if from_flop:
-        buckets = runout_bucket_table(view.cards, root.board_cards, sub.tree.leaf_deals)
+        buckets = _runout_buckets(view, root.board_cards, sub.tree.leaf_deals)
     else:
         buckets = river_bucket_table(view.cards, root.board_cards)
     attach_continuations(sub, trees, strategies, buckets)
     return stats
+
+
+#: the last runout bucket tables made (a hand's flop solves share one runout sample)
+_RUNOUT_TABLES: dict[tuple, np.ndarray] = {}
+
+
+def _runout_buckets(view: Blueprint, board: list[int], deals: np.ndarray) -> np.ndarray:
+    key = (id(view.cards), tuple(board), deals.tobytes())
+    table = _RUNOUT_TABLES.get(key)
+    if table is None:
+        table = runout_bucket_table(view.cards, board, deals)
+        _RUNOUT_TABLES.clear()  # one at a time: a hand's flop
+        _RUNOUT_TABLES[key] = table
+    return table
 
 
 def _continuation_strategy(

@@ -358,7 +358,10 @@ class LibratusAgent:
         key = int(self.bp_player.keyed_uniform(f"cards:{state.hand_id}:{state.betting_string()}") * 2**31)
         deals = None
         if depth_limited and state.round == 1:
-            deals = runout_sample(state.game.deck(), state.board_cards, self.flop_rivers, key)
+            # one sample a hand: the flop's re-solves share it, and its bucket table (cached)
+            board = cards_to_str(state.board_cards)
+            drawn = int(self.bp_player.keyed_uniform(f"runouts:{state.hand_id}:{board}") * 2**31)
+            deals = runout_sample(state.game.deck(), state.board_cards, self.flop_rivers, drawn)
         sub = make_subgame(
             state,
             sizes,

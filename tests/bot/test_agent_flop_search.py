@@ -97,13 +97,18 @@ def test_a_bet_on_the_flop_gets_a_safe_depth_limited_resolve(small_blueprint):
         assert bot.solution.sub.tree.num_leaves > 0  # the call is an all-in leaf valued on the runouts
 
 
-def test_the_same_hand_draws_the_same_runouts_and_another_hand_others(small_blueprint):
+def test_a_hand_draws_one_runout_sample_for_its_flop_and_another_hand_another(small_blueprint):
     a, b, c = agent(small_blueprint), agent(small_blueprint), agent(small_blueprint)
-    for bot, hand in ((a, 4), (b, 4), (c, 5)):
+    for bot, hand, first in ((a, 4, CALL), (b, 4, None), (c, 5, CALL)):
         st = flop_state(hand)
-        st.apply(CALL)
+        if first is not None:
+            st.apply(first)  # a checks to us; b's opponent bets instead: another solve, the same hand
+        else:
+            lo, _ = st.raise_bounds()
+            st.apply(apply_betting(BettingState(HUNL), f"r{lo + 100}").actions[0][0])
         bot.act(MatchState(1, st))
     np.testing.assert_array_equal(a.solution.sub.tree.leaf_deals, b.solution.sub.tree.leaf_deals)
+    assert a.solution.sub.tree.num_leaves != b.solution.sub.tree.num_leaves  # b's tree has the bet in it
     assert not np.array_equal(a.solution.sub.tree.leaf_deals, c.solution.sub.tree.leaf_deals)
 
 
