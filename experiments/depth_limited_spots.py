@@ -44,6 +44,13 @@ from pokerbot.solver.tree import CHANCE, DECISION
 def turn_spots(bp: Blueprint, count: int, seed: int) -> list[tuple[BettingState, list[int]]]:
     """(turn-start state with its board, the full deal's board) of hands where both
     blueprint players reach the turn with chips behind."""
+    return round_spots(bp, count, seed, 2)
+
+
+def round_spots(bp: Blueprint, count: int, seed: int, round_: int) -> list[tuple[BettingState, list[int]]]:
+    """(state at the start of ``round_`` with its board and no hole cards, the full
+    deal's board) of hands where both blueprint players reach that round with chips
+    behind."""
     game = bp.game
     rng = np.random.default_rng(seed)
     players = [BlueprintStrategy(seed=seed, blueprint=bp), BlueprintStrategy(seed=seed + 1, blueprint=bp)]
@@ -53,14 +60,14 @@ def turn_spots(bp: Blueprint, count: int, seed: int) -> list[tuple[BettingState,
         hand += 1
         deck = [int(c) for c in rng.permutation(game.deck())]
         st = BettingState(game, hand, [deck[0:2], deck[2:4]], deck[4:9])
-        while not st.finished and st.round < 2:
+        while not st.finished and st.round < round_:
             p = st.current_player
             assert p is not None
             st.apply(players[p].act(MatchState(p, st)))
-        if st.finished or st.round != 2 or st.raise_bounds() is None or st.actions[2]:
+        if st.finished or st.round != round_ or st.raise_bounds() is None or st.actions[round_]:
             continue
-        root = BettingState(game, hand, None, deck[4:8])
-        for r in range(2):
+        root = BettingState(game, hand, None, deck[4 : 4 + game.total_board_cards(round_)])
+        for r in range(round_):
             for a in st.actions[r]:
                 root.apply(a)
         out.append((root, deck[4:9]))

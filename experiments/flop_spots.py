@@ -47,49 +47,13 @@ from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.cards import cards_to_str
-from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver import cfr
-from pokerbot.solver import ranges as rg
 from pokerbot.solver.depth_limited import runout_sample
 from pokerbot.solver.subgame import Subgame, make_subgame
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from experiments.depth_limited_spots import ranges_at, round_spots
 from experiments.scripts import machine
-
-
-def flop_spots(bp: Blueprint, count: int, seed: int) -> list[BettingState]:
-    """Flop-start states (board dealt, no hole cards) of hands where both blueprint
-    players reach the flop with chips behind."""
-    game = bp.game
-    rng = np.random.default_rng(seed)
-    players = [BlueprintStrategy(seed=seed, blueprint=bp), BlueprintStrategy(seed=seed + 1, blueprint=bp)]
-    out = []
-    hand = 0
-    while len(out) < count:
-        hand += 1
-        deck = [int(c) for c in rng.permutation(game.deck())]
-        st = BettingState(game, hand, [deck[0:2], deck[2:4]], deck[4:9])
-        while not st.finished and st.round < 1:
-            p = st.current_player
-            assert p is not None
-            st.apply(players[p].act(MatchState(p, st)))
-        if st.finished or st.round != 1 or st.raise_bounds() is None:
-            continue
-        root = BettingState(game, hand, None, deck[4:7])
-        for a in st.actions[0]:
-            root.apply(a)
-        out.append(root)
-    return out
-
-
-def ranges_at(player: BlueprintStrategy, root: BettingState) -> tuple[np.ndarray, int | None]:
-    node, path = player.walk(root)
-    reach = np.zeros((2, 1326))
-    blocked = rg.blocked_by(rg.hole_hands(root.game), tuple(root.board_cards))
-    for p in (0, 1):
-        reach[p] = player.view.reach(path, p, root.board_cards)
-        reach[p][blocked] = 0.0
-    return reach, node
 
 
 def flop_subgame(root: BettingState, reach: np.ndarray, deals: np.ndarray, walker: BlueprintStrategy, node) -> Subgame:
@@ -119,7 +83,7 @@ def dl_solve(root, reach, walker, node, seconds: float, key: int, iterations: in
 def measure(args: argparse.Namespace) -> dict:
     bp = Blueprint(args.blueprint)
     walker = BlueprintStrategy(seed=0, blueprint=bp)
-    spots = flop_spots(bp, args.spots + 1, args.seed)
+    spots = [root for root, _ in round_spots(bp, args.spots + 1, args.seed, 1)]
     rows = []
     for i, root in enumerate(spots):
         reach, node = ranges_at(walker, root)

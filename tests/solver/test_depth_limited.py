@@ -53,9 +53,10 @@ def sub_hands_all():
     return ranges.hole_hands(SPOT_GAME)
 
 
-def leaf_state(sub, node):
-    """The betting state at a leaf, the next card dealt (any card off the board: a
-    continuation tree does not depend on it)."""
+def leaf_state(sub, node, root=None, deal=True):
+    """The betting state at a leaf (from ``root``, default the turn spot's), the next
+    card dealt when ``deal`` (any card off the board: a continuation tree does not
+    depend on it)."""
     path = []
     t = sub.tree
     parent = {
@@ -65,11 +66,12 @@ def leaf_state(sub, node):
     while n in parent:
         path.append(t.actions[n])
         n = parent[n]
-    st = turn_state()
+    st = turn_state() if root is None else root
     for a in reversed(path):
         st.apply(a)
-    card = next(c for c in range(52) if c not in st.board_cards)
-    st.deal_board_cards([card])
+    if deal:
+        card = next(c for c in range(52) if c not in st.board_cards)
+        st.deal_board_cards([card])
     return st
 
 
@@ -218,21 +220,6 @@ def all_runouts(state):
     return np.array([(d, e) for d in left for e in left if d != e], dtype=np.int64)
 
 
-def flop_leaf_state(sub, node):
-    t = sub.tree
-    parent = {
-        int(c): p for p in range(t.num_nodes) for c in range(t.first_child[p], t.first_child[p] + t.num_children[p])
-    }
-    path = []
-    while node in parent:
-        path.append(t.actions[node])
-        node = parent[node]
-    st = flop_state()
-    for a in reversed(path):
-        st.apply(a)
-    return st
-
-
 def flop_subgame(deals, reach, rng, k=K, buckets=B):
     """A depth-limited flop subgame over ``deals`` with random two-round continuations;
     turn buckets depend on the turn card only (the full tree decides on the turn
@@ -240,7 +227,7 @@ def flop_subgame(deals, reach, rng, k=K, buckets=B):
     sub = make_subgame(flop_state(), {1: FLOP}, reach, leaf_round=2, leaf_deals=deals)
     trees, strategies = [], []
     for n in np.nonzero(sub.tree.kind == LEAF)[0]:
-        t = continuation_tree(flop_leaf_state(sub, int(n)), LATER)
+        t = continuation_tree(leaf_state(sub, int(n), flop_state(), deal=False), LATER)
         s = rng.random((t.num_nodes, k, buckets)) ** 3
         for d in np.nonzero(t.kind == DECISION)[0]:
             f, m = t.first_child[d], t.num_children[d]
