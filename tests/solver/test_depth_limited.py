@@ -27,19 +27,23 @@ def turn_state(board="QsJh2h8d", betting="r500c/cc/"):
     return apply_betting(BettingState(SPOT_GAME, 0, None, parse_cards(board)), betting)
 
 
+def random_strategy(t, rng, k, buckets):
+    """(nodes, k, buckets): random action probabilities at every decision of tree ``t``."""
+    s = rng.random((t.num_nodes, k, buckets)) ** 3
+    for d in np.nonzero(t.kind == DECISION)[0]:
+        f, m = t.first_child[d], t.num_children[d]
+        s[f : f + m] /= s[f : f + m].sum(axis=0, keepdims=True)
+    return s
+
+
 def random_continuations(sub, rng, k=K, buckets=B):
     """Per leaf: the continuation tree (the river after the leaf, with RIVER sizes)
     and random strategies per (node, k, bucket); random buckets per card and hand."""
     trees, strategies = [], []
     for n in np.nonzero(sub.tree.kind == LEAF)[0]:
-        st = leaf_state(sub, int(n))
-        t = build_tree(st, RIVER)
-        s = rng.random((t.num_nodes, k, buckets)) ** 3
-        for d in np.nonzero(t.kind == DECISION)[0]:
-            f, m = t.first_child[d], t.num_children[d]
-            s[f : f + m] /= s[f : f + m].sum(axis=0, keepdims=True)
+        t = build_tree(leaf_state(sub, int(n)), RIVER)
         trees.append(t)
-        strategies.append(s)
+        strategies.append(random_strategy(t, rng, k, buckets))
     hands = sub_hands_all()
     buckets_by_card = rng.integers(0, buckets, size=(52, len(hands)))
     for d in range(52):
@@ -228,12 +232,8 @@ def flop_subgame(deals, reach, rng, k=K, buckets=B):
     trees, strategies = [], []
     for n in np.nonzero(sub.tree.kind == LEAF)[0]:
         t = continuation_tree(leaf_state(sub, int(n), flop_state(), deal=False), LATER)
-        s = rng.random((t.num_nodes, k, buckets)) ** 3
-        for d in np.nonzero(t.kind == DECISION)[0]:
-            f, m = t.first_child[d], t.num_children[d]
-            s[f : f + m] /= s[f : f + m].sum(axis=0, keepdims=True)
         trees.append(t)
-        strategies.append(s)
+        strategies.append(random_strategy(t, rng, k, buckets))
     hands = ranges_hole_hands(SMALL_GAME)
     turn = rng.integers(0, buckets, size=(52, len(hands)))
     river = rng.integers(0, buckets, size=(52, 52, len(hands)))
