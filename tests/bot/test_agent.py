@@ -103,8 +103,9 @@ def test_preflop_and_turn_come_from_the_blueprint(small_blueprint):
     st = BettingState(HUNL, 9, [[48, 49], [20, 30]])
     a = agent.act(MatchState(st.current_player, st))
     assert st.can_apply(a) and agent.solution is None
-    with pytest.raises(ValueError, match="turn"):
-        LibratusAgent(seed=5, blueprint=small_blueprint, solve_round=1)
+    for bad in (0, 4):  # solving starts on the flop, the turn or the river
+        with pytest.raises(ValueError, match="flop .1., the turn .2. or the river .3."):
+            LibratusAgent(seed=5, blueprint=small_blueprint, solve_round=bad)
 
 
 def sources(logs):
