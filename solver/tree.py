@@ -8,7 +8,8 @@ payoffs all come from ``protocol.betting``.
 Chance nodes deal the next board card (turn, river, Leduc's board card), one card per
 node, each remaining card a child; an all-in before the last card is followed by
 chance nodes down to the full board, then the showdown. Rounds that deal several
-cards at once (the flop) are not expanded: subgames start on the turn or later.
+cards at once (the flop) are not expanded: a subgame starts after them (on the flop,
+depth-limited, or later).
 
 A depth-limited tree (``leaf_round``) stops where that round would begin with betting
 still open: such a node is a LEAF, where each player picks a continuation strategy for
@@ -450,11 +451,22 @@ class ContinuationTree(NodeCounts):
         )
 
 
+def with_round_cards(st: BettingState) -> BettingState:
+    """A copy of ``st`` with any board cards its round still needs dealt: the lowest
+    cards off the board (a continuation tree leaves the cards out, and the betting
+    does not depend on which)."""
+    st = st.copy()
+    game = st.game
+    while not st.finished and len(st.board_cards) < game.total_board_cards(st.round):
+        used = set(st.board_cards)
+        st.deal_board_cards([next(c for c in game.deck() if c not in used)])
+    return st
+
+
 def continuation_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes]) -> ContinuationTree:
     """The continuation tree from ``state``, a leaf's state (its board that of the
     round before the leaf's): each round's betting by ``sizes``, the next round's
     below every line that reaches it, down to folds and showdowns."""
-    game = state.game
     st0 = state.copy()
     st0.hole_cards = [[] for _ in st0.hole_cards]
     start = st0.round
@@ -468,10 +480,7 @@ def continuation_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes]
     states: list[BettingState] = []
 
     def add(st: BettingState, label: Action | None) -> int:
-        st = st.copy()
-        while not st.finished and len(st.board_cards) < game.total_board_cards(st.round):
-            used = set(st.board_cards)
-            st.deal_board_cards([next(c for c in game.deck() if c not in used)])  # any card: the betting is the same
+        st = with_round_cards(st)
         if st.finished:
             folded = st.folded[0] or st.folded[1]
             kind.append(FOLD_TERMINAL if folded else SHOWDOWN)

@@ -27,7 +27,16 @@ from pokerbot.bot.players.blueprint_player import concrete_action, map_action, r
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState
 from pokerbot.solver.depth_limited import attach_continuations, biased
 from pokerbot.solver.subgame import Subgame
-from pokerbot.solver.tree import CHANCE, DECISION, LEAF, ContinuationTree, PublicTree, build_tree, continuation_tree
+from pokerbot.solver.tree import (
+    CHANCE,
+    DECISION,
+    LEAF,
+    ContinuationTree,
+    PublicTree,
+    build_tree,
+    continuation_tree,
+    with_round_cards,
+)
 
 #: The continuations, in the order of their index k.
 CONTINUATIONS = ("blueprint", "fold-biased", "call-biased", "raise-biased")
@@ -111,17 +120,18 @@ def attach_blueprint_continuations(
     return stats
 
 
-#: the last runout bucket tables made (a hand's flop solves share one runout sample)
-_RUNOUT_TABLES: dict[tuple, np.ndarray] = {}
+#: the last runout bucket table made, with what it was made from (a hand's flop solves
+#: share one runout sample): (abstraction, board, deals, table)
+_RUNOUT_TABLE: list[tuple] = []
 
 
 def _runout_buckets(view: Blueprint, board: list[int], deals: np.ndarray) -> np.ndarray:
-    key = (id(view.cards), tuple(board), deals.tobytes())
-    table = _RUNOUT_TABLES.get(key)
-    if table is None:
-        table = runout_bucket_table(view.cards, board, deals)
-        _RUNOUT_TABLES.clear()  # one at a time: a hand's flop
-        _RUNOUT_TABLES[key] = table
+    if _RUNOUT_TABLE:
+        cards, b, d, table = _RUNOUT_TABLE[0]
+        if cards is view.cards and b == tuple(board) and np.array_equal(d, deals):
+            return table
+    table = runout_bucket_table(view.cards, board, deals)
+    _RUNOUT_TABLE[:] = [(view.cards, tuple(board), deals.copy(), table)]
     return table
 
 
@@ -136,7 +146,7 @@ def _continuation_strategy(
     """(tree nodes, 4, B): the probability of the action into each node, per
     continuation and bucket (of the node's round)."""
     out = np.zeros((tree.num_nodes, len(CONTINUATIONS), B), dtype=np.float32)
-    stack: list[Pending] = [(0, _dealt(start), abstract_root, ())]
+    stack: list[Pending] = [(0, with_round_cards(start), abstract_root, ())]
     while stack:
         n, st, a_node, path = stack.pop()
         if tree.kind[n] != DECISION:
@@ -156,16 +166,6 @@ def _continuation_strategy(
                 out[f + r, :, : table.shape[0]] += table[:, :, j].T.astype(np.float32)
         _push_children(stack, st, f, real_actions, view, a_node, played_as, path, deal=True)
     return out
-
-
-def _dealt(st: BettingState) -> BettingState:
-    """``st`` with any cards its round still needs dealt (the betting does not depend on which)."""
-    st = st.copy()
-    game = st.game
-    while not st.finished and len(st.board_cards) < game.total_board_cards(st.round):
-        used = set(st.board_cards)
-        st.deal_board_cards([next(c for c in game.deck() if c not in used)])
-    return st
 
 
 def _kind(a: Action) -> str:
@@ -225,7 +225,7 @@ def _push_children(
         nxt = st.copy()
         nxt.apply(action)
         if deal:
-            nxt = _dealt(nxt)
+            nxt = with_round_cards(nxt)
         follows = abstract_of.get(r)
         if follows is None and capped:
             follows = raise_war_node(view, list(on), st, action)
