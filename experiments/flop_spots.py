@@ -19,6 +19,10 @@ strategy commits to at the leaves:
   turn and river) that the solve chose at each leaf;
 - ``DL long``: the same solve given ``--long-seconds``.
 
+``--later blueprint`` plays the depth-limited solve's flop followed by the blueprint's
+turn and river instead (continuation 0 for every hand, as the blueprint's column): both
+columns then differ only on the flop; ``--later both`` reports both.
+
 ``--iterations`` / ``--long-iterations`` solve a fixed number of iterations instead
 (what the budgets buy on this machine, measured apart), so that the table does not
 depend on what else runs.
@@ -80,6 +84,11 @@ def dl_solve(root, reach, walker, node, seconds: float, key: int, iterations: in
     return r, setup
 
 
+#: The depth-limited columns, in the order they print: later rounds by the solve's
+#: continuation mix (``dl``) or by the blueprint (``_bp``), at the budget and the long one.
+DL_COLUMNS = ("dl", "dl_bp", "dl_long", "dl_long_bp")
+
+
 def measure(args: argparse.Namespace) -> dict:
     bp = Blueprint(args.blueprint)
     walker = BlueprintStrategy(seed=0, blueprint=bp)
@@ -111,24 +120,30 @@ def measure(args: argparse.Namespace) -> dict:
                 continue
             r, setup = dl_solve(root, reach, walker, node, seconds, key=1000 * args.seed + i, iterations=iterations)
             assert r.leaf_strategy is not None
-            row[name] = 100 * cfr.exploitability(exact, r.strategy, r.leaf_strategy, full_response=True) / pot
+            if args.later in ("mix", "both"):
+                row[name] = 100 * cfr.exploitability(exact, r.strategy, r.leaf_strategy, full_response=True) / pot
+            if args.later in ("blueprint", "both"):
+                row[f"{name}_bp"] = 100 * cfr.exploitability(exact, r.strategy, blueprint_mix, full_response=True) / pot
             row[f"{name}_iterations"] = r.iterations
             row[f"{name}_setup"] = round(setup, 3)
         rows.append(row)
         cols = [f"{row['blueprint']:.1f}"]
-        cols += [f"{row[k]:.1f} ({row[k + '_iterations']})" for k in ("dl", "dl_long") if k in row]
+        cols += [f"{row[k]:.1f} ({row[k.removesuffix('_bp') + '_iterations']})" for k in DL_COLUMNS if k in row]
         print(
             f"| {len(rows)} | `{row['betting']}` | {cards_to_str(root.board_cards)} | {pot} | "
             + " | ".join(cols)
             + " |",
             flush=True,
         )
-    keys = ["blueprint"] + [k for k in ("dl", "dl_long") if k in rows[0]]
+    keys = ["blueprint"] + [k for k in DL_COLUMNS if k in rows[0]]
     med = {k: statistics.median(r[k] for r in rows) for k in keys}
     print("| **median** | | | | " + " | ".join(f"**{med[k]:.1f}**" for k in keys) + " |")
-    ratio = [r["dl"] / r["blueprint"] for r in rows if "dl" in r]
-    if ratio:
-        print(f"DL / blueprint per spot: median {statistics.median(ratio):.2f}, worst {max(ratio):.2f}")
+    for k in keys[1:]:
+        ratio = [r[k] / r["blueprint"] for r in rows]
+        print(
+            f"{k} / blueprint per spot: median {statistics.median(ratio):.2f}, "
+            f"{min(ratio):.2f}-{max(ratio):.2f}, better on {sum(x < 1 for x in ratio)} of {len(ratio)}"
+        )
     return {
         "machine": machine(),
         "cpu": platform.processor() or platform.machine(),
@@ -137,6 +152,7 @@ def measure(args: argparse.Namespace) -> dict:
         "iterations": args.iterations,
         "long_iterations": args.long_iterations,
         "seed": args.seed,
+        "later": args.later,
         "rows": rows,
         "median_pct_pot": med,
     }
@@ -157,17 +173,23 @@ def main() -> None:
         "the table then does not depend on what else the machine runs)",
     )
     ap.add_argument("--long-iterations", type=int, default=0, help="the same for the long solve")
+    ap.add_argument(
+        "--later",
+        choices=("mix", "blueprint", "both"),
+        default="mix",
+        help="the depth-limited solve's turn and river in the measure: the continuation mix it chose (default), "
+        "the blueprint's (as the blueprint's column), or both",
+    )
     ap.add_argument("--out", help="JSON with every row")
     args = ap.parse_args()
     print(machine())
-    cols = [
-        "blueprint",
-        f"DL {args.iterations} iterations" if args.iterations else f"DL {args.seconds:g} s (iterations)",
-    ]
+    budgets = [f"DL {args.iterations} iterations" if args.iterations else f"DL {args.seconds:g} s (iterations)"]
     if args.long_iterations > 0:
-        cols.append(f"DL {args.long_iterations} iterations")
+        budgets.append(f"DL {args.long_iterations} iterations")
     elif args.long_seconds > 0:
-        cols.append(f"DL {args.long_seconds:g} s (iterations)")
+        budgets.append(f"DL {args.long_seconds:g} s (iterations)")
+    laters = {"mix": [""], "blueprint": [", blueprint later"], "both": ["", ", blueprint later"]}[args.later]
+    cols = ["blueprint"] + [b + later for b in budgets for later in laters]
     print("| spot | flop line | board | pot | " + " | ".join(cols) + " |")
     result = measure(args)
     if args.out:
