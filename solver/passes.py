@@ -641,6 +641,40 @@ def leaf_card(cards, sample, seed, independent, iteration, player, j):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
+def _continuation_reach(leaves, l, o, qo, bd, fw):
+    """The other player's (o's) reach at every node of leaf l's continuation tree in
+    one deal (``bd``: its bucket rows by stage; row 0 is -1 for the hands holding one of
+    its cards), under each of o's continuations: ``fw[k, t]`` for node start[l] + t,
+    from o's reach ``qo`` at the leaf times its leaf strategy for continuation k."""
+    rs = leaves.start[l]
+    R = leaves.start[l + 1] - rs
+    K = fw.shape[0]
+    H = qo.shape[0]
+    zero = fw.dtype.type(0.0)
+    bk = bd[0]
+    for k in range(K):
+        for h in range(H):
+            fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
+    for t in range(R):
+        n = rs + t
+        if leaves.kind[n] != DECISION:
+            continue
+        f = leaves.first_child[n]
+        bs = bd[leaves.stage[n]]
+        for c in range(f, f + leaves.num_children[n]):
+            tc = c - rs
+            if leaves.player[n] == o:
+                for k in range(K):
+                    for h in range(H):
+                        b = bs[h]
+                        fw[k, tc, h] = fw[k, t, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+            else:
+                for k in range(K):
+                    for h in range(H):
+                        fw[k, tc, h] = fw[k, t, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _leaf_values(leaves, i, base, tree, hands, rule, work):
     """Player i's values at every leaf (rows node - base of ``cfv``), from both
     reaches there (rows slot - base of ``reach``): per continuation k of i, the
@@ -685,26 +719,7 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
             d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
             bd = leaves.bucket[d]
             bk = bd[0]  # also the deal's mask: -1 for hands holding one of its cards
-            for k in range(K):
-                for h in range(H):
-                    fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
-            for t in range(R):  # the other player's reach under each of its continuations
-                n = rs + t
-                if leaves.kind[n] != DECISION:
-                    continue
-                f = leaves.first_child[n]
-                bs = bd[leaves.stage[n]]
-                for c in range(f, f + leaves.num_children[n]):
-                    tc = c - rs
-                    if leaves.player[n] == o:
-                        for k in range(K):
-                            for h in range(H):
-                                b = bs[h]
-                                fw[k, tc, h] = fw[k, t, h] * leaves.strategy[c, k, b] if b >= 0 else zero
-                    else:
-                        for k in range(K):
-                            for h in range(H):
-                                fw[k, tc, h] = fw[k, t, h]
+            _continuation_reach(leaves, l, o, qo, bd, fw)
             b = leaves.board[d]
             for t in range(R - 1, -1, -1):  # i's values under each of its continuations
                 n = rs + t
@@ -823,24 +838,7 @@ def _leaf_response(leaves, i, base, tree, hands, work):
                         acc[t, h] = zero
             bd = leaves.bucket[d]
             bk = bd[0]
-            for k in range(K):
-                for h in range(H):
-                    fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
-            for t in range(R):  # the other player's reach under each of its continuations
-                n = rs + t
-                if leaves.kind[n] != DECISION:
-                    continue
-                f = leaves.first_child[n]
-                bs = bd[leaves.stage[n]]
-                for c in range(f, f + leaves.num_children[n]):
-                    tc = c - rs
-                    for k in range(K):
-                        for h in range(H):
-                            b = bs[h]
-                            if leaves.player[n] == o:
-                                fw[k, tc, h] = fw[k, t, h] * leaves.strategy[c, k, b] if b >= 0 else zero
-                            else:
-                                fw[k, tc, h] = fw[k, t, h]
+            _continuation_reach(leaves, l, o, qo, bd, fw)
             for t in range(R):
                 for h in range(H):
                     x = zero
