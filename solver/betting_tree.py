@@ -19,7 +19,7 @@ import numpy as np
 from pokerbot.protocol.betting import Action, BettingState
 from pokerbot.protocol.gamedef import GameDef
 
-from .tree import DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, NodeCounts, abstract_actions, sizes_for_round
+from .tree import DECISION, BetSizes, NodeCounts, abstract_actions, node_kind, sizes_for_round
 
 
 @dataclass
@@ -58,15 +58,9 @@ def build_betting_tree(game: GameDef, sizes: BetSizes | dict[int, BetSizes], buc
     betting: list[str] = []
 
     def add(st: BettingState, label: Action | None) -> int:
-        if st.finished:
-            folded = st.folded[0] or st.folded[1]
-            kind.append(FOLD_TERMINAL if folded else SHOWDOWN)
-            player.append((0 if st.folded[0] else 1) if folded else -1)
-        else:
-            actor = st.current_player
-            assert actor is not None  # not finished: someone is to act
-            kind.append(DECISION)
-            player.append(actor)
+        k, p = node_kind(st)
+        kind.append(k)
+        player.append(p)
         rnd.append(st.round)
         first.append(-1)
         count.append(0)

@@ -32,6 +32,18 @@ from pokerbot.protocol.betting import CALL, FOLD, LIMIT_RAISE, Action, BettingSt
 DECISION, FOLD_TERMINAL, SHOWDOWN, CHANCE, MATRIX_TERMINAL, LEAF = 0, 1, 2, 3, 4, 5
 
 
+def node_kind(st: BettingState) -> tuple[int, int]:
+    """A betting node's kind and player (-1 at showdowns): a finished hand is a fold
+    terminal (player: the one who folded) or a showdown; otherwise a decision of the
+    player to act. Chance nodes and leaves are the tree builders' own."""
+    if st.finished:
+        folded = st.folded[0] or st.folded[1]
+        return (FOLD_TERMINAL, 0 if st.folded[0] else 1) if folded else (SHOWDOWN, -1)
+    actor = st.current_player
+    assert actor is not None  # not finished: someone is to act
+    return DECISION, actor
+
+
 @dataclass(frozen=True)
 class BetSizes:
     """Bet and raise sizes as fractions of the pot, per raise depth.
@@ -279,17 +291,12 @@ def build_tree(
         elif needs_card(st):
             kind.append(CHANCE)
             player.append(-1)
-        elif st.finished:
-            folded = st.folded[0] or st.folded[1]
-            kind.append(FOLD_TERMINAL if folded else SHOWDOWN)
-            player.append((0 if st.folded[0] else 1) if folded else -1)
-            if not folded:
-                b = boards.setdefault(tuple(st.board_cards), len(boards))
         else:
-            actor = st.current_player
-            assert actor is not None  # not finished: someone is to act
-            kind.append(DECISION)
-            player.append(actor)
+            k, p = node_kind(st)
+            kind.append(k)
+            player.append(p)
+            if k == SHOWDOWN:
+                b = boards.setdefault(tuple(st.board_cards), len(boards))
         first.append(-1)
         count.append(0)
         spent.append((st.spent[0], st.spent[1]))
@@ -481,15 +488,9 @@ def continuation_tree(state: BettingState, sizes: BetSizes | dict[int, BetSizes]
 
     def add(st: BettingState, label: Action | None) -> int:
         st = with_round_cards(st)
-        if st.finished:
-            folded = st.folded[0] or st.folded[1]
-            kind.append(FOLD_TERMINAL if folded else SHOWDOWN)
-            player.append((0 if st.folded[0] else 1) if folded else -1)
-        else:
-            actor = st.current_player
-            assert actor is not None  # not finished: someone is to act
-            kind.append(DECISION)
-            player.append(actor)
+        k, p = node_kind(st)
+        kind.append(k)
+        player.append(p)
         first.append(-1)
         count.append(0)
         spent.append((st.spent[0], st.spent[1]))
