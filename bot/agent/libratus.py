@@ -569,6 +569,11 @@ class LibratusAgent:
                 extra = self._opening_bet(state, me)
                 self._solution = self._solve(root, self._blueprint_ranges(state, me), "unsafe", extra=extra)
                 source = "unsafe"
+                if _walk(self._solution, state)[2] is not None:
+                    # the round's first solve came late (an earlier decision of the round had
+                    # no time for it) and the line since left its tree: a nested re-solve
+                    self._solution = self._resolve(state, me)
+                    source = self._solution.kind
             else:
                 node, parent, missing = _walk(self._solution, state)
                 if self._solution.sub.tree.kind[node] == LEAF:

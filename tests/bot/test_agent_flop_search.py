@@ -26,8 +26,8 @@ def flop_state(hand):
     return st
 
 
-def agent(small_blueprint, **kw):
-    return LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=1, **kw)
+def agent(small_blueprint, solve_seconds=2.0, **kw):
+    return LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=solve_seconds, solve_round=1, **kw)
 
 
 def test_the_flop_is_solved_to_its_end_and_the_turn_from_the_flop_solution(small_blueprint):
@@ -117,3 +117,23 @@ def test_bad_flop_options_are_refused(small_blueprint):
         agent(small_blueprint, flop_rivers=0)
     with pytest.raises(ValueError, match="flop"):
         LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=0)
+
+
+def test_a_round_whose_first_solve_came_late_is_resolved_where_the_line_left_its_tree(small_blueprint):
+    """Our first flop decision had no solve (no time left; the blueprint played our
+    check), then the opponent bets a size off the subgame's: the round's first solve
+    (from the flop's start) does not hold that line, so a nested re-solve at it
+    follows, instead of the blueprint playing on outside every solution."""
+    me = 0  # acts first after the flop
+    bot = agent(small_blueprint, solve_seconds=3.0)  # two solves in one decision
+    st = flop_state(12)
+    st.apply(CALL)  # our check, made before any flop solution
+    st.apply(apply_betting(BettingState(HUNL), "r737").actions[0][0])  # 437 into 600: off the 1/2- and 1-pot sizes
+    with capture_logs() as logs:
+        a = bot.act(MatchState(me, st))
+    assert st.can_apply(a)
+    assert [e for e in logs if e["log_level"] == "warning"] == []
+    decision = next(e for e in logs if e["event"] == "decision")
+    assert decision["source"] == "nested"
+    assert [e["kind"] for e in logs if e["event"] == "solve"] == ["unsafe", "nested"]
+    assert bot.solution.kind == "nested" and bot.solution.root.betting_string() == st.betting_string()
