@@ -120,8 +120,9 @@ def solve(
 ) -> SolveResult:
     """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
     makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
-    stands (unsafe). ``threads`` > 1 walks the subtrees below chance nodes in parallel
-    (numba's thread pool, at most that many threads); the result is the same.
+    stands (unsafe). ``threads`` > 1 walks the subtrees below chance nodes, and values
+    a depth-limited tree's leaves, in parallel (numba's thread pool, at most that many
+    threads); the result is the same.
     Depth-limited subgames: ``card_samples`` > 0 values the leaves of each pass on
     that many next cards instead of every card, going round a shuffle keyed by
     ``seed`` (or drawn independently: ``independent_cards``)."""
@@ -152,14 +153,15 @@ def solve(
             np.zeros((2, H)),
             np.zeros(H, dtype=SOLVE_DTYPE),
         )
-    parallel = threads > 1 and len(t.blocks) > 1
     # numba's thread pool size; numba.config sets it at run time (through globals()), out of mypy's sight
     pool_size: int = nb.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    use = max(1, min(threads, pool_size))
+    leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed, independent=independent_cards, shares=use)
+    parallel = use > 1 and (len(t.blocks) > 1 or len(leaves.share_start) > 2)
     if parallel:
-        nb.set_num_threads(min(threads, pool_size))
+        nb.set_num_threads(use)
     reach = sub.reach.astype(SOLVE_DTYPE)
-    copies = min(threads, pool_size) if parallel else 1  # one per share of the blocks
-    leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed, independent=independent_cards)
+    copies = use if parallel else 1  # one per share of the blocks
     blocks = sub.block_arrays(copies, SOLVE_DTYPE)
     done = run_cfr(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations, deadline_ns, w.args(), *g, blocks,

@@ -63,12 +63,14 @@ class Continuations:
     def num_leaves(self) -> int:
         return int(len(self.node))
 
-    def memory_bytes(self, num_hands: int, float_bytes: int = 4) -> int:
+    def memory_bytes(self, num_hands: int, float_bytes: int = 4, threads: int = 1) -> int:
         """What a solve allocates for the leaves: regrets, strategies and averages of
-        both players' leaf choices, and the scratch rows of one continuation tree."""
+        both players' leaf choices, and per share of the leaves (one per thread) the
+        scratch rows of one continuation tree."""
         K = self.num_strategies
         widest = int(np.diff(self.start).max()) if self.num_leaves else 0
-        return (6 * self.num_leaves * K + 2 * K * widest + K + 1) * num_hands * float_bytes
+        shares = max(1, min(threads, self.num_leaves))
+        return (6 * self.num_leaves * K + shares * (2 * K * widest + K + 1)) * num_hands * float_bytes
 
 
 def runout_sample(deck: list[int], board: list[int], rivers_per_turn: int, seed: int) -> np.ndarray:
@@ -172,12 +174,15 @@ def leaf_data(
     leaf_strategy: np.ndarray | None = None,
     independent: bool = False,
     full_response: bool = False,
+    shares: int = 1,
 ) -> LeafData:
     """The kernels' LeafData for ``sub`` in ``dtype``: fresh regrets, the uniform
     leaf strategy (or ``leaf_strategy``, (2, L, K, hands)), zero averages; ``no_leaves``
     when the subgame has none. ``sample`` cards per pass (0: every card), in turn
     from a keyed shuffle or, ``independent``, drawn independently. ``full_response``:
-    best responses range over the whole continuation trees (every card or deal)."""
+    best responses range over the whole continuation trees (every card or deal).
+    ``shares``: the leaves cut into that many shares of about equal work (at most one
+    per leaf; see ``leaf_shares``), for as many threads."""
     c = getattr(sub, "continuations", None)
     if c is None:
         return no_leaves(dtype)
@@ -198,6 +203,8 @@ def leaf_data(
     cards = c.cards if sample == 0 else np.random.default_rng(seed).permutation(c.cards)
     if full_response and (np.diff(c.group[cards]) != 0).sum() != len(np.unique(c.group[cards])) - 1:
         raise ValueError("the deals of a turn card must be listed together")
+    share_start, share_leaves = leaf_shares(np.diff(c.start), shares)
+    T = len(share_start) - 1
     return LeafData(
         c.node,
         c.start,
@@ -220,12 +227,40 @@ def leaf_data(
         np.zeros((2, L, K, H), dtype=dtype),
         sigma,
         np.zeros((2, L, K, H), dtype=dtype),
-        np.zeros((K, widest, H), dtype=dtype),
-        np.zeros((K, widest, H), dtype=dtype),
-        np.zeros((K, H), dtype=dtype),
-        np.zeros(H, dtype=dtype),
-        np.zeros((3, widest, H) if full_response else (3, 0, 0), dtype=dtype),
+        share_start,
+        share_leaves,
+        np.zeros((T, K, widest, H), dtype=dtype),
+        np.zeros((T, K, widest, H), dtype=dtype),
+        np.zeros((T, K, H), dtype=dtype),
+        np.zeros((T, H), dtype=dtype),
+        np.zeros((T, 3, widest, H) if full_response else (T, 3, 0, 0), dtype=dtype),
     )
+
+
+def leaf_shares(sizes: np.ndarray, shares: int) -> tuple[np.ndarray, np.ndarray]:
+    """Leaves cut into at most ``shares`` shares (one per leaf at most) of about equal
+    work, a leaf's work taken as the size of its continuation tree (``sizes``): the
+    largest first, each to the lightest share so far. Returns (share_start, leaves),
+    share s holding ``leaves[share_start[s]:share_start[s + 1]]`` in increasing order.
+
+    >>> leaf_shares(np.array([5, 1, 4, 2]), 2)
+    (array([0, 2, 4]), array([0, 1, 2, 3]))
+    >>> leaf_shares(np.array([3]), 4)
+    (array([0, 1]), array([0]))
+    """
+    if shares < 1:
+        raise ValueError(f"shares must be at least 1, got {shares}")
+    L = len(sizes)
+    T = max(1, min(shares, L))
+    load = [0] * T
+    members: list[list[int]] = [[] for _ in range(T)]
+    for leaf in sorted(range(L), key=lambda x: (-int(sizes[x]), x)):
+        s = min(range(T), key=lambda x: (load[x], x))
+        members[s].append(leaf)
+        load[s] += int(sizes[leaf])
+    start = np.cumsum([0] + [len(m) for m in members]).astype(np.int64)
+    order = np.array([x for m in members for x in sorted(m)], dtype=np.int64)
+    return start, order
 
 
 def normalised_leaf_strategy(avg: np.ndarray) -> np.ndarray:

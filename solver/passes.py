@@ -139,7 +139,11 @@ class LeafData(NamedTuple):
     the last (from the flop: the turn card; listed together in ``cards``);
     ``full_response``: a best-responding pass responds over the whole continuation
     trees, every deal of ``cards`` (not only by choosing among the continuations).
-    ``regret``, ``sigma``, ``avg``: (2, leaves, K, hands) per player; the rest scratch."""
+    ``regret``, ``sigma``, ``avg``: (2, leaves, K, hands) per player. The leaves are
+    cut into shares (``share_leaves[share_start[s]:share_start[s + 1]]``), each with
+    its own scratch (the first axis of ``forward`` .. ``response``), so that shares
+    can be valued on threads of their own (``_leaf_values_parallel``): no leaf's
+    values depend on another's."""
 
     node: np.ndarray
     start: np.ndarray
@@ -162,11 +166,13 @@ class LeafData(NamedTuple):
     regret: np.ndarray
     sigma: np.ndarray
     avg: np.ndarray
-    forward: np.ndarray
-    backward: np.ndarray
-    values: np.ndarray
-    summed: np.ndarray
-    response: np.ndarray  # (3, widest, hands) with full_response, else empty
+    share_start: np.ndarray  # (shares + 1,) int64
+    share_leaves: np.ndarray  # (leaves,) int64
+    forward: np.ndarray  # (shares, K, widest, hands)
+    backward: np.ndarray  # (shares, K, widest, hands)
+    values: np.ndarray  # (shares, K, hands)
+    summed: np.ndarray  # (shares, hands)
+    response: np.ndarray  # (shares, 3, widest, hands) with full_response, else (shares, 3, 0, 0)
 
 
 def no_leaves(dtype=np.float64) -> LeafData:
@@ -178,9 +184,9 @@ def no_leaves(dtype=np.float64) -> LeafData:
         z64, np.zeros(1, dtype=np.int64), z8, z8.copy(), z32, z32.copy(), np.zeros((0, 2), dtype=np.int64), z8.copy(),
         np.zeros((0, 1, 1), dtype=np.float32), np.zeros((52, 1, 0), dtype=np.int32), np.full(52, -1, dtype=np.int64),
         z64.copy(), 0.0, 0, 0, False, z64.copy(), False, np.zeros((2, 0, 1, 0), dtype=dtype),
-        np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((1, 1, 0), dtype=dtype),
-        np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype), np.zeros(0, dtype=dtype),
-        np.zeros((3, 0, 0), dtype=dtype),
+        np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros(2, dtype=np.int64),
+        z64.copy(), np.zeros((1, 1, 1, 0), dtype=dtype), np.zeros((1, 1, 1, 0), dtype=dtype),
+        np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype), np.zeros((1, 3, 0, 0), dtype=dtype),
     )  # fmt: skip
 
 
@@ -379,7 +385,7 @@ def current_strategy(regret, kind, player, first_child, num_children, who, sigma
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, in_block, skip, leaves):
+def _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, in_block, skip, leaves, parallel_leaves):
     """The roots' reaches (``reach0``, ``reach1``), the forward pass over nodes
     0..top_end-1 (see _forward) and player i's values at the leaves."""
     for h in range(hands.c1.shape[0]):
@@ -389,7 +395,10 @@ def _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, in_block, 
         0, top_end, 0, tree.kind, tree.player, tree.first_child, tree.num_children, tree.dealt, tree.slot, hands.c1,
         hands.c2, rule.sigma, work.reach, in_block, skip,
     )  # fmt: skip
-    _leaf_values(leaves, i, 0, tree, hands, rule, work)
+    if parallel_leaves:
+        _leaf_values_parallel(leaves, i, 0, tree, hands, rule, work)
+    else:
+        _leaf_values(leaves, i, 0, tree, hands, rule, work)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -401,7 +410,7 @@ def traverse(i, tree, hands, reach0, reach1, rule, work, leaves):
     child removes the hands holding its card (reach and value 0)."""
     n_nodes = tree.kind.shape[0]
     none = np.zeros(n_nodes, dtype=np.bool_)
-    _top_forward(i, tree, hands, reach0, reach1, rule, work, n_nodes, none, -1, leaves)
+    _top_forward(i, tree, hands, reach0, reach1, rule, work, n_nodes, none, -1, leaves, False)
     _backward(0, n_nodes, 0, i, tree, hands, rule, work, none, False)
 
 
@@ -504,7 +513,7 @@ def traverse_by_block(i, tree, hands, reach0, reach1, rule, work, blocks, skip, 
     ``blocks.block_cfv[0]``), then the top backward. The same values as ``traverse``
     (blocks are independent and each node's arithmetic is unchanged)."""
     top_end = blocks.top_end if blocks.blocks.shape[0] > 0 else tree.kind.shape[0]
-    _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip, leaves)
+    _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip, leaves, False)
     share = Scratch(blocks.block_reach[0], blocks.block_cfv[0], work.tmp, work.qs)
     for b in range(blocks.blocks.shape[0]):
         _walk_block(b, i, tree, hands, rule, work, share, blocks)
@@ -516,14 +525,16 @@ def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, le
     """``traverse_by_block`` with the blocks walked in parallel: share t of
     ``block_reach.shape[0]`` takes blocks t, t + T, t + 2T, ... (neighbouring blocks
     are alike in size, so strided shares balance; contiguous halves did not), in its
-    own block-local arrays and scratch rows."""
-    _top_forward(i, tree, hands, reach0, reach1, rule, work, blocks.top_end, blocks.in_block, skip, leaves)
+    own block-local arrays and scratch rows; the leaves' shares too
+    (``_leaf_values_parallel``)."""
+    top_end = blocks.top_end if blocks.blocks.shape[0] > 0 else tree.kind.shape[0]
+    _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip, leaves, True)
     T = blocks.block_reach.shape[0]
     for t in nb.prange(T):
         share = Scratch(blocks.block_reach[t], blocks.block_cfv[t], np.empty_like(work.tmp), np.empty_like(work.qs))
         for b in range(t, blocks.blocks.shape[0], T):
             _walk_block(b, i, tree, hands, rule, work, share, blocks)
-    _backward(0, blocks.top_end, 0, i, tree, hands, rule, work, blocks.in_block, False)
+    _backward(0, top_end, 0, i, tree, hands, rule, work, blocks.in_block, False)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -684,30 +695,48 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
     is unbiased),
     then mixed by i's leaf strategy (or the best k per hand when
     ``best_response``). ``update``: regret matching+ on the leaf choices of i, the
-    linearly weighted average (``weight``) and i's next leaf strategy."""
-    L = leaves.node.shape[0]
-    if L == 0:
+    linearly weighted average (``weight``) and i's next leaf strategy. The shares of
+    leaves one after another (``_leaf_values_parallel``: on threads)."""
+    if leaves.node.shape[0] == 0:
         return
+    for s in range(leaves.share_start.shape[0] - 1):
+        _leaf_share(leaves, s, i, base, tree, hands, rule, work.reach, work.cfv, work.tmp, work.qs)
+
+
+@nb.njit(cache=True, parallel=True)
+def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
+    """``_leaf_values`` with each share of the leaves on a thread, in its own scratch
+    (the values are the same: each leaf's arithmetic is unchanged)."""
+    if leaves.node.shape[0] == 0:
+        return
+    for s in nb.prange(leaves.share_start.shape[0] - 1):
+        _leaf_share(leaves, s, i, base, tree, hands, rule, work.reach, work.cfv, np.empty_like(work.tmp),
+                    np.empty_like(work.qs))  # fmt: skip
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs):
+    """``_leaf_values`` for the leaves of share s, in its scratch and ``tmp``, ``qs``."""
     if rule.best_response and leaves.full_response:
-        _leaf_response(leaves, i, base, tree, hands, work)
+        _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs)
         return
     slot = tree.slot
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
     weight, update, best_response = rule.weight, rule.update, rule.best_response
-    reach, cfv, tmp, qs = work
     H = c1.shape[0]
     o = 1 - i
     K = leaves.sigma.shape[2]
-    fw = leaves.forward
-    bw = leaves.backward
-    vals = leaves.values
-    qsum = leaves.summed
+    fw = leaves.forward[s]
+    bw = leaves.backward[s]
+    vals = leaves.values[s]
+    qsum = leaves.summed[s]
     zero = cfv.dtype.type(0.0)
     ncards = leaves.cards.shape[0]
     draws = ncards if leaves.sample <= 0 else leaves.sample
     scale = leaves.weight if leaves.sample <= 0 else leaves.weight * ncards / leaves.sample
     iteration = np.int64(weight)
-    for l in range(L):
+    for x_ in range(leaves.share_start[s], leaves.share_start[s + 1]):
+        l = leaves.share_leaves[x_]
         node = leaves.node[l]
         rs = leaves.start[l]
         R = leaves.start[l + 1] - rs
@@ -802,28 +831,29 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_response(leaves, i, base, tree, hands, work):
+def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
     """Player i's best-response values at every leaf over the whole continuation
     trees (not only a choice among the continuations), against the other player's
     mix of continuations, exact over every deal of ``leaves.cards``: a decision of
     i in the last stage maximises per deal; one in an earlier stage (from the flop:
     the turn) maximises the sum over the deals of its ``group``, which i cannot tell
-    apart there. Deals of a group are consecutive in ``cards``."""
+    apart there. Deals of a group are consecutive in ``cards``. The leaves of share s,
+    in its scratch."""
     slot = tree.slot
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
-    reach, cfv, tmp, qs = work
     H = c1.shape[0]
     o = 1 - i
     K = leaves.sigma.shape[2]
     S = leaves.bucket.shape[1]
-    fw = leaves.forward
-    q = leaves.response[0]
-    v = leaves.response[1]
-    acc = leaves.response[2]
-    total = leaves.summed
+    fw = leaves.forward[s]
+    q = leaves.response[s, 0]
+    v = leaves.response[s, 1]
+    acc = leaves.response[s, 2]
+    total = leaves.summed[s]
     zero = cfv.dtype.type(0.0)
     ncards = leaves.cards.shape[0]
-    for l in range(leaves.node.shape[0]):
+    for x_ in range(leaves.share_start[s], leaves.share_start[s + 1]):
+        l = leaves.share_leaves[x_]
         node = leaves.node[l]
         rs = leaves.start[l]
         R = leaves.start[l + 1] - rs

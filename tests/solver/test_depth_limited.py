@@ -3,6 +3,8 @@ tree whose leaves continue by fixed continuation strategies is the full tree wit
 those strategies played below the leaves, so its values must equal the full tree's
 exactly (the full-tree evaluator is checked against brute force in test_cfr)."""
 
+import doctest
+
 import numpy as np
 import pytest
 
@@ -171,6 +173,27 @@ def test_solving_lowers_the_exploitability_within_the_continuations_and_repeats_
     assert not np.array_equal(other.strategy, once.strategy)
     drawn = cfr.solve(sub, 20, card_samples=2, seed=7, independent_cards=True)
     assert not np.array_equal(drawn.strategy, once.strategy)
+
+
+@pytest.mark.parametrize("which", ["turn", "flop"])
+def test_leaves_valued_on_two_threads_solve_bit_for_bit_as_on_one(spot, flop_spot, which):
+    """Leaf values in shares of the leaves (threads of their own when numba has two)
+    change nothing: each leaf's arithmetic is the same wherever it runs."""
+    sub = spot[0] if which == "turn" else flop_spot[0]
+    leaves = depth_limited.leaf_data(sub, shares=2)
+    sizes = np.diff(sub.continuations.start)
+    start, order = leaves.share_start, leaves.share_leaves
+    assert len(start) == 3 and sorted(order.tolist()) == list(range(sub.continuations.num_leaves))
+    loads = [int(sizes[order[start[s] : start[s + 1]]].sum()) for s in (0, 1)]
+    assert abs(loads[0] - loads[1]) <= sizes.max()  # balanced to within one leaf
+    for samples in (0, 2):
+        one = cfr.solve(sub, 12, card_samples=samples, seed=3)
+        two = cfr.solve(sub, 12, card_samples=samples, seed=3, threads=2)
+        np.testing.assert_array_equal(one.strategy, two.strategy)
+        np.testing.assert_array_equal(one.leaf_strategy, two.leaf_strategy)
+    assert doctest.testmod(depth_limited).failed == 0
+    with pytest.raises(ValueError, match="shares"):
+        depth_limited.leaf_data(sub, shares=0)
 
 
 def test_pluribus_biases_multiply_one_kind_of_action_and_renormalise():
