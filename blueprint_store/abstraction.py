@@ -42,6 +42,8 @@ HOLDEM_ROUNDS = (2, 3, 1, 1)
 UNASSIGNED = 65535
 HOLE_PAIRS = ev.all_hole_pairs()
 _KEYS, _MASKS = ev.hand_keys(HOLE_PAIRS)
+_CARD1 = np.ascontiguousarray(HOLE_PAIRS[:, 0])
+_CARD2 = np.ascontiguousarray(HOLE_PAIRS[:, 1])
 
 
 class HandTables(NamedTuple):
@@ -503,12 +505,52 @@ def _river_equity(strengths, masks, h):
 
 
 @nb.njit(cache=True)
-def _river_buckets(strengths, masks, n, out):
+def _river_buckets(strengths, c1, c2, n, out):
     """out[h] = the river bucket of every hand h not blocked (strength >= 0), as
-    ``_river_equity`` and ``_bucket_of_equity`` give it one hand at a time."""
-    for h in range(strengths.shape[0]):
+    ``_river_equity`` and ``_bucket_of_equity`` give it one hand at a time, in one
+    sweep up the strengths: the compatible hands below, level with and in all are
+    counts less those holding one of h's cards (``c1``, ``c2``: each hand's cards),
+    so the equity is the same number."""
+    H = strengths.shape[0]
+    order = np.argsort(strengths, kind="mergesort")
+    card_all = np.zeros(52, dtype=np.int64)
+    card_below = np.zeros(52, dtype=np.int64)
+    card_level = np.zeros(52, dtype=np.int64)
+    live = 0
+    t = H
+    for x in range(H):
+        h = order[x]
         if strengths[h] >= 0:
-            out[h] = _bucket_of_equity(_river_equity(strengths, masks, h), n)
+            live += 1
+            card_all[c1[h]] += 1
+            card_all[c2[h]] += 1
+            if t == H:
+                t = x
+    below = 0
+    while t < H:
+        s = strengths[order[t]]
+        u = t
+        while u < H and strengths[order[u]] == s:
+            h = order[u]
+            card_level[c1[h]] += 1
+            card_level[c2[h]] += 1
+            u += 1
+        level = u - t
+        for x in range(t, u):
+            h = order[x]
+            a, b = c1[h], c2[h]
+            total = live - card_all[a] - card_all[b] + 1  # h itself holds both cards
+            win = below - card_below[a] - card_below[b]
+            tie = level - card_level[a] - card_level[b] + 1
+            out[h] = _bucket_of_equity((win + 0.5 * tie) / total, n)
+        for x in range(t, u):
+            h = order[x]
+            card_level[c1[h]] -= 1
+            card_level[c2[h]] -= 1
+            card_below[c1[h]] += 1
+            card_below[c2[h]] += 1
+        below += level
+        t = u
 
 
 @nb.njit(cache=True)
@@ -662,7 +704,7 @@ def hand_buckets(abstraction: CardAbstraction, round_: int, board) -> np.ndarray
         out[live] = table[_INDEXER.index_many(rows)]
         return out
     strengths = ev.strengths_on_board(board, _KEYS, _MASKS)
-    _river_buckets(strengths, _MASKS, abstraction.spec.buckets[3], out)
+    _river_buckets(strengths, _CARD1, _CARD2, abstraction.spec.buckets[3], out)
     return out
 
 

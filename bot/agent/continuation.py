@@ -17,6 +17,7 @@ valued on a keyed sample of runouts.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,13 +160,29 @@ def _continuation_strategy(
             stats.unmapped_nodes += a_node is not None
             out[f + real_actions.index(CALL)] = 1.0
         else:
-            kids = view.child_actions(a_node)
-            table = biased(_bucket_strategy(view, a_node), [_kind(c) for c in kids])  # (b, 4, k)
+            table = _biased_table(view, a_node)  # (k, 4, b)
             played_as = _real_children(view, st, me, a_node, real_actions)
             for j, r in enumerate(played_as):
-                out[f + r, :, : table.shape[0]] += table[:, :, j].T.astype(np.float32)
+                out[f + r, :, : table.shape[2]] += table[j]
         _push_children(stack, st, f, real_actions, view, a_node, played_as, path, deal=True)
     return out
+
+
+#: Per blueprint (weakly: a closed one leaves): its abstract nodes' continuation tables.
+_BIASED: weakref.WeakKeyDictionary[Blueprint, dict[int, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+def _biased_table(view: Blueprint, node: int) -> np.ndarray:
+    """(children, 4, buckets) float32: the four continuations' probabilities of each
+    child of abstract decision ``node`` (made once per blueprint and node: a flop
+    solve's leaves reach the same turn and river nodes many times)."""
+    tables = _BIASED.setdefault(view, {})
+    table = tables.get(node)
+    if table is None:
+        kinds = [_kind(c) for c in view.child_actions(node)]
+        table = np.ascontiguousarray(biased(_bucket_strategy(view, node), kinds).transpose(2, 1, 0), dtype=np.float32)
+        tables[node] = table
+    return table
 
 
 def _kind(a: Action) -> str:

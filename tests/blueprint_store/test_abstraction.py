@@ -113,6 +113,28 @@ def test_river_bucket_is_the_equity_slice():
     assert ab.hand_bucket(a, 3, [5, 10], board) <= 1  # 3d 4h: the board plays, nearly the worst
 
 
+@pytest.mark.parametrize(
+    "board",
+    [[48, 44, 40, 36, 32], [0, 13, 26, 39, 51], [5, 18, 31, 7, 20], [12, 25, 2, 41, 30]],
+    ids=["royal-flush-board", "quads", "full-house", "random"],
+)
+def test_every_hand_s_river_bucket_is_its_brute_force_equity_slice(board):
+    """The sweep over sorted strengths gives every hand the bucket of its equity
+    counted hand by hand (1,000 buckets: an off-by-one count moves a bucket)."""
+    a = ab.CardAbstraction(ab.CardAbstractionSpec(buckets=(169, 2, 2, 1000)), None, None, None)
+    every = ab.hand_buckets(a, 3, board)
+    strengths = ev.strengths_on_board(board, *ev.hand_keys(ev.all_hole_pairs()))
+    _, masks = ev.hand_keys(ev.all_hole_pairs())
+    for h, hole in enumerate(ev.all_hole_pairs().tolist()):
+        if set(hole) & set(board):
+            assert every[h] == -1
+            continue
+        mine = masks[h]
+        rivals = [s for s, m in zip(strengths, masks) if s >= 0 and not m & mine]
+        equity = (sum(s < strengths[h] for s in rivals) + 0.5 * sum(s == strengths[h] for s in rivals)) / len(rivals)
+        assert every[h] == min(int(equity * 1000), 999)
+
+
 def test_spec_is_checked():
     with pytest.raises(ValueError, match="169"):
         ab.CardAbstractionSpec(buckets=(100, 2, 2, 2)).verify()
