@@ -71,16 +71,19 @@ def all_runouts(root: BettingState) -> np.ndarray:
     return np.array([(d, e) for d in left for e in left if d != e], dtype=np.int64)
 
 
-def dl_solve(root, reach, walker, node, seconds: float, key: int, iterations: int = 0) -> tuple[cfr.SolveResult, float]:
+def dl_solve(
+    root, reach, walker, node, seconds: float, key: int, iterations: int = 0, threads: int = 1
+) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
-    with one runout a pass, all inside ``seconds`` (or exactly ``iterations``)."""
+    with one runout a pass, all inside ``seconds`` (or exactly ``iterations``), on
+    ``threads``."""
     t0 = time.perf_counter()
     deals = runout_sample(root.game.deck(), root.board_cards, FLOP_RIVERS, key)
     sub = flop_subgame(root, reach, deals, walker, node)
     setup = time.perf_counter() - t0
     if iterations > 0:
-        return cfr.solve(sub, iterations, card_samples=1, seed=key), setup
-    r = cfr.solve(sub, 100_000, deadline=max(seconds - setup, 0.01), card_samples=1, seed=key)
+        return cfr.solve(sub, iterations, card_samples=1, seed=key, threads=threads), setup
+    r = cfr.solve(sub, 100_000, deadline=max(seconds - setup, 0.01), card_samples=1, seed=key, threads=threads)
     return r, setup
 
 
@@ -97,7 +100,7 @@ def measure(args: argparse.Namespace) -> dict:
     for i, root in enumerate(spots):
         reach, node = ranges_at(walker, root)
         if i == 0:  # load every solving kernel first (not reported)
-            dl_solve(root, reach, walker, node, args.seconds, key=0)
+            dl_solve(root, reach, walker, node, args.seconds, key=0, threads=args.threads)
             continue
         t0 = time.perf_counter()
         exact = flop_subgame(root, reach, all_runouts(root), walker, node)
@@ -111,19 +114,28 @@ def measure(args: argparse.Namespace) -> dict:
         row: dict = {"betting": root.betting_string(), "board": root.board_cards, "pot": pot, "leaves": c.num_leaves}
         t0 = time.perf_counter()
         bp_strategy = blueprint_subgame_strategy(exact, root, walker.view, node)
-        row["blueprint"] = 100 * cfr.exploitability(exact, bp_strategy, blueprint_mix, full_response=True) / pot
+        th = args.threads
+        row["blueprint"] = (
+            100 * cfr.exploitability(exact, bp_strategy, blueprint_mix, full_response=True, threads=th) / pot
+        )
         row["eval_seconds"] = round(time.perf_counter() - t0, 1)
         row["build_seconds"] = round(build, 1)
         budgets = (("dl", args.seconds, args.iterations), ("dl_long", args.long_seconds, args.long_iterations))
         for name, seconds, iterations in budgets:
             if seconds <= 0 and iterations <= 0:
                 continue
-            r, setup = dl_solve(root, reach, walker, node, seconds, key=1000 * args.seed + i, iterations=iterations)
+            r, setup = dl_solve(
+                root, reach, walker, node, seconds, key=1000 * args.seed + i, iterations=iterations, threads=th
+            )
             assert r.leaf_strategy is not None
             if args.later in ("mix", "both"):
-                row[name] = 100 * cfr.exploitability(exact, r.strategy, r.leaf_strategy, full_response=True) / pot
+                row[name] = (
+                    100 * cfr.exploitability(exact, r.strategy, r.leaf_strategy, full_response=True, threads=th) / pot
+                )
             if args.later in ("blueprint", "both"):
-                row[f"{name}_bp"] = 100 * cfr.exploitability(exact, r.strategy, blueprint_mix, full_response=True) / pot
+                row[f"{name}_bp"] = (
+                    100 * cfr.exploitability(exact, r.strategy, blueprint_mix, full_response=True, threads=th) / pot
+                )
             row[f"{name}_iterations"] = r.iterations
             row[f"{name}_setup"] = round(setup, 3)
         rows.append(row)
@@ -153,6 +165,7 @@ def measure(args: argparse.Namespace) -> dict:
         "long_iterations": args.long_iterations,
         "seed": args.seed,
         "later": args.later,
+        "threads": args.threads,
         "rows": rows,
         "median_pct_pot": med,
     }
@@ -179,6 +192,13 @@ def main() -> None:
         default="mix",
         help="the depth-limited solve's turn and river in the measure: the continuation mix it chose (default), "
         "the blueprint's (as the blueprint's column), or both",
+    )
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="solves and evaluations on this many threads (the agent's --threads; the figures do not change "
+        "with it when --iterations fixes the solves)",
     )
     ap.add_argument("--out", help="JSON with every row")
     args = ap.parse_args()

@@ -153,13 +153,9 @@ def solve(
             np.zeros((2, H)),
             np.zeros(H, dtype=SOLVE_DTYPE),
         )
-    # numba's thread pool size; numba.config sets it at run time (through globals()), out of mypy's sight
-    pool_size: int = nb.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-    use = max(1, min(threads, pool_size))
+    use = usable_threads(threads)
     leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed, independent=independent_cards, shares=use)
     parallel = use > 1 and (len(t.blocks) > 1 or len(leaves.share_start) > 2)
-    if parallel:
-        nb.set_num_threads(use)
     reach = sub.reach.astype(SOLVE_DTYPE)
     copies = use if parallel else 1  # one per share of the blocks
     blocks = sub.block_arrays(copies, SOLVE_DTYPE)
@@ -174,6 +170,17 @@ def solve(
         time.perf_counter() - t0,
         leaf_strategy=None if sub.continuations is None else normalised_leaf_strategy(leaves.avg),
     )
+
+
+def usable_threads(threads: int) -> int:
+    """How many of ``threads`` numba's pool has (at least 1); numba's parallel
+    regions then use that many."""
+    # numba's thread pool size; numba.config sets it at run time (through globals()), out of mypy's sight
+    pool_size: int = nb.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    use = max(1, min(threads, pool_size))
+    if use > 1:
+        nb.set_num_threads(use)
+    return use
 
 
 def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
@@ -196,19 +203,25 @@ def evaluation_pass(
     leaf_sample: int = 0,
     seed: int = 0,
     with_leaves: bool = True,
+    threads: int = 1,
 ) -> Workspace:
     """One pass of ``player`` in double precision with no update, from both players'
     ``root_reach``: its workspace holds the values and reaches at every node.
     ``leaf_sample``: value the leaves on that many cards (deals) of a shuffle keyed by
     ``seed`` (an unbiased estimate; 0: every one). ``with_leaves`` False: no leaf
-    values (the reaches are still exact)."""
+    values (the reaches are still exact). ``threads``: the leaves valued on that many
+    (the values are the same)."""
     w = Workspace(sub)
     rule = PassRule(np.ascontiguousarray(strategy), np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response)
+    use = usable_threads(threads) if with_leaves else 1
     if with_leaves:
-        leaves = leaf_data(sub, sample=leaf_sample, seed=seed, leaf_strategy=leaf_strategy, full_response=full_response)
+        leaves = leaf_data(
+            sub, sample=leaf_sample, seed=seed, leaf_strategy=leaf_strategy, full_response=full_response, shares=use
+        )
     else:
         leaves = no_leaves(np.float64)
-    traverse(player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves)
+    parallel = use > 1 and len(leaves.share_start) > 2
+    traverse(player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves, parallel)
     return w
 
 
@@ -219,6 +232,7 @@ def counterfactual_values(
     best_response: bool = False,
     leaf_strategy: np.ndarray | None = None,
     full_response: bool = False,
+    threads: int = 1,
 ) -> np.ndarray:
     """Counterfactual values at the root, per live hand of ``player``, when both play
     ``strategy`` (or ``player`` best-responds to the other's part of it). In a
@@ -226,8 +240,8 @@ def counterfactual_values(
     uniform); a best response picks the best continuation per hand at each leaf, or,
     ``full_response``, best-responds over the continuation trees (exactly, over the
     tree's deals: every card from the turn; from the flop, every runout when the tree
-    was built with them all) to the other's mix."""
-    w = evaluation_pass(sub, strategy, player, best_response, sub.reach, leaf_strategy, full_response)
+    was built with them all) to the other's mix. ``threads``: as ``evaluation_pass``."""
+    w = evaluation_pass(sub, strategy, player, best_response, sub.reach, leaf_strategy, full_response, threads=threads)
     return w.cfv[0].copy()
 
 
@@ -240,11 +254,13 @@ def node_values(
     leaf_strategy: np.ndarray | None = None,
     leaf_sample: int = 0,
     seed: int = 0,
+    threads: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
     reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's;
-    ``leaf_strategy`` as in ``counterfactual_values``; ``leaf_sample`` and ``seed`` as
-    in ``evaluation_pass`` (a depth-limited flop subgame's values from a few runouts)."""
+    ``leaf_strategy`` as in ``counterfactual_values``; ``leaf_sample``, ``seed`` and
+    ``threads`` as in ``evaluation_pass`` (a depth-limited flop subgame's values from a
+    few runouts)."""
     w = evaluation_pass(
         sub,
         strategy,
@@ -254,6 +270,7 @@ def node_values(
         leaf_strategy,
         leaf_sample=leaf_sample,
         seed=seed,
+        threads=threads,
     )
     reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
     return w.cfv, reaches
@@ -284,16 +301,21 @@ def action_values(sub: Subgame, cfv: np.ndarray, reaches: np.ndarray, player: in
 
 
 def exploitability(
-    sub: Subgame, strategy: np.ndarray, leaf_strategy: np.ndarray | None = None, full_response: bool = False
+    sub: Subgame,
+    strategy: np.ndarray,
+    leaf_strategy: np.ndarray | None = None,
+    full_response: bool = False,
+    threads: int = 1,
 ) -> float:
     """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
     best-response values (expected over the joint deal of compatible hands). In a
     depth-limited subgame the best response chooses among the continuations only,
     or, ``full_response``, responds over the rest of the hand to the mix of
-    continuations ``leaf_strategy`` commits to (see ``counterfactual_values``)."""
+    continuations ``leaf_strategy`` commits to (see ``counterfactual_values``; the
+    leaves valued on ``threads``)."""
     joint = joint_weight(sub)
     br = [
-        float(sub.reach[p] @ counterfactual_values(sub, strategy, p, True, leaf_strategy, full_response))
+        float(sub.reach[p] @ counterfactual_values(sub, strategy, p, True, leaf_strategy, full_response, threads))
         for p in (0, 1)
     ]
     return (br[0] + br[1]) / 2.0 / joint

@@ -402,7 +402,7 @@ def _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, in_block, 
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def traverse(i, tree, hands, reach0, reach1, rule, work, leaves):
+def traverse(i, tree, hands, reach0, reach1, rule, work, leaves, parallel_leaves=False):
     """One pass for player i. ``work.reach[p, s]`` is player p's reach at the nodes
     whose slot[p] is s (it changes only below p's own decisions and chance nodes).
     ``rule.update``: CFR+ regret and average updates (and the next strategy at i's
@@ -410,7 +410,7 @@ def traverse(i, tree, hands, reach0, reach1, rule, work, leaves):
     child removes the hands holding its card (reach and value 0)."""
     n_nodes = tree.kind.shape[0]
     none = np.zeros(n_nodes, dtype=np.bool_)
-    _top_forward(i, tree, hands, reach0, reach1, rule, work, n_nodes, none, -1, leaves, False)
+    _top_forward(i, tree, hands, reach0, reach1, rule, work, n_nodes, none, -1, leaves, parallel_leaves)
     _backward(0, n_nodes, 0, i, tree, hands, rule, work, none, False)
 
 

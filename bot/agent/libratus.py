@@ -140,6 +140,7 @@ class Solution:
     #: a flop solution's values come from this many of its runouts (keyed by ``seed``; 0: all)
     value_deals: int = 0
     seed: int = 0
+    threads: int = 1  # the values' leaves valued on that many
     _values: dict = field(default_factory=dict)
 
     def values(self, player: int) -> tuple[np.ndarray, np.ndarray]:
@@ -152,6 +153,7 @@ class Solution:
                 leaf_strategy=self.leaf_strategy,
                 leaf_sample=self.value_deals,
                 seed=self.seed,
+                threads=self.threads,
             )
         return self._values[player]
 
@@ -429,7 +431,7 @@ class LibratusAgent:
             **measured,
         )
         value_deals = FLOP_VALUE_DEALS if deals is not None and len(deals) > FLOP_VALUE_DEALS else 0
-        return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy, value_deals, key)
+        return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy, value_deals, key, self.threads)
 
     def _solve_next_round(self, state: BettingState, me: int, leaf: int) -> Solution:
         """An unsafe solve from the start of the round after a depth-limited solution,

@@ -191,6 +191,17 @@ def test_leaves_valued_on_two_threads_solve_bit_for_bit_as_on_one(spot, flop_spo
         two = cfr.solve(sub, 12, card_samples=samples, seed=3, threads=2)
         np.testing.assert_array_equal(one.strategy, two.strategy)
         np.testing.assert_array_equal(one.leaf_strategy, two.leaf_strategy)
+    # evaluation too: values, full best responses below the leaves, a few runouts' values
+    strategy, mix = (spot[2], spot[3]) if which == "turn" else (flop_spot[2], flop_spot[3])
+    for threads in (1, 2):
+        got = (
+            cfr.exploitability(sub, strategy, mix, full_response=True, threads=threads),
+            cfr.node_values(sub, strategy, 1, leaf_strategy=mix, leaf_sample=3, seed=2, threads=threads)[0],
+        )
+        if threads == 1:
+            first = got
+    assert got[0] == first[0]
+    np.testing.assert_array_equal(got[1], first[1])
     assert doctest.testmod(depth_limited).failed == 0
     with pytest.raises(ValueError, match="shares"):
         depth_limited.leaf_data(sub, shares=0)
