@@ -11,8 +11,15 @@ from pokerbot.bot.cli.options import positive
 
 def add(sub) -> None:
     b = sub.add_parser("bench", help="benchmarks that print their figures")
-    b.add_argument("what", choices=["evaluator", "dealer", "solver", "mccfr", "store"], help="what to measure")
-    b.add_argument("--blueprint", default=None, metavar="PATH", help="store: the blueprint to open")
+    b.add_argument(
+        "what", choices=["evaluator", "dealer", "solver", "depth-limited", "mccfr", "store"], help="what to measure"
+    )
+    b.add_argument(
+        "--blueprint",
+        default=None,
+        metavar="PATH",
+        help="store, depth-limited: the blueprint to open (default $POKERBOT_BLUEPRINT, else blueprints/default.bp)",
+    )
     b.add_argument(
         "--hands",
         type=positive,
@@ -52,12 +59,18 @@ def run(args: argparse.Namespace) -> int:
         )
     elif args.what == "mccfr":
         bench_mccfr.print_mccfr_report(bench_mccfr.bench_mccfr(), args.json)
-    elif args.what == "store":
+    elif args.what in ("store", "depth-limited"):
         from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
 
         path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
         if not os.path.exists(path):
-            print(f"pokerbot bench store: no blueprint at {path} (--blueprint PATH)", file=sys.stderr)
+            print(f"pokerbot bench {args.what}: no blueprint at {path} (--blueprint PATH)", file=sys.stderr)
             return 2
-        bench_store.print_store_report(bench_store.bench_store(path), args.json)
+        if args.what == "store":
+            bench_store.print_store_report(bench_store.bench_store(path), args.json)
+        else:
+            from pokerbot.bot.bench import depth_limited as bench_dl
+
+            report = bench_dl.bench_depth_limited(path, repeats=min(args.repeats, 5))
+            bench_dl.print_depth_limited_report(report, args.json)
     return 0

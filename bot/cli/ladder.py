@@ -99,7 +99,11 @@ def run(args: argparse.Namespace) -> int:
         at_once=1 if args.ray is not None else args.parallel,
     )
     identity = ladder.identity_of(make)
-    specs = [] if args.report else ladder.plan_chunks(args.out, rows, args.chunks, args.pairs, seeds, make)
+    try:
+        specs = [] if args.report else ladder.plan_chunks(args.out, rows, args.chunks, args.pairs, seeds, make)
+    except ladder.LadderError as e:
+        print(f"pokerbot ladder: {e}", file=sys.stderr)
+        return 2
     if specs:
         where = f"Ray at {args.ray}" if args.ray is not None else f"{args.parallel} at a time"
         print(

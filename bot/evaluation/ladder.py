@@ -300,7 +300,10 @@ def plan_chunks(
         for _ in range(chunks):
             seed = next(free, None)
             if seed is None:
-                raise LadderError(f"{row}: no free seed left in {seeds.start}-{seeds.stop - 1}")
+                raise LadderError(
+                    f"{row}: no free seed left in {seeds.start}-{seeds.stop - 1} for {chunks} chunks (every seed "
+                    f"keeps its chunk, of whatever commit; give --seeds a wider range or another --out)"
+                )
             specs.append(make_spec(row, seed, os.path.join(out_dir, row.key, f"seed-{seed}")))
     return specs
 
