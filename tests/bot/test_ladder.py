@@ -174,5 +174,5 @@ def test_the_command_plays_reports_and_refuses_bad_arguments(tmp_path, capsys):
     assert main(["ladder", "--rows", "main", "--blueprint", str(tmp_path / "none.bp"), "--out", out]) == 2
     assert "no blueprint at" in capsys.readouterr().err
     # seed 1 holds the chunk played above: no seed left for another, an error and not a traceback
-    assert main(args + ["--seeds", "1"]) == 2
+    assert main(args + ["--seeds", "1-1"]) == 2
     assert "no free seed left in 1-1" in capsys.readouterr().err
