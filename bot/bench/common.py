@@ -40,3 +40,19 @@ def median_time(fn: Callable[[], object], repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def per_iteration(solve: Callable[[int], object], iterations: int, repeats: int) -> tuple[float, float]:
+    """(seconds of setup per solve, seconds per iteration) of ``solve(n)``, a solve of n
+    iterations: medians of ``repeats`` solves of 0 and of ``iterations`` iterations,
+    alternated so drift hits both (an iteration count would amortise the setup)."""
+    solve(1)  # compile and warm up
+    setup: list[float] = []
+    full: list[float] = []
+    for _ in range(repeats):
+        for n, out in ((0, setup), (iterations, full)):
+            t0 = time.perf_counter()
+            solve(n)
+            out.append(time.perf_counter() - t0)
+    s = statistics.median(setup)
+    return s, max(statistics.median(full) - s, 0.0) / iterations

@@ -10,25 +10,19 @@ import os
 import statistics
 import time
 
-from pokerbot.bot.bench.common import machine_description
+from pokerbot.bot.bench.common import machine_description, per_iteration
 
 #: The spots: the flop after a 3x open called, and its turn after checks.
 FLOP_BOARD, FLOP_BETTING = "QsJh2h", "r300c/"
 TURN_BOARD, TURN_BETTING = "QsJh2h5c", "r300c/cc/"
 
 
-def _per_iteration(cfr, sub, iterations: int, threads: int, repeats: int) -> float:
-    """Seconds per iteration: medians of ``repeats`` solves of 0 and of ``iterations``
-    iterations (one runout or river card a pass, as the agent), alternated."""
-    cfr.solve(sub, 2, threads=threads, card_samples=1, seed=1)  # compile and warm up
-    setup: list[float] = []
-    full: list[float] = []
-    for _ in range(repeats):
-        for n, out in ((0, setup), (iterations, full)):
-            t0 = time.perf_counter()
-            cfr.solve(sub, n, threads=threads, card_samples=1, seed=1)
-            out.append(time.perf_counter() - t0)
-    return max(statistics.median(full) - statistics.median(setup), 0.0) / iterations
+def _ms_per_iteration(cfr, sub, iterations: int, threads: int, repeats: int) -> float:
+    """Per iteration of ``sub``'s solve as the agent runs it (one runout or river card a pass)."""
+    _, seconds = per_iteration(
+        lambda n: cfr.solve(sub, n, threads=threads, card_samples=1, seed=1), iterations, repeats
+    )
+    return seconds * 1000
 
 
 def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
@@ -81,11 +75,11 @@ def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
             "setup_ms_first": statistics.median(first) * 1000,
             "setup_ms_again": statistics.median(again) * 1000,
             "timed_iterations": iterations,
-            "ms_per_iteration_1_thread": _per_iteration(cfr, sub, iterations, 1, repeats) * 1000,
+            "ms_per_iteration_1_thread": _ms_per_iteration(cfr, sub, iterations, 1, repeats),
             "ms_per_iteration_2_threads": None,
         }
         if (os.cpu_count() or 1) >= 2:
-            row["ms_per_iteration_2_threads"] = _per_iteration(cfr, sub, iterations, 2, repeats) * 1000
+            row["ms_per_iteration_2_threads"] = _ms_per_iteration(cfr, sub, iterations, 2, repeats)
         out[name] = row
     return out
 

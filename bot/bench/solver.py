@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
-import time
 
-from pokerbot.bot.bench.common import machine_description, pin_to_one_core
+from pokerbot.bot.bench.common import machine_description, per_iteration, pin_to_one_core
 
 #: postflop-solver's tree rules, as its defaults (TreeConfig: force_allin_threshold 0.15,
 #: merging_threshold 0.1, no cap on raises; all-in is among the sizes): with them our
@@ -60,21 +58,6 @@ def _reference_turn_spot():
 TURN_ITERATIONS = 20
 
 
-def _per_iteration(cfr, sub, iterations: int, threads: int, repeats: int = 5) -> tuple[float, float]:
-    """(seconds of setup per solve, seconds per iteration), medians of ``repeats``
-    solves of 0 and of ``iterations`` iterations, alternated so drift hits both."""
-    cfr.solve(sub, 1, threads=threads)  # compile and warm up
-    setup: list[float] = []
-    full: list[float] = []
-    for _ in range(repeats):
-        for n, out in ((0, setup), (iterations, full)):
-            t0 = time.perf_counter()
-            cfr.solve(sub, n, threads=threads)
-            out.append(time.perf_counter() - t0)
-    s = statistics.median(setup)
-    return s, max(statistics.median(full) - s, 0.0) / iterations
-
-
 def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
     """The river reference spot: tree size, ms per CFR+ iteration on one core, the
     iterations and time to reach 0.3 % of the pot, and a 1,000-iteration solve."""
@@ -86,7 +69,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
     sub = make_subgame(state, sizes)
     # per iteration as for the turn: solves of 0 and ``iterations`` iterations, so the
     # setup of a solve (allocating its arrays, normalising the average) is apart
-    river_setup, per_iter = _per_iteration(cfr, sub, iterations, 1, repeats)
+    river_setup, per_iter = per_iteration(lambda n: cfr.solve(sub, n), iterations, repeats)
     reached = None
     for n in (25, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1000):
         r = cfr.solve(sub, n)
@@ -96,7 +79,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
     full = cfr.solve(sub, 1000)
     turn_state, turn_sizes = _reference_turn_spot()
     turn = make_subgame(turn_state, turn_sizes)
-    turn_setup, turn_iter = _per_iteration(cfr, turn, TURN_ITERATIONS, 1, repeats)
+    turn_setup, turn_iter = per_iteration(lambda n: cfr.solve(turn, n), TURN_ITERATIONS, repeats)
     turn_iter_2 = None
     if cpu is not None:  # let both cores work on the blocks below the chance nodes
         try:
@@ -104,7 +87,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
         except OSError:
             pass
     if (os.cpu_count() or 1) >= 2:
-        _, turn_iter_2 = _per_iteration(cfr, turn, TURN_ITERATIONS, 2, repeats)
+        _, turn_iter_2 = per_iteration(lambda n: cfr.solve(turn, n, threads=2), TURN_ITERATIONS, repeats)
     return {
         "machine": machine_description(),
         "pinned_cpu": cpu,
