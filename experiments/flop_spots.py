@@ -23,11 +23,16 @@ strategy commits to at the leaves:
 turn and river instead (continuation 0 for every hand, as the blueprint's column): both
 columns then differ only on the flop; ``--later both`` reports both.
 
+``--later solved`` plays the turn and the river as the agent does, solved anew when
+they come from the ranges the flop strategy reaches them with (the depth-limited turn
+solve, ``--turn-iterations``, then each river, ``--river-iterations``), on
+``--turn-cards`` turn cards and ``--river-cards`` river cards after each (keyed
+samples, the same for every column; see ``experiments/later_solved.py``), for the
+blueprint's flop and the solve's alike.
+
 ``--iterations`` / ``--long-iterations`` solve a fixed number of iterations instead
 (what the budgets buy on this machine, measured apart), so that the table does not
 depend on what else runs.
-
-The agent itself solves the turn anew when it comes; that is not measured here.
 
     .venv/bin/python experiments/flop_spots.py --blueprint blueprints/default.bp --spots 10 \\
         --iterations 25 --long-iterations 335 --out flop.json
@@ -47,7 +52,7 @@ import numpy as np
 
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
-from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
+from pokerbot.bot.agent.libratus import FLOP_RIVERS, RIVER_SUBGAME_SIZES, SUBGAME_SIZES
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.cards import cards_to_str
@@ -57,6 +62,7 @@ from pokerbot.solver.subgame import Subgame, make_subgame
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from experiments.depth_limited_spots import ranges_at, round_spots
+from experiments.later_solved import AgentLater, flop_exploitability, keyed_cards
 from experiments.scripts import machine
 
 
@@ -87,9 +93,23 @@ def dl_solve(
     return r, setup
 
 
+#: The blueprint's columns: later rounds by the blueprint, or solved anew (``_solved``).
+BLUEPRINT_COLUMNS = ("blueprint", "blueprint_solved")
 #: The depth-limited columns, in the order they print: later rounds by the solve's
-#: continuation mix (``dl``) or by the blueprint (``_bp``), at the budget and the long one.
-DL_COLUMNS = ("dl", "dl_bp", "dl_long", "dl_long_bp")
+#: continuation mix (``dl``), by the blueprint (``_bp``) or solved anew (``_solved``),
+#: at the budget and the long one.
+DL_COLUMNS = ("dl", "dl_bp", "dl_solved", "dl_long", "dl_long_bp", "dl_long_solved")
+
+
+def cell(row: dict, column: str) -> str:
+    """A column's figure; with the later rounds solved, the total / the later rounds' part."""
+    later = row.get(column + "_later")
+    return f"{row[column]:.1f}" + ("" if later is None else f" / {later:.1f}")
+
+
+def iterations_key(column: str) -> str:
+    """The row's key of a depth-limited column's iteration count."""
+    return column.removesuffix("_bp").removesuffix("_solved") + "_iterations"
 
 
 def measure(args: argparse.Namespace) -> dict:
@@ -102,8 +122,10 @@ def measure(args: argparse.Namespace) -> dict:
         if i == 0:  # load every solving kernel first (not reported)
             dl_solve(root, reach, walker, node, args.seconds, key=0, threads=args.threads)
             continue
+        committed = bool(args.later & {"mix", "blueprint"})
         t0 = time.perf_counter()
-        exact = flop_subgame(root, reach, all_runouts(root), walker, node)
+        # with the committed later rounds scored, every runout; else the tree alone matters
+        exact = flop_subgame(root, reach, all_runouts(root) if committed else all_runouts(root)[:1], walker, node)
         build = time.perf_counter() - t0
         pot = exact.pot
         c = exact.continuations
@@ -112,12 +134,22 @@ def measure(args: argparse.Namespace) -> dict:
         blueprint_mix = np.zeros((2, c.num_leaves, c.num_strategies, H))
         blueprint_mix[:, :, 0] = 1.0
         row: dict = {"betting": root.betting_string(), "board": root.board_cards, "pot": pot, "leaves": c.num_leaves}
-        t0 = time.perf_counter()
-        bp_strategy = blueprint_subgame_strategy(exact, root, walker.view, node)
         th = args.threads
-        row["blueprint"] = (
-            100 * cfr.exploitability(exact, bp_strategy, blueprint_mix, full_response=True, threads=th) / pot
+        bp_strategy = blueprint_subgame_strategy(exact, root, walker.view, node)
+        later = AgentLater(
+            walker, SUBGAME_SIZES[2], RIVER_SUBGAME_SIZES, args.turn_iterations, args.river_iterations, th, args.seed
         )
+        turn_cards = keyed_cards(args.turn_cards, args.seed)
+        river_cards = keyed_cards(args.river_cards, args.seed)
+
+        t0 = time.perf_counter()
+        if committed:
+            row["blueprint"] = (
+                100 * cfr.exploitability(exact, bp_strategy, blueprint_mix, full_response=True, threads=th) / pot
+            )
+        if "solved" in args.later:
+            score = flop_exploitability(exact, bp_strategy, root, later, turn_cards, river_cards)
+            row["blueprint_solved"], row["blueprint_solved_later"] = 100 * score.total / pot, 100 * score.later / pot
         row["eval_seconds"] = round(time.perf_counter() - t0, 1)
         row["build_seconds"] = round(build, 1)
         budgets = (("dl", args.seconds, args.iterations), ("dl_long", args.long_seconds, args.long_iterations))
@@ -128,32 +160,39 @@ def measure(args: argparse.Namespace) -> dict:
                 root, reach, walker, node, seconds, key=1000 * args.seed + i, iterations=iterations, threads=th
             )
             assert r.leaf_strategy is not None
-            if args.later in ("mix", "both"):
+            if "mix" in args.later:
                 row[name] = (
                     100 * cfr.exploitability(exact, r.strategy, r.leaf_strategy, full_response=True, threads=th) / pot
                 )
-            if args.later in ("blueprint", "both"):
+            if "blueprint" in args.later:
                 row[f"{name}_bp"] = (
                     100 * cfr.exploitability(exact, r.strategy, blueprint_mix, full_response=True, threads=th) / pot
                 )
+            if "solved" in args.later:
+                score = flop_exploitability(exact, r.strategy, root, later, turn_cards, river_cards)
+                row[f"{name}_solved"], row[f"{name}_solved_later"] = 100 * score.total / pot, 100 * score.later / pot
             row[f"{name}_iterations"] = r.iterations
             row[f"{name}_setup"] = round(setup, 3)
         rows.append(row)
-        cols = [f"{row['blueprint']:.1f}"]
-        cols += [f"{row[k]:.1f} ({row[k.removesuffix('_bp') + '_iterations']})" for k in DL_COLUMNS if k in row]
+        cols = [cell(row, k) for k in BLUEPRINT_COLUMNS if k in row]
+        cols += [f"{cell(row, k)} ({row[iterations_key(k)]})" for k in DL_COLUMNS if k in row]
         print(
             f"| {len(rows)} | `{row['betting']}` | {cards_to_str(root.board_cards)} | {pot} | "
             + " | ".join(cols)
             + " |",
             flush=True,
         )
-    keys = ["blueprint"] + [k for k in DL_COLUMNS if k in rows[0]]
-    med = {k: statistics.median(r[k] for r in rows) for k in keys}
-    print("| **median** | | | | " + " | ".join(f"**{med[k]:.1f}**" for k in keys) + " |")
-    for k in keys[1:]:
-        ratio = [r[k] / r["blueprint"] for r in rows]
+    keys = [k for k in BLUEPRINT_COLUMNS + DL_COLUMNS if k in rows[0]]
+    later_keys = [k + "_later" for k in keys if k.endswith("_solved")]
+    med = {k: statistics.median(r[k] for r in rows) for k in keys + later_keys}
+    print("| **median** | | | | " + " | ".join(f"**{cell(med, k)}**" for k in keys) + " |")
+    for k in DL_COLUMNS:
+        base = "blueprint_solved" if k.endswith("_solved") else "blueprint"
+        if k not in rows[0] or base not in rows[0]:
+            continue
+        ratio = [r[k] / r[base] for r in rows]
         print(
-            f"{k} / blueprint per spot: median {statistics.median(ratio):.2f}, "
+            f"{k} / {base} per spot: median {statistics.median(ratio):.2f}, "
             f"{min(ratio):.2f}-{max(ratio):.2f}, better on {sum(x < 1 for x in ratio)} of {len(ratio)}"
         )
     return {
@@ -164,7 +203,11 @@ def measure(args: argparse.Namespace) -> dict:
         "iterations": args.iterations,
         "long_iterations": args.long_iterations,
         "seed": args.seed,
-        "later": args.later,
+        "later": sorted(args.later),
+        "turn_cards": args.turn_cards,
+        "river_cards": args.river_cards,
+        "turn_iterations": args.turn_iterations,
+        "river_iterations": args.river_iterations,
         "threads": args.threads,
         "rows": rows,
         "median_pct_pot": med,
@@ -188,11 +231,17 @@ def main() -> None:
     ap.add_argument("--long-iterations", type=int, default=0, help="the same for the long solve")
     ap.add_argument(
         "--later",
-        choices=("mix", "blueprint", "both"),
-        default="mix",
-        help="the depth-limited solve's turn and river in the measure: the continuation mix it chose (default), "
-        "the blueprint's (as the blueprint's column), or both",
+        nargs="+",
+        choices=("mix", "blueprint", "both", "solved"),
+        default=["mix"],
+        help="how the turn and river are played in the measure, one or more: the continuation mix the "
+        "depth-limited solve chose (mix, the default), the blueprint's (blueprint; both: mix and blueprint), "
+        "or solved anew when they come, as the agent plays them (solved: see experiments/later_solved.py)",
     )
+    ap.add_argument("--turn-cards", type=int, default=4, help="with --later solved: turn cards measured (0: all)")
+    ap.add_argument("--river-cards", type=int, default=4, help="with --later solved: river cards a turn (0: all)")
+    ap.add_argument("--turn-iterations", type=int, default=300, help="with --later solved: a turn solve's iterations")
+    ap.add_argument("--river-iterations", type=int, default=100, help="with --later solved: a river solve's iterations")
     ap.add_argument(
         "--threads",
         type=int,
@@ -202,14 +251,23 @@ def main() -> None:
     )
     ap.add_argument("--out", help="JSON with every row")
     args = ap.parse_args()
+    args.later = set(args.later) - {"both"} | ({"mix", "blueprint"} if "both" in args.later else set())
     print(machine())
     budgets = [f"DL {args.iterations} iterations" if args.iterations else f"DL {args.seconds:g} s (iterations)"]
     if args.long_iterations > 0:
         budgets.append(f"DL {args.long_iterations} iterations")
     elif args.long_seconds > 0:
         budgets.append(f"DL {args.long_seconds:g} s (iterations)")
-    laters = {"mix": [""], "blueprint": [", blueprint later"], "both": ["", ", blueprint later"]}[args.later]
-    cols = ["blueprint"] + [b + later for b in budgets for later in laters]
+    laters = [
+        label
+        for key, label in (("mix", ""), ("blueprint", ", blueprint later"), ("solved", ", later solved"))
+        if key in args.later
+    ]
+    blueprint_cols = ["blueprint"] if args.later & {"mix", "blueprint"} else []
+    blueprint_cols += ["blueprint, later solved"] if "solved" in args.later else []
+    cols = blueprint_cols + [b + later for b in budgets for later in laters]
+    if "solved" in args.later:
+        print("later solved: each cell is the exploitability / the part of it from the turn on (% of the pot)")
     print("| spot | flop line | board | pot | " + " | ".join(cols) + " |")
     result = measure(args)
     if args.out:

@@ -38,7 +38,7 @@ from .passes import (
     traverse,
 )
 from .subgame import Subgame, showdown_scratch, to_hand_order
-from .tree import PublicTree
+from .tree import CHANCE, DECISION, LEAF, PublicTree
 
 #: Solves keep regrets, strategies, reaches and values in single precision: it halves
 #: the working set (the river reference tree then fits in a core's L2 cache, about 2.8x
@@ -274,6 +274,47 @@ def node_values(
     )
     reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
     return w.cfv, reaches
+
+
+def best_response_with_leaf_values(
+    sub: Subgame, strategy: np.ndarray, player: int, leaf_values: dict[int, np.ndarray], follow: bool = False
+) -> np.ndarray:
+    """Counterfactual values per live hand of ``player`` at every node (nodes, H) when
+    it best-responds to the other's part of ``strategy`` in a depth-limited tree whose
+    LEAF nodes are valued from elsewhere: ``leaf_values[leaf node]`` (H,), the
+    player's counterfactual values there (already weighted by the other's reach at
+    the leaf, as from ``counterfactual_values`` of a subgame rooted there). How a best
+    response is scored against a strategy that plays a later round by something other
+    than continuations, e.g. a round solved anew when it comes. ``follow``: the
+    player plays its own part of ``strategy`` in this tree instead (what a best
+    response gains below the leaves alone)."""
+    t = sub.tree
+    leaves = [int(n) for n in np.nonzero(t.kind == LEAF)[0]]
+    if set(leaves) != set(leaf_values):
+        raise ValueError("leaf_values must hold every leaf of the tree and nothing else")
+    w = evaluation_pass(sub, strategy, player, True, sub.reach, None, with_leaves=False)
+    cfv = w.cfv.copy()
+    above = t.kind == LEAF  # the leaves and the nodes with a leaf below them
+    for leaf in leaves:
+        cfv[leaf] = leaf_values[leaf]
+    for n in range(t.num_nodes - 1, -1, -1):
+        f, m = int(t.first_child[n]), int(t.num_children[n])
+        if t.kind[n] == LEAF or not m:
+            continue
+        mine = t.kind[n] == DECISION and int(t.player[n]) == player
+        if not above[f : f + m].any() and not (follow and mine):
+            continue
+        above[n] = True
+        if t.kind[n] == CHANCE:
+            raise ValueError("a leaf below a chance node is not supported")
+        kids = cfv[f : f + m]
+        if not mine:
+            cfv[n] = kids.sum(axis=0)
+        elif follow:
+            cfv[n] = (strategy[f : f + m] * kids).sum(axis=0)
+        else:
+            cfv[n] = kids.max(axis=0)
+    return cfv
 
 
 def node_reaches(sub: Subgame, strategy: np.ndarray, root_reach: np.ndarray | None = None) -> np.ndarray:

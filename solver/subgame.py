@@ -254,7 +254,7 @@ def make_subgame(
         raise ValueError("hands of more than two cards are not supported by the solver")
     live = np.nonzero(~rg.blocked_by(all_hands, tree.board))[0]
     first = None
-    if len(tree.boards) == 1:  # one showdown board (a river spot): keep hands weakest first
+    if len(tree.boards) == 1 and tree.boards[0] == tuple(tree.board):  # a river spot: keep hands weakest first
         order, group_end = rg.showdown_order(all_hands[live], list(tree.boards[0]))
         live = live[order]
         first = (np.arange(len(order)), group_end)

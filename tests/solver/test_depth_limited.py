@@ -132,6 +132,31 @@ def test_a_best_response_among_continuations_is_bounded_by_the_full_best_respons
         assert (br > plain + 1.0).any() and (full_br > br + 1.0).any()
 
 
+def test_a_best_response_over_given_leaf_values_agrees_with_the_pass_that_made_them(spot):
+    """Given the leaves' own values (here a full response below them), the best
+    response above them is the evaluation pass's, node for node; a wrong leaf value
+    moves the root's. Told to follow the strategy above the leaves, the values are
+    the strategy's own."""
+    sub, _, strategy, mix = spot
+    leaves = np.nonzero(sub.tree.kind == LEAF)[0]
+    for p in (0, 1):
+        w = cfr.evaluation_pass(sub, strategy, p, True, sub.reach, mix, full_response=True)
+        given = {int(n): w.cfv[n].copy() for n in leaves}
+        got = cfr.best_response_with_leaf_values(sub, strategy, p, given)
+        np.testing.assert_allclose(got, w.cfv, rtol=1e-12, atol=1e-9)
+        given[int(leaves[0])] += 1e6
+        moved = cfr.best_response_with_leaf_values(sub, strategy, p, given)[0] - w.cfv[0]
+        assert moved.max() > 1.0
+        # following its own strategy above the leaves, the player gets the strategy's values
+        own = cfr.evaluation_pass(sub, strategy, p, False, sub.reach, mix)
+        given = {int(n): own.cfv[n].copy() for n in leaves}
+        got = cfr.best_response_with_leaf_values(sub, strategy, p, given, follow=True)
+        np.testing.assert_allclose(got, own.cfv, rtol=1e-12, atol=1e-9)
+        assert (cfr.best_response_with_leaf_values(sub, strategy, p, given)[0] > own.cfv[0] + 1.0).any()
+    with pytest.raises(ValueError, match="every leaf"):
+        cfr.best_response_with_leaf_values(sub, strategy, 0, {int(leaves[0]): w.cfv[leaves[0]]})
+
+
 @pytest.mark.parametrize("independent", [False, True])
 def test_sampled_cards_estimate_the_leaf_values_without_bias(spot, independent):
     """One card per pass (in turn from a keyed shuffle, or drawn independently): the
@@ -311,6 +336,18 @@ def test_a_flop_tree_stops_at_the_turn_on_every_line_all_ins_too():
         build_tree(flop_state(), {1: FLOP}, leaf_round=2)
     with pytest.raises(ValueError, match="distinct cards off the board"):
         build_tree(flop_state(), {1: FLOP}, leaf_round=2, leaf_deals=np.array([[32, 33]]))
+
+
+def test_a_flop_subgame_on_one_runout_keeps_the_hands_the_runout_blocks():
+    """The runout is where the leaves are valued, not the board: a hand holding the
+    turn or river card of the only deal is still dealt on the flop (it was dropped,
+    as if the runout were the board, when one deal left one showdown board)."""
+    deals = all_runouts(flop_state())
+    one = make_subgame(flop_state(), {1: FLOP}, leaf_round=2, leaf_deals=deals[:1])
+    two = make_subgame(flop_state(), {1: FLOP}, leaf_round=2, leaf_deals=deals[:2])
+    assert sorted(one.hand_index.tolist()) == sorted(two.hand_index.tolist())
+    blocked = [h for h in one.hands.tolist() if set(h) & set(deals[0].tolist())]
+    assert blocked  # the case this is about
 
 
 def test_flop_values_equal_the_full_tree_with_two_round_continuations_below_the_leaves(flop_spot):
