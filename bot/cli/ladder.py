@@ -40,6 +40,12 @@ def add(sub) -> None:
         default=max(1, os.cpu_count() or 1),
         help="chunks played at once on this machine (default: the cores); 1 plays both seat orders at once",
     )
+    ld.add_argument(
+        "--sequential",
+        action="store_true",
+        help="play a chunk's two seat orders one after the other (with --parallel 1: for agents that solve on "
+        "more than one thread, which would otherwise share the cores)",
+    )
     ld.add_argument("--ray", default=None, metavar="ADDRESS", help="run chunks as tasks on a Ray cluster ('auto')")
     ld.add_argument("--blueprint", default=None, help="the store our strategies play (default: blueprints/default.bp)")
     ld.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
@@ -95,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         blueprint if needs_blueprint else None,
         args.pairs,
         limits,
-        concurrent=args.parallel == 1,
+        concurrent=args.parallel == 1 and not args.sequential,
         at_once=1 if args.ray is not None else args.parallel,
     )
     identity = ladder.identity_of(make)

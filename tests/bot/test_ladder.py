@@ -2,6 +2,7 @@
 without replaying, the pooled figures by hand, and chunks on a local Ray cluster equal
 to the same chunks played here."""
 
+import glob
 import json
 import math
 import os
@@ -168,6 +169,15 @@ def test_the_command_plays_reports_and_refuses_bad_arguments(tmp_path, capsys):
     assert main(args + ["--report", "--json"]) == 0
     (line,) = json.loads(capsys.readouterr().out)
     assert line["pairs"] == 2 and line["chunks"] == 1
+    # one chunk at a time plays both seat orders at once, unless told to play them in turn
+    assert main(args + ["--seeds", "2", "--sequential"]) == 0
+    capsys.readouterr()
+    played = {}
+    for path in glob.glob(os.path.join(out, "*", "seed-*", "chunk.json")):
+        with open(path) as f:
+            record = json.load(f)
+        played[record["seed"]] = record["concurrent"]
+    assert played == {1: True, 2: False}
     assert main(["ladder", "--rows", "random vs nobody", "--out", out]) == 2
     assert "not one of our strategies: nobody" in capsys.readouterr().err
     assert main(["ladder", "--seeds", "9-3", "--out", out]) == 2
