@@ -52,7 +52,7 @@ import numpy as np
 
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
-from pokerbot.bot.agent.libratus import FLOP_RIVERS, RIVER_SUBGAME_SIZES, SUBGAME_SIZES
+from pokerbot.bot.agent.libratus import AVERAGE_EXPONENT, FLOP_RIVERS, RIVER_SUBGAME_SIZES, SUBGAME_SIZES
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.cards import cards_to_str
@@ -78,18 +78,27 @@ def all_runouts(root: BettingState) -> np.ndarray:
 
 
 def dl_solve(
-    root, reach, walker, node, seconds: float, key: int, iterations: int = 0, threads: int = 1
+    root,
+    reach,
+    walker,
+    node,
+    seconds: float,
+    key: int,
+    iterations: int = 0,
+    threads: int = 1,
+    average_exponent: float = AVERAGE_EXPONENT[True],
 ) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
     with one runout a pass, all inside ``seconds`` (or exactly ``iterations``), on
-    ``threads``."""
+    ``threads``, averaging as ``average_exponent`` says (``cfr.solve``)."""
     t0 = time.perf_counter()
     deals = runout_sample(root.game.deck(), root.board_cards, FLOP_RIVERS, key)
     sub = flop_subgame(root, reach, deals, walker, node)
     setup = time.perf_counter() - t0
+    how = {"card_samples": 1, "seed": key, "threads": threads, "average_exponent": average_exponent}
     if iterations > 0:
-        return cfr.solve(sub, iterations, card_samples=1, seed=key, threads=threads), setup
-    r = cfr.solve(sub, 100_000, deadline=max(seconds - setup, 0.01), card_samples=1, seed=key, threads=threads)
+        return cfr.solve(sub, iterations, **how), setup  # type: ignore[arg-type]
+    r = cfr.solve(sub, 100_000, deadline=max(seconds - setup, 0.01), **how)  # type: ignore[arg-type]
     return r, setup
 
 
@@ -152,13 +161,14 @@ def measure(args: argparse.Namespace) -> dict:
             row["blueprint_solved"], row["blueprint_solved_later"] = 100 * score.total / pot, 100 * score.later / pot
         row["eval_seconds"] = round(time.perf_counter() - t0, 1)
         row["build_seconds"] = round(build, 1)
-        budgets = (("dl", args.seconds, args.iterations), ("dl_long", args.long_seconds, args.long_iterations))
-        for name, seconds, iterations in budgets:
+        budgets = (
+            ("dl", args.seconds, args.iterations, args.average_exponent),
+            ("dl_long", args.long_seconds, args.long_iterations, args.long_average_exponent),
+        )
+        for name, seconds, iterations, exponent in budgets:
             if seconds <= 0 and iterations <= 0:
                 continue
-            r, setup = dl_solve(
-                root, reach, walker, node, seconds, key=1000 * args.seed + i, iterations=iterations, threads=th
-            )
+            r, setup = dl_solve(root, reach, walker, node, seconds, 1000 * args.seed + i, iterations, th, exponent)
             assert r.leaf_strategy is not None
             if "mix" in args.later:
                 row[name] = (
@@ -203,6 +213,7 @@ def measure(args: argparse.Namespace) -> dict:
         "iterations": args.iterations,
         "long_iterations": args.long_iterations,
         "seed": args.seed,
+        "average_exponents": [args.average_exponent, args.long_average_exponent],
         "later": sorted(args.later),
         "turn_cards": args.turn_cards,
         "river_cards": args.river_cards,
@@ -229,6 +240,13 @@ def main() -> None:
         "the table then does not depend on what else the machine runs)",
     )
     ap.add_argument("--long-iterations", type=int, default=0, help="the same for the long solve")
+    ap.add_argument(
+        "--average-exponent",
+        type=float,
+        default=AVERAGE_EXPONENT[True],
+        help="the flop solve's average strategy weighs iteration t by t to this power (default: the agent's)",
+    )
+    ap.add_argument("--long-average-exponent", type=float, default=AVERAGE_EXPONENT[True], help="the same, long solve")
     ap.add_argument(
         "--later",
         nargs="+",
@@ -258,6 +276,8 @@ def main() -> None:
         budgets.append(f"DL {args.long_iterations} iterations")
     elif args.long_seconds > 0:
         budgets.append(f"DL {args.long_seconds:g} s (iterations)")
+    exponents = (args.average_exponent, args.long_average_exponent)
+    budgets = [b + ("" if e == 1 else f", t^{e:g} average") for b, e in zip(budgets, exponents)]
     laters = [
         label
         for key, label in (("mix", ""), ("blueprint", ", blueprint later"), ("solved", ", later solved"))

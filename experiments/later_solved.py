@@ -33,6 +33,7 @@ import numpy as np
 
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.bot.agent.libratus import AVERAGE_EXPONENT
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.solver import cfr
@@ -68,7 +69,7 @@ class AgentLater:
     continuations at the river (one river card a pass, ``turn_iterations`` CFR+
     iterations), then each river solved to the end (``river_iterations``), both unsafe
     from the ranges the strategy before reaches them with, the agent's subgame sizes
-    without the per-hand scale."""
+    without the per-hand scale, and its averaging (``libratus.AVERAGE_EXPONENT``)."""
 
     walker: BlueprintStrategy
     turn_sizes: BetSizes
@@ -85,14 +86,21 @@ class AgentLater:
         if sub.tree.num_leaves > 0:
             node, _ = self.walker.walk(state)
             attach_blueprint_continuations(sub, state, self.walker.view, node)
-        r = cfr.solve(sub, self.turn_iterations, card_samples=1, seed=self.seed, threads=self.threads)
+        r = cfr.solve(
+            sub,
+            self.turn_iterations,
+            card_samples=1,
+            seed=self.seed,
+            threads=self.threads,
+            average_exponent=AVERAGE_EXPONENT[True],
+        )
         return sub, r.strategy
 
     def river(self, state: BettingState, reach: np.ndarray) -> tuple[Subgame, np.ndarray]:
         sub = make_subgame(state, self.river_sizes, reach)
         if _no_decisions(sub):
             return sub, np.zeros((sub.tree.num_nodes, sub.hands.shape[0]))
-        return sub, cfr.solve(sub, self.river_iterations).strategy
+        return sub, cfr.solve(sub, self.river_iterations, average_exponent=AVERAGE_EXPONENT[False]).strategy
 
 
 @dataclass

@@ -117,6 +117,7 @@ def solve(
     card_samples: int = 0,
     seed: int = 0,
     independent_cards: bool = False,
+    average_exponent: float = 1.0,
 ) -> SolveResult:
     """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
     makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
@@ -125,7 +126,9 @@ def solve(
     threads); the result is the same.
     Depth-limited subgames: ``card_samples`` > 0 values the leaves of each pass on
     that many next cards instead of every card, going round a shuffle keyed by
-    ``seed`` (or drawn independently: ``independent_cards``)."""
+    ``seed`` (or drawn independently: ``independent_cards``).
+    ``average_exponent``: the average strategy weighs iteration t by t to this power
+    (1: CFR+'s linear average; 2: quadratic, Discounted CFR's gamma = 2)."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     # written, not only allocated: fresh pages are mapped at their first write, and on
@@ -161,7 +164,7 @@ def solve(
     blocks = sub.block_arrays(copies, SOLVE_DTYPE)
     done = run_cfr(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations, deadline_ns, w.args(), *g, blocks,
-        parallel, leaves,
+        parallel, leaves, float(average_exponent),
     )  # fmt: skip
     return SolveResult(
         average_strategy(t, to_hand_order(sub, avg)),

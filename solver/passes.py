@@ -1151,7 +1151,7 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
 @nb.njit(cache=True)
 def run_cfr(
     tree, hands, reach0, reach1, regret, avg, sigma, start_iteration, iterations, deadline_ns, work, gadget, g_player,
-    g_alt, g_norm, g_regret, g_reach, blocks, parallel, leaves,
+    g_alt, g_norm, g_regret, g_reach, blocks, parallel, leaves, average_exponent,
 ):  # fmt: skip
     """CFR+ iterations with alternating updates, block by block (``blocks``; on
     numba's threads if ``parallel``). Each decision node belongs to one player, so one
@@ -1159,7 +1159,8 @@ def run_cfr(
     ``g_player`` enters the subgame through it: their root reach is the gadget's
     (``g_reach``), updated after each of their passes. With a deadline (``deadline_ns``,
     on ``time.perf_counter_ns``), no iteration starts that would end past it if it took
-    half again as long as the last one. Returns the iterations done."""
+    half again as long as the last one. The average strategy weighs iteration t
+    (from 1) by t ** ``average_exponent``. Returns the iterations done."""
     done = 0
     current_strategy(regret, tree.kind, tree.player, tree.first_child, tree.num_children, -1, sigma, work.tmp)
     r0 = reach0
@@ -1170,7 +1171,10 @@ def run_cfr(
             started = time.perf_counter_ns()
         last = started
     for t in range(start_iteration, start_iteration + iterations):
-        rule = PassRule(sigma, regret, avg, float(t + 1), True, False)
+        weight = float(t + 1)
+        if average_exponent != 1.0:
+            weight = weight**average_exponent
+        rule = PassRule(sigma, regret, avg, weight, True, False)
         for i in range(2):
             # sigma is current for both players: the backward pass that updated a
             # player's regrets also made their next strategy

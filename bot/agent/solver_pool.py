@@ -58,6 +58,8 @@ class SolveJob:
     #: depth-limited subgames: next cards drawn per pass (0: every card) and their key
     card_samples: int = 0
     seed: int = 0
+    #: the average strategy weighs iteration t by t to this power (``cfr.solve``)
+    average_exponent: float = 1.0
     #: ``time.monotonic()`` when the pool handed the job to a worker (0: solved in place):
     #: the time the subgame takes to reach the worker counts against its deadline
     sent: float = 0.0
@@ -102,6 +104,7 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
         threads=job.threads,
         card_samples=job.card_samples,
         seed=job.seed,
+        average_exponent=job.average_exponent,
     )
     if job.gadget is None and job.sub.continuations is None:
         r.exploitability = cfr.exploitability(job.sub, r.strategy)

@@ -105,3 +105,27 @@ def test_a_bet_on_the_turn_gets_a_safe_depth_limited_resolve(small_blueprint):
 def test_a_bad_turn_solver_name_is_refused(small_blueprint):
     with pytest.raises(ValueError, match="turn solver"):
         LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=2, turn_solver="deep")
+
+
+def test_solves_average_quadratically_on_every_card_and_linearly_on_sampled_cards(small_blueprint, monkeypatch):
+    """The river (every card valued) weighs iteration t by t^2 in its average, the
+    depth-limited turn (one river card a pass, noisy iterates) by t."""
+    from pokerbot.bot.agent import libratus as agent_module
+
+    jobs = []
+    real = agent_module.run_job
+
+    def recorded(job):
+        jobs.append((job.card_samples, job.average_exponent))
+        return real(job)
+
+    monkeypatch.setattr(agent_module, "run_job", recorded)
+    st = turn_state(1)
+    st.apply(CALL)  # the opponent checks the turn
+    assert st.can_apply(agent(small_blueprint).act(MatchState(1, st)))
+    river = apply_betting(BettingState(HUNL, 2, [[48, 49], [20, 30]]), "r300c/cc/cc/")
+    river.deal_board_cards(BOARD)
+    river.apply(CALL)  # and the river
+    bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=3)
+    assert river.can_apply(bot.act(MatchState(1, river)))
+    assert jobs == [(agent_module.CARD_SAMPLES, 1.0), (0, 2.0)] and agent_module.CARD_SAMPLES > 0

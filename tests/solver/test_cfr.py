@@ -330,7 +330,7 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
     leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
     passes.run_cfr(
-        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, w.args(), *g, blocks, False, leaves
+        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, w.args(), *g, blocks, False, leaves, 1.0
     )
     assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
@@ -507,3 +507,34 @@ def test_action_values_are_each_hands_expected_winnings_after_each_action():
                 assert abs(mean - cfr.expected_values(sub, strategy)[p]) < 1e-9
             checked += live.any()
         assert checked > 10
+
+
+def test_the_average_weighs_iteration_t_by_t_to_the_exponent():
+    """One iteration at a time: the regrets (so the iterates) do not depend on the
+    averaging, and what iteration t adds to the average with t^2 weights is t times
+    what it adds with linear weights."""
+    sub = make_subgame(river_state("QsJh2h8d5c", "r500c/cc/cc/"), BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
+    t, H = sub.tree, len(sub.hands)
+    reach = sub.reach.astype(cfr.SOLVE_DTYPE)
+    g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
+    runs = {}
+    for exponent in (1.0, 2.0):
+        regret, avg, sigma = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(3))
+        w = cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows)
+        blocks, leaves = sub.block_arrays(1, cfr.SOLVE_DTYPE), passes.no_leaves(cfr.SOLVE_DTYPE)
+        steps = []
+        for it in range(6):
+            before = avg.astype(np.float64)
+            passes.run_cfr(
+                *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, it, 1, 0, w.args(), *g, blocks, False,
+                leaves, exponent,
+            )  # fmt: skip
+            steps.append((regret.copy(), avg.astype(np.float64) - before))
+        runs[exponent] = steps
+    for it, ((r1, d1), (r2, d2)) in enumerate(zip(runs[1.0], runs[2.0], strict=True)):
+        assert np.array_equal(r1, r2)
+        np.testing.assert_allclose(d2, (it + 1) * d1, rtol=1e-4, atol=1e-3 * (it + 1) ** 2)
+        assert np.abs(d1).max() > 0
+    linear = cfr.solve(sub, 6)
+    assert np.array_equal(linear.strategy, cfr.solve(sub, 6, average_exponent=1.0).strategy)
+    assert not np.allclose(linear.strategy, cfr.solve(sub, 6, average_exponent=2.0).strategy)

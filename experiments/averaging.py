@@ -1,0 +1,76 @@
+"""Linear against quadratic averaging in CFR+, measured exactly (``cfr.solve``'s
+``average_exponent``; the agent's choice is ``libratus.AVERAGE_EXPONENT``).
+
+Spots from play (blueprint against blueprint, seed 1, both ranges by Bayes' rule, as
+``depth_limited_spots.py``): on river spots the agent's river subgame (every card
+valued), exploitability as a percentage of the pot after each iteration count; on turn
+spots the agent's depth-limited turn subgame with the blueprint's continuations, one
+river card a pass, exploitability within the depth-limited game (best responses
+among the continuations at the leaves). Each count is a fresh solve.
+
+    .venv/bin/python experiments/averaging.py --blueprint blueprints/default.bp --spots 10 \\
+        --round river --iterations 100 300 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from experiments.depth_limited_spots import ranges_at, round_spots
+from experiments.scripts import machine
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations
+from pokerbot.bot.agent.libratus import RIVER_SUBGAME_SIZES, SUBGAME_SIZES
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.solver import cfr
+from pokerbot.solver.subgame import make_subgame
+
+EXPONENTS = (1.0, 2.0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--blueprint", required=True)
+    ap.add_argument("--spots", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--round", choices=("river", "turn"), default="river")
+    ap.add_argument("--iterations", type=int, nargs="+", default=[100, 300, 1000])
+    args = ap.parse_args()
+    bp = Blueprint(args.blueprint)
+    walker = BlueprintStrategy(seed=0, blueprint=bp)
+    print(machine())
+    cols = [f"{it} its, t^{e:g}" for it in args.iterations for e in EXPONENTS]
+    print("| spot | line | " + " | ".join(cols) + " |")
+    rows = []
+    for root, _ in round_spots(bp, args.spots, args.seed, 3 if args.round == "river" else 2):
+        reach, node = ranges_at(walker, root)
+        if args.round == "river":
+            sub = make_subgame(root, RIVER_SUBGAME_SIZES, reach)
+            samples = 0
+        else:
+            sub = make_subgame(root, {2: SUBGAME_SIZES[2]}, reach, leaf_round=3)
+            if sub.tree.num_leaves == 0:
+                continue
+            attach_blueprint_continuations(sub, root, walker.view, node)
+            samples = 1
+        row = []
+        for it in args.iterations:
+            for e in EXPONENTS:
+                r = cfr.solve(sub, it, card_samples=samples, seed=args.seed, average_exponent=e)
+                row.append(100 * cfr.exploitability(sub, r.strategy, r.leaf_strategy) / sub.pot)
+        rows.append(row)
+        print(f"| {len(rows)} | `{root.betting_string()}` | " + " | ".join(f"{x:.2f}" for x in row) + " |", flush=True)
+    med = [statistics.median(r[i] for r in rows) for i in range(len(cols))]
+    print("| **median** | | " + " | ".join(f"**{x:.2f}**" for x in med) + " |")
+    for j, it in enumerate(args.iterations):
+        better = sum(r[2 * j + 1] < r[2 * j] for r in rows)
+        print(f"{it} iterations: quadratic lower on {better} of {len(rows)} spots")
+
+
+if __name__ == "__main__":
+    main()
