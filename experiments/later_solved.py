@@ -32,14 +32,14 @@ from typing import Protocol
 import numpy as np
 
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
 from pokerbot.bot.agent.libratus import AVERAGE_EXPONENT
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.subgame import Subgame, make_subgame
-from pokerbot.solver.tree import DECISION, LEAF, BetSizes
+from pokerbot.solver.tree import DECISION, BetSizes
 
 #: The cards a next round is measured on below a state: (state) -> cards.
 CardChoice = Callable[[BettingState], list[int]]
@@ -126,22 +126,12 @@ class BlueprintLater:
 
 def leaf_states(sub: Subgame, root: BettingState) -> dict[int, BettingState]:
     """The betting state at each LEAF of ``sub`` (from ``root``), before the next card."""
-    t = sub.tree
-    parent = np.full(t.num_nodes, -1)
-    for n in range(t.num_nodes):
-        f, m = int(t.first_child[n]), int(t.num_children[n])
-        parent[f : f + m] = n
     out = {}
-    for leaf in np.nonzero(t.kind == LEAF)[0]:
-        line = []
-        n = int(leaf)
-        while parent[n] >= 0:
-            line.append(t.actions[n])
-            n = int(parent[n])
+    for leaf, line in leaf_lines(sub.tree).items():
         st = root.copy()
-        for a in reversed(line):
+        for a in line:
             st.apply(a)
-        out[int(leaf)] = st
+        out[leaf] = st
     return out
 
 
