@@ -4,6 +4,8 @@ the blueprint's (up to the solve's own gap), a broken gadget is caught by that c
 and nested solving answers an off-tree bet far better than action translation. Small
 trees and iteration counts keep it fast; everything is deterministic."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -48,6 +50,24 @@ def test_the_safety_check_has_teeth(table1):
     assert broken.gap_mbb <= TOLERANCE_MBB  # it keeps its (useless) promise...
     assert broken.mbb > bp.mbb + broken.gap_mbb + 100  # ...and the check catches it
     assert table1["Unsafe"].gap_mbb is None  # no promise to measure
+
+
+def test_safe_methods_stay_safe_with_quadratic_averaging(monkeypatch):
+    """The agent's river re-solves average with t^2 weights: the safe gadgets must keep
+    their promise with them too (every solve here, the blueprint's included)."""
+    monkeypatch.setattr(cfr, "solve", functools.partial(cfr.solve, average_exponent=2.0))
+    setup = se.Table1Setup(
+        sizes=SIZES,
+        blueprint_iterations=20,
+        blueprint_buckets=None,
+        subgame_iterations=300,
+        methods=(se.RESOLVE, se.MAXMARGIN, se.REACH_MAXMARGIN),
+    )
+    rows = {r.method: r for r in se.run_table1(setup)}
+    bp = rows["Blueprint"]
+    assert bp.mbb > 100
+    for m in (se.RESOLVE, se.MAXMARGIN, se.REACH_MAXMARGIN):
+        assert rows[m.name].mbb <= bp.mbb + rows[m.name].gap_mbb + TOLERANCE_MBB, (m.name, rows[m.name], bp)
 
 
 def test_card_abstracted_blueprint():
