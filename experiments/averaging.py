@@ -6,7 +6,10 @@ Spots from play (blueprint against blueprint, seed 1, both ranges by Bayes' rule
 valued), exploitability as a percentage of the pot after each iteration count; on turn
 spots the agent's depth-limited turn subgame with the blueprint's continuations, one
 river card a pass, exploitability within the depth-limited game (best responses
-among the continuations at the leaves). Each count is a fresh solve.
+among the continuations at the leaves), or, ``--river-solved``, as the agent plays it:
+each river after it (every card) solved anew from the ranges the turn strategy reaches
+it with (``later_solved.turn_values``: the agent's river subgame, ``--river-iterations``,
+its averaging), best responses over the turn and the river. Each count is a fresh solve.
 
     .venv/bin/python experiments/averaging.py --blueprint blueprints/default.bp --spots 10 \\
         --round river --iterations 100 300 1000
@@ -19,9 +22,13 @@ import os
 import statistics
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from experiments.depth_limited_spots import ranges_at, round_spots
+from experiments.later_solved import AgentLater, keyed_cards, turn_values
+from experiments.later_solved import exploitability as split_exploitability
 from experiments.scripts import machine
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations
@@ -40,6 +47,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--round", choices=("river", "turn"), default="river")
     ap.add_argument("--iterations", type=int, nargs="+", default=[100, 300, 1000])
+    ap.add_argument(
+        "--river-solved",
+        action="store_true",
+        help="turn spots: score each turn strategy with every river solved anew, as the agent plays",
+    )
+    ap.add_argument("--river-iterations", type=int, default=300, help="with --river-solved: a river solve's iterations")
     args = ap.parse_args()
     bp = Blueprint(args.blueprint)
     walker = BlueprintStrategy(seed=0, blueprint=bp)
@@ -61,6 +74,14 @@ def main() -> None:
         row = []
         for it in args.iterations:
             for e in EXPONENTS:
+                if args.river_solved and args.round == "turn":
+                    later = AgentLater(
+                        walker, SUBGAME_SIZES[2], RIVER_SUBGAME_SIZES, it, args.river_iterations, 1, args.seed, e
+                    )
+                    hands, values = turn_values(later, root, reach, keyed_cards(0, 0))
+                    assert np.array_equal(hands, sub.hand_index)  # the same subgame, the same hand order
+                    row.append(100 * split_exploitability(sub, values) / sub.pot)
+                    continue
                 r = cfr.solve(sub, it, card_samples=samples, seed=args.seed, average_exponent=e)
                 row.append(100 * cfr.exploitability(sub, r.strategy, r.leaf_strategy) / sub.pot)
         rows.append(row)

@@ -78,6 +78,7 @@ class AgentLater:
     river_iterations: int
     threads: int = 1
     seed: int = 0
+    turn_average_exponent: float = AVERAGE_EXPONENT[True]
 
     def turn(self, state: BettingState, reach: np.ndarray) -> tuple[Subgame, np.ndarray]:
         sub = make_subgame(state, {2: self.turn_sizes}, reach, leaf_round=3)
@@ -92,7 +93,7 @@ class AgentLater:
             card_samples=1,
             seed=self.seed,
             threads=self.threads,
-            average_exponent=AVERAGE_EXPONENT[True],
+            average_exponent=self.turn_average_exponent,
         )
         return sub, r.strategy
 
