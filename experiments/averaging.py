@@ -1,5 +1,5 @@
 """Linear against quadratic averaging in CFR+, measured exactly (``cfr.solve``'s
-``average_exponent``; the agent's choice is ``libratus.AVERAGE_EXPONENT``).
+``average_exponent``; the agent's choice is ``libratus.average_exponent``).
 
 Spots from play (blueprint against blueprint, seed 1, both ranges by Bayes' rule, as
 ``depth_limited_spots.py``): on river spots the agent's river subgame (every card

@@ -52,7 +52,7 @@ import numpy as np
 
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
-from pokerbot.bot.agent.libratus import AVERAGE_EXPONENT, FLOP_RIVERS, RIVER_SUBGAME_SIZES, SUBGAME_SIZES
+from pokerbot.bot.agent.libratus import FLOP_RIVERS, RIVER_SUBGAME_SIZES, SUBGAME_SIZES
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.cards import cards_to_str
@@ -86,7 +86,7 @@ def dl_solve(
     key: int,
     iterations: int = 0,
     threads: int = 1,
-    average_exponent: float = AVERAGE_EXPONENT[True],
+    average_exponent: float = 2.0,
 ) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
     with one runout a pass, all inside ``seconds`` (or exactly ``iterations``), on
@@ -243,10 +243,10 @@ def main() -> None:
     ap.add_argument(
         "--average-exponent",
         type=float,
-        default=AVERAGE_EXPONENT[True],
-        help="the flop solve's average strategy weighs iteration t by t to this power (default: the agent's)",
+        default=2.0,
+        help="the flop solve's average strategy weighs iteration t by t to this power (default 2: the agent's)",
     )
-    ap.add_argument("--long-average-exponent", type=float, default=AVERAGE_EXPONENT[True], help="the same, long solve")
+    ap.add_argument("--long-average-exponent", type=float, default=2.0, help="the same, long solve")
     ap.add_argument(
         "--later",
         nargs="+",
@@ -277,7 +277,7 @@ def main() -> None:
     elif args.long_seconds > 0:
         budgets.append(f"DL {args.long_seconds:g} s (iterations)")
     exponents = (args.average_exponent, args.long_average_exponent)
-    budgets = [b + ("" if e == 1 else f", t^{e:g} average") for b, e in zip(budgets, exponents)]
+    budgets = [b + f", t^{e:g} average" for b, e in zip(budgets, exponents)]
     laters = [
         label
         for key, label in (("mix", ""), ("blueprint", ", blueprint later"), ("solved", ", later solved"))

@@ -33,7 +33,7 @@ import numpy as np
 
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
-from pokerbot.bot.agent.libratus import AVERAGE_EXPONENT
+from pokerbot.bot.agent.libratus import average_exponent
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.solver import cfr
@@ -69,7 +69,7 @@ class AgentLater:
     continuations at the river (one river card a pass, ``turn_iterations`` CFR+
     iterations), then each river solved to the end (``river_iterations``), both unsafe
     from the ranges the strategy before reaches them with, the agent's subgame sizes
-    without the per-hand scale, and its averaging (``libratus.AVERAGE_EXPONENT``)."""
+    without the per-hand scale, and its averaging (``libratus.average_exponent``)."""
 
     walker: BlueprintStrategy
     turn_sizes: BetSizes
@@ -78,7 +78,7 @@ class AgentLater:
     river_iterations: int
     threads: int = 1
     seed: int = 0
-    turn_average_exponent: float = AVERAGE_EXPONENT[True]
+    turn_average_exponent: float = average_exponent(2, True)
 
     def turn(self, state: BettingState, reach: np.ndarray) -> tuple[Subgame, np.ndarray]:
         sub = make_subgame(state, {2: self.turn_sizes}, reach, leaf_round=3)
@@ -101,7 +101,7 @@ class AgentLater:
         sub = make_subgame(state, self.river_sizes, reach)
         if _no_decisions(sub):
             return sub, np.zeros((sub.tree.num_nodes, sub.hands.shape[0]))
-        return sub, cfr.solve(sub, self.river_iterations, average_exponent=AVERAGE_EXPONENT[False]).strategy
+        return sub, cfr.solve(sub, self.river_iterations, average_exponent=average_exponent(3, False)).strategy
 
 
 @dataclass

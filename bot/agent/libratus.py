@@ -103,12 +103,17 @@ FLOP_RIVERS = 2
 #: action values) are estimated on this many runouts of its sample, keyed: every one
 #: would cost as much as that many solve passes.
 FLOP_VALUE_DEALS = 16
-#: The average strategy of a solve weighs iteration t by t to this power, by whether
-#: its leaves are valued on sampled cards: quadratic where every card is valued (the
-#: river: lower exploitability at 100, 300 and 1,000 iterations on every river spot
-#: measured), linear where they are sampled (noisy iterates: quadratic weighting
-#: left the depth-limited turn more exploitable). docs/evaluation.md, "Averaging".
-AVERAGE_EXPONENT = {False: 2.0, True: 1.0}
+
+
+def average_exponent(round_: int, sampled: bool) -> float:
+    """The power of t a solve's average strategy weighs iteration t by (``cfr.solve``),
+    by the round the solve starts on (0-based) and whether it samples the next cards:
+    linear for the depth-limited turn (one river card a pass; quadratic left it more
+    exploitable, with the river solved after it as the agent plays it), quadratic
+    elsewhere (the river: lower exploitability on every river spot measured; the
+    depth-limited flop: lower on 8 of 10 flop spots with the later rounds solved).
+    docs/evaluation.md, "Averaging"."""
+    return 1.0 if sampled and round_ == 2 else 2.0
 
 
 #: where a decision's solution comes from when it was solved for that decision
@@ -392,7 +397,7 @@ class LibratusAgent:
         t0 = time.perf_counter()
         try:
             samples = self.card_samples if depth_limited else 0
-            exponent = AVERAGE_EXPONENT[samples > 0]
+            exponent = average_exponent(state.round, samples > 0)
             if self.pool is None:
                 job = SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key, exponent)
                 r = run_job(job)

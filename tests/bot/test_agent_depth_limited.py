@@ -107,9 +107,9 @@ def test_a_bad_turn_solver_name_is_refused(small_blueprint):
         LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=2, turn_solver="deep")
 
 
-def test_solves_average_quadratically_on_every_card_and_linearly_on_sampled_cards(small_blueprint, monkeypatch):
-    """The river (every card valued) weighs iteration t by t^2 in its average, the
-    depth-limited turn (one river card a pass, noisy iterates) by t."""
+def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_elsewhere(small_blueprint, monkeypatch):
+    """The depth-limited turn (one river card a pass) weighs iteration t by t in its
+    average; the river and the depth-limited flop by t^2 (libratus.average_exponent)."""
     from pokerbot.bot.agent import libratus as agent_module
 
     jobs = []
@@ -128,4 +128,10 @@ def test_solves_average_quadratically_on_every_card_and_linearly_on_sampled_card
     river.apply(CALL)  # and the river
     bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=3)
     assert river.can_apply(bot.act(MatchState(1, river)))
-    assert jobs == [(agent_module.CARD_SAMPLES, 1.0), (0, 2.0)] and agent_module.CARD_SAMPLES > 0
+    flop = apply_betting(BettingState(HUNL, 3, [[48, 49], [20, 30]]), "r300c/")
+    flop.deal_board_cards(BOARD[:3])
+    flop.apply(CALL)  # and the flop
+    searcher = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=2.0, solve_round=1)
+    assert flop.can_apply(searcher.act(MatchState(1, flop)))
+    sampled = agent_module.CARD_SAMPLES
+    assert jobs == [(sampled, 1.0), (0, 2.0), (sampled, 2.0)] and sampled > 0
