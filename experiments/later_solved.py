@@ -7,10 +7,9 @@ decision) and the river again after that. Scoring its flop strategy with the lat
 rounds it committed to (``flop_spots.py``) mostly scores the blueprint's turn and
 river. Here the score is split by round instead:
 
-- below each flop leaf and each turn card, the turn is solved the way ``later`` says
-  (``AgentLater``: the agent's depth-limited turn solve; ``BlueprintLater``: the
-  blueprint, for checks), and below each of that solve's leaves and each river card the
-  river likewise;
+- below each flop leaf and each turn card, the turn is played the way ``later`` says
+  (``AgentLater``: the agent's depth-limited turn solve), and below each of its leaves
+  and each river card the river likewise;
 - each player's best response is computed round by round: in a river subgame exactly
   (``cfr.counterfactual_values``), in the turn and flop trees over their own betting
   with the leaves valued by the mean over the cards dealt of the next round's values
@@ -20,7 +19,7 @@ With every turn and river card that is the exact exploitability of the strategy 
 agent plays (checked against the full-depth tree, ``tests/experiments``). The turn and
 river cards can be sampled (a keyed sample, the same for every strategy measured, so
 that two flop strategies are compared on the same cards): a hand's value at a leaf is
-then its mean over the sampled cards it does not hold.
+then estimated from the sampled cards it does not hold (``card_mean``).
 """
 
 from __future__ import annotations
@@ -31,8 +30,7 @@ from typing import Protocol
 
 import numpy as np
 
-from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations, leaf_lines
 from pokerbot.bot.agent.libratus import average_exponent
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
@@ -102,27 +100,6 @@ class AgentLater:
         if _no_decisions(sub):
             return sub, np.zeros((sub.tree.num_nodes, sub.hands.shape[0]))
         return sub, cfr.solve(sub, self.river_iterations, average_exponent=average_exponent(3, False)).strategy
-
-
-@dataclass
-class BlueprintLater:
-    """The blueprint's turn and river on trees of its own sizes (for checks: then the
-    split score equals the full-depth tree's exploitability)."""
-
-    walker: BlueprintStrategy
-    blueprint: Blueprint
-
-    def _play(self, state: BettingState, reach: np.ndarray, depth_limited: bool) -> tuple[Subgame, np.ndarray]:
-        sizes = self.blueprint.actions.sizes()
-        sub = make_subgame(state, {state.round: sizes[state.round]}, reach, leaf_round=3 if depth_limited else None)
-        node, _ = self.walker.walk(state)
-        return sub, blueprint_subgame_strategy(sub, state, self.walker.view, node)
-
-    def turn(self, state: BettingState, reach: np.ndarray) -> tuple[Subgame, np.ndarray]:
-        return self._play(state, reach, True)
-
-    def river(self, state: BettingState, reach: np.ndarray) -> tuple[Subgame, np.ndarray]:
-        return self._play(state, reach, False)
 
 
 def leaf_states(sub: Subgame, root: BettingState) -> dict[int, BettingState]:
