@@ -36,8 +36,10 @@ from .passes import (
     normalise,
     run_cfr,
     traverse,
+    traverse_blocks,
+    traverse_by_block,
 )
-from .subgame import Subgame, showdown_scratch, to_hand_order
+from .subgame import Subgame, showdown_scratch, to_block_order, to_hand_order
 from .tree import CHANCE, DECISION, LEAF, PublicTree
 
 #: Solves keep regrets, strategies, reaches and values in single precision: it halves
@@ -100,6 +102,44 @@ class Gadget:
         return RESOLVE if self.kind == "resolve" else MAXMARGIN
 
 
+#: How a warm start sets the regrets: T times the advantages (the current strategy
+#: starts at regret matching on them), or T times their sum at each decision, spread
+#: as the warm strategy plays (the current strategy starts at it).
+WARM_REGRETS = ("advantage", "strategy")
+
+
+@dataclass
+class WarmStart:
+    """Start a solve as if both players had played ``strategy`` in its first
+    ``iterations`` iterations (a strategy-based warm start, after Brown and Sandholm,
+    AAAI 2016): a regret is ``iterations`` times the action's counterfactual advantage
+    under ``strategy`` (floored at 0, as CFR+ would have kept it), the average holds
+    ``strategy`` with those iterations' weights, and the solve goes on from iteration
+    ``iterations`` + 1. ``strategy``: (nodes, hands) in hand order, as
+    ``SolveResult.strategy``. Depth-limited subgames: ``leaf_strategy`` (2, L, K,
+    hands), each player's mix of continuations (default: the first one, the
+    unbiased blueprint), and ``deals``, the next cards (deals) the leaves are valued on
+    for the advantages (0: every one)."""
+
+    strategy: np.ndarray
+    iterations: int
+    leaf_strategy: np.ndarray | None = None
+    deals: int = 0
+    regrets: str = "advantage"
+
+    def verify(self, sub: Subgame) -> None:
+        """Raise ValueError unless this warm start fits ``sub``."""
+        shape = (sub.tree.num_nodes, sub.hands.shape[0])
+        if self.strategy.shape != shape:
+            raise ValueError(f"warm-start strategy must be {shape}, got {self.strategy.shape}")
+        if self.iterations < 1:
+            raise ValueError(f"warm-start iterations must be at least 1, got {self.iterations}")
+        if self.deals < 0:
+            raise ValueError(f"warm-start deals must be 0 (every one) or more, got {self.deals}")
+        if self.regrets not in WARM_REGRETS:
+            raise ValueError(f"warm-start regrets must be one of {WARM_REGRETS}, got {self.regrets!r}")
+
+
 def opponent_weights(sub: Subgame, player: int) -> np.ndarray:
     """N(c): for each hand c of ``player``, the reach of the other player's hands
     compatible with it (chance and the other player only)."""
@@ -118,12 +158,14 @@ def solve(
     seed: int = 0,
     independent_cards: bool = False,
     average_exponent: float = 1.0,
+    warm_start: WarmStart | None = None,
 ) -> SolveResult:
-    """Run CFR+ from scratch; ``deadline`` (seconds from now) stops early; ``gadget``
-    makes it a safe (Resolve / Maxmargin) solve, else the subgame is solved as it
-    stands (unsafe). ``threads`` > 1 walks the subtrees below chance nodes, and values
-    a depth-limited tree's leaves, in parallel (numba's thread pool, at most that many
-    threads); the result is the same.
+    """Run CFR+ from scratch (or from ``warm_start``: unsafe solves only, see
+    ``WarmStart``); ``deadline`` (seconds from now) stops early; ``gadget`` makes it a
+    safe (Resolve / Maxmargin) solve, else the subgame is solved as it stands (unsafe).
+    ``threads`` > 1 walks the subtrees below chance nodes, and values a depth-limited
+    tree's leaves, in parallel (numba's thread pool, at most that many threads); the
+    result is the same.
     Depth-limited subgames: ``card_samples`` > 0 values the leaves of each pass on
     that many next cards instead of every card, going round a shuffle keyed by
     ``seed`` (or drawn independently: ``independent_cards``).
@@ -162,9 +204,16 @@ def solve(
     reach = sub.reach.astype(SOLVE_DTYPE)
     copies = use if parallel else 1  # one per share of the blocks
     blocks = sub.block_arrays(copies, SOLVE_DTYPE)
+    start = 0
+    if warm_start is not None:
+        if gadget is not None:
+            raise ValueError("a warm start is for unsafe solves (the gadget's own regrets would start cold)")
+        warm_start.verify(sub)
+        warm_up_regrets(sub, warm_start, reach, regret, avg, w, blocks, parallel, leaves, average_exponent)
+        start = warm_start.iterations
     done = run_cfr(
-        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, iterations, deadline_ns, w.args(), *g, blocks,
-        parallel, leaves, float(average_exponent),
+        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, start, iterations, deadline_ns, w.args(), *g,
+        blocks, parallel, leaves, float(average_exponent),
     )  # fmt: skip
     return SolveResult(
         average_strategy(t, to_hand_order(sub, avg)),
@@ -173,6 +222,59 @@ def solve(
         time.perf_counter() - t0,
         leaf_strategy=None if sub.continuations is None else normalised_leaf_strategy(leaves.avg),
     )
+
+
+def warm_up_regrets(sub, warm, reach, regret, avg, work, blocks, parallel, leaves, average_exponent) -> None:
+    """Fill a solve's ``regret`` and ``avg`` (and its leaves' regrets, averages and
+    current mixes) as ``warm`` says (``WarmStart``): one pass per player with both
+    playing the warm strategy gives each action's advantage (its CFR+ update from an
+    offset large enough that nothing is floored), then the regrets are set from them."""
+    fixed = np.ascontiguousarray(to_block_order(sub, warm.strategy).astype(SOLVE_DTYPE))
+    c = sub.continuations
+    if c is not None:
+        mix = warm.leaf_strategy
+        if mix is None:
+            mix = np.zeros(leaves.sigma.shape)
+            mix[:, :, 0] = 1.0
+        elif mix.shape != leaves.sigma.shape:
+            raise ValueError(f"warm-start leaf strategy must be {leaves.sigma.shape}, got {mix.shape}")
+    # |a counterfactual value| <= the most a player can lose times the other's reach
+    spent = max(int(sub.tree.spent.max()), int(leaves.spent.max()) if c is not None else 0)
+    offset = 4.0 * spent * float(reach.sum(axis=1).max())
+    regret.fill(offset)
+    leaves.regret.fill(offset)
+    pass_leaves = leaves._replace(sample=warm.deals)
+    tree, hands = sub.kernel_args()
+    for i in range(2):
+        if c is not None:
+            leaves.sigma[:] = mix  # the other player's mix, which player 0's pass moved
+        rule = PassRule(fixed.copy(), regret, avg, 1.0, True, False)
+        if parallel:
+            traverse_blocks(i, tree, hands, reach[0], reach[1], rule, work.args(), blocks, -1, pass_leaves)
+        else:
+            traverse_by_block(i, tree, hands, reach[0], reach[1], rule, work.args(), blocks, -1, pass_leaves)
+    T = SOLVE_DTYPE(warm.iterations)
+    tiny = SOLVE_DTYPE(1e-30)
+    avg *= SOLVE_DTYPE(np.sum(np.arange(1, warm.iterations + 1, dtype=np.float64) ** average_exponent))
+    regret -= SOLVE_DTYPE(offset)
+    t = sub.tree
+    for n in np.nonzero(t.kind == DECISION)[0]:
+        f, m = int(t.first_child[n]), int(t.num_children[n])
+        adv = regret[f : f + m]
+        if warm.regrets == "strategy":
+            regret[f : f + m] = (T * (adv.max(axis=0) - adv.min(axis=0)) + tiny) * fixed[f : f + m]
+        else:
+            regret[f : f + m] = T * np.maximum(adv, 0)
+    if c is not None:
+        leaves.avg[:] *= SOLVE_DTYPE(np.sum(np.arange(1, warm.iterations + 1, dtype=np.float64) ** average_exponent))
+        adv = leaves.regret - SOLVE_DTYPE(offset)
+        if warm.regrets == "strategy":
+            leaves.regret[:] = (T * (adv.max(axis=2, keepdims=True) - adv.min(axis=2, keepdims=True)) + tiny) * mix
+        else:
+            leaves.regret[:] = T * np.maximum(adv, 0)
+        total = leaves.regret.sum(axis=2, keepdims=True)
+        K = leaves.regret.shape[2]
+        leaves.sigma[:] = np.where(total > 0, leaves.regret / np.where(total > 0, total, 1), 1.0 / K)
 
 
 def usable_threads(threads: int) -> int:

@@ -449,3 +449,109 @@ def test_reaches_need_no_leaf_values_and_values_may_come_from_a_few_runouts(flop
     np.testing.assert_array_equal(
         few[2], cfr.node_values(sub, strategy, 1, leaf_strategy=mix, leaf_sample=8, seed=2)[0][0]
     )
+
+
+def own_reach(sub, strategy, player):
+    """(nodes, hands): ``player``'s own reach at every node of ``sub`` playing ``strategy``."""
+    t = sub.tree
+    out = np.zeros((t.num_nodes, sub.hands.shape[0]))
+    out[0] = sub.reach[player]
+    for n in range(t.num_nodes):  # parents come before their children
+        for c in range(t.first_child[n], t.first_child[n] + t.num_children[n]):
+            mine = t.kind[n] == DECISION and t.player[n] == player
+            out[c] = out[n] * (strategy[c] if mine else 1.0)
+    return out
+
+
+@pytest.mark.parametrize("regrets", cfr.WARM_REGRETS)
+def test_a_warm_start_sets_regrets_from_the_strategy_s_advantages(spot, regrets):
+    """As if both players had played the warm strategy (and leaf mix) for T
+    iterations, against exact evaluation passes in double precision: each average
+    weight is the player's reach times the strategy times the iterations' weights
+    (1 + 4 + ... + T^2); each regret T times the action's counterfactual advantage,
+    floored at 0 ("advantage"), or T times the spread of the actions' values at the
+    decision, spread as the strategy plays ("strategy"); leaves alike, per
+    continuation, and their current mix is regret matching on those regrets."""
+    sub, _, strategy, mix = spot
+    t, H = sub.tree, sub.hands.shape[0]
+    T, exponent = 7, 2.0
+    weights = sum(x**exponent for x in range(1, T + 1))
+    regret, avg = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(2))
+    leaves = depth_limited.leaf_data(sub, cfr.SOLVE_DTYPE)
+    work = cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows)
+    warm = cfr.WarmStart(strategy, T, leaf_strategy=mix, deals=0, regrets=regrets)
+    reach = sub.reach.astype(cfr.SOLVE_DTYPE)
+    blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
+    cfr.warm_up_regrets(sub, warm, reach, regret, avg, work, blocks, False, leaves, exponent)
+    c = sub.continuations
+
+    def want_regrets(values, baseline, played, axis):
+        if regrets == "advantage":
+            return T * np.maximum(values - baseline, 0.0)
+        return T * (values.max(axis=axis, keepdims=True) - values.min(axis=axis, keepdims=True)) * played
+
+    checked = 0
+    for p in range(2):
+        cfv = cfr.evaluation_pass(sub, strategy, p, False, sub.reach, mix).cfv
+        mine = own_reach(sub, strategy, p)
+        tol = 1e-3 * T * np.abs(cfv).max()
+        for n in np.nonzero((t.kind == DECISION) & (t.player == p))[0]:
+            kids = slice(t.first_child[n], t.first_child[n] + t.num_children[n])
+            want = want_regrets(cfv[kids], cfv[n], strategy[kids], 0)
+            np.testing.assert_allclose(regret[kids], want, rtol=1e-3, atol=tol)
+            np.testing.assert_allclose(avg[kids], weights * mine[n] * strategy[kids], rtol=1e-3, atol=1e-6 * weights)
+            checked += bool((want > tol).any())
+        values = []
+        for k in range(K):
+            pure = mix.copy()
+            pure[p] = 0.0
+            pure[p, :, k] = 1.0
+            values.append(cfr.evaluation_pass(sub, strategy, p, False, sub.reach, pure).cfv[c.node])
+        values = np.array(values).transpose(1, 0, 2)  # (L, K, H)
+        mixed = (mix[p] * values).sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(leaves.regret[p], want_regrets(values, mixed, mix[p], 1), rtol=1e-3, atol=tol)
+        at_leaf = weights * mine[c.node][:, None, :] * mix[p]
+        np.testing.assert_allclose(leaves.avg[p], at_leaf, rtol=1e-3, atol=1e-6 * weights)
+        total = leaves.regret[p].sum(axis=1, keepdims=True)
+        matched = np.where(total > 0, leaves.regret[p] / np.where(total > 0, total, 1), 1.0 / K)
+        np.testing.assert_allclose(leaves.sigma[p], matched, rtol=1e-5)
+    assert checked > 5
+
+
+def test_a_warm_start_resumes_where_its_strategy_left_off(spot, flop_spot):
+    """No further iteration: the solve's average is the warm strategy wherever the
+    acting player reaches. From a long solve's strategy a short solve stays about as
+    good, well below a cold solve of the same length. Threads change nothing; a safe
+    solve or a strategy of the wrong shape is refused."""
+    sub = spot[0]
+    t = sub.tree
+    long = cfr.solve(sub, 300)
+    back = cfr.solve(sub, 0, warm_start=cfr.WarmStart(long.strategy, 300, long.leaf_strategy, regrets="strategy"))
+    assert back.iterations == 0
+    for n in np.nonzero(t.kind == DECISION)[0]:
+        f, m = t.first_child[n], t.num_children[n]
+        live = own_reach(sub, long.strategy, int(t.player[n]))[n] > 1e-9
+        np.testing.assert_allclose(back.strategy[f : f + m][:, live], long.strategy[f : f + m][:, live], atol=1e-5)
+    pot = sub.pot
+
+    def expl(r):
+        return 100 * cfr.exploitability(sub, r.strategy, r.leaf_strategy) / pot
+
+    cold = expl(cfr.solve(sub, 10))
+    warm = {
+        regrets: expl(cfr.solve(sub, 10, warm_start=cfr.WarmStart(long.strategy, 300, long.leaf_strategy, 0, regrets)))
+        for regrets in cfr.WARM_REGRETS
+    }
+    # the current strategy starting at the warm one, held by its regrets, stays about
+    # as good; starting at regret matching on the advantages it does not
+    assert warm["strategy"] < 1.5 * expl(long) < warm["advantage"] < cold
+    flop = flop_spot[0]
+    start = cfr.WarmStart(flop_spot[2], 20, flop_spot[3], deals=3, regrets="strategy")
+    one = cfr.solve(flop, 8, card_samples=1, seed=4, warm_start=start)
+    two = cfr.solve(flop, 8, card_samples=1, seed=4, warm_start=start, threads=2)
+    np.testing.assert_array_equal(one.strategy, two.strategy)
+    np.testing.assert_array_equal(one.leaf_strategy, two.leaf_strategy)
+    with pytest.raises(ValueError, match="unsafe"):
+        cfr.solve(sub, 5, gadget=cfr.Gadget("maxmargin", 1, np.zeros(sub.hands.shape[0])), warm_start=start)
+    with pytest.raises(ValueError, match="strategy must be"):
+        cfr.solve(sub, 5, warm_start=start)
