@@ -87,15 +87,34 @@ def dl_solve(
     iterations: int = 0,
     threads: int = 1,
     average_exponent: float = 2.0,
+    warm_iterations: int = 0,
+    warm_deals: int = 8,
+    warm_regrets: str = "advantage",
 ) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
     with one runout a pass, all inside ``seconds`` (or exactly ``iterations``), on
-    ``threads``, averaging as ``average_exponent`` says (``cfr.solve``)."""
+    ``threads``, averaging as ``average_exponent`` says (``cfr.solve``);
+    ``warm_iterations`` > 0: warm-started from the blueprint's flop as if it had
+    played that many iterations, its advantages valued on ``warm_deals`` runouts."""
     t0 = time.perf_counter()
     deals = runout_sample(root.game.deck(), root.board_cards, FLOP_RIVERS, key)
     sub = flop_subgame(root, reach, deals, walker, node)
+    warm = None
+    if warm_iterations > 0:
+        warm = cfr.WarmStart(
+            blueprint_subgame_strategy(sub, root, walker.view, node),
+            warm_iterations,
+            deals=warm_deals,
+            regrets=warm_regrets,
+        )
     setup = time.perf_counter() - t0
-    how = {"card_samples": 1, "seed": key, "threads": threads, "average_exponent": average_exponent}
+    how = {
+        "card_samples": 1,
+        "seed": key,
+        "threads": threads,
+        "average_exponent": average_exponent,
+        "warm_start": warm,
+    }
     if iterations > 0:
         return cfr.solve(sub, iterations, **how), setup  # type: ignore[arg-type]
     r = cfr.solve(sub, 100_000, deadline=max(seconds - setup, 0.01), **how)  # type: ignore[arg-type]
@@ -162,13 +181,26 @@ def measure(args: argparse.Namespace) -> dict:
         row["eval_seconds"] = round(time.perf_counter() - t0, 1)
         row["build_seconds"] = round(build, 1)
         budgets = (
-            ("dl", args.seconds, args.iterations, args.average_exponent),
-            ("dl_long", args.long_seconds, args.long_iterations, args.long_average_exponent),
+            ("dl", args.seconds, args.iterations, args.average_exponent, args.warm_start),
+            ("dl_long", args.long_seconds, args.long_iterations, args.long_average_exponent, args.long_warm_start),
         )
-        for name, seconds, iterations, exponent in budgets:
+        for name, seconds, iterations, exponent, warm in budgets:
             if seconds <= 0 and iterations <= 0:
                 continue
-            r, setup = dl_solve(root, reach, walker, node, seconds, 1000 * args.seed + i, iterations, th, exponent)
+            r, setup = dl_solve(
+                root,
+                reach,
+                walker,
+                node,
+                seconds,
+                1000 * args.seed + i,
+                iterations,
+                th,
+                exponent,
+                warm,
+                args.warm_deals,
+                args.warm_regrets,
+            )
             assert r.leaf_strategy is not None
             if "mix" in args.later:
                 row[name] = (
@@ -214,6 +246,9 @@ def measure(args: argparse.Namespace) -> dict:
         "long_iterations": args.long_iterations,
         "seed": args.seed,
         "average_exponents": [args.average_exponent, args.long_average_exponent],
+        "warm_starts": [args.warm_start, args.long_warm_start],
+        "warm_deals": args.warm_deals,
+        "warm_regrets": args.warm_regrets,
         "later": sorted(args.later),
         "turn_cards": args.turn_cards,
         "river_cards": args.river_cards,
@@ -248,6 +283,16 @@ def main() -> None:
     )
     ap.add_argument("--long-average-exponent", type=float, default=2.0, help="the same, long solve")
     ap.add_argument(
+        "--warm-start",
+        type=int,
+        default=0,
+        help="warm-start the flop solve from the blueprint's flop as if it had played this many iterations "
+        "(cfr.WarmStart; 0: cold)",
+    )
+    ap.add_argument("--long-warm-start", type=int, default=0, help="the same, long solve")
+    ap.add_argument("--warm-deals", type=int, default=8, help="runouts a warm start values its advantages on")
+    ap.add_argument("--warm-regrets", choices=cfr.WARM_REGRETS, default="advantage", help="cfr.WarmStart's regrets")
+    ap.add_argument(
         "--later",
         nargs="+",
         choices=("mix", "blueprint", "both", "solved"),
@@ -278,6 +323,8 @@ def main() -> None:
         budgets.append(f"DL {args.long_seconds:g} s (iterations)")
     exponents = (args.average_exponent, args.long_average_exponent)
     budgets = [b + f", t^{e:g} average" for b, e in zip(budgets, exponents)]
+    warms = (args.warm_start, args.long_warm_start)
+    budgets = [b + (f", warm {w}" if w else "") for b, w in zip(budgets, warms)]
     laters = [
         label
         for key, label in (("mix", ""), ("blueprint", ", blueprint later"), ("solved", ", later solved"))
