@@ -41,7 +41,7 @@ import structlog
 
 from pokerbot.blueprint_store.abstraction import hand_buckets
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations
+from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
 from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
@@ -103,6 +103,12 @@ FLOP_RIVERS = 2
 #: action values) are estimated on this many runouts of its sample, keyed: every one
 #: would cost as much as that many solve passes.
 FLOP_VALUE_DEALS = 16
+#: An unsafe flop solve starts from the blueprint's flop as if it had played this many
+#: iterations (``cfr.WarmStart``, regrets spread as the blueprint plays; 0: from
+#: scratch), its actions' values taken on FLOP_WARM_DEALS runouts of the sample.
+#: docs/evaluation.md, "Depth-limited flop search".
+FLOP_WARM_START = 500
+FLOP_WARM_DEALS = 8
 
 
 def average_exponent(round_: int, sampled: bool) -> float:
@@ -239,6 +245,7 @@ class LibratusAgent:
         turn_solver: str = TURN_SOLVER,
         card_samples: int = CARD_SAMPLES,
         flop_rivers: int = FLOP_RIVERS,
+        flop_warm_start: int = FLOP_WARM_START,
     ) -> None:
         self.bp_player = BlueprintStrategy(seed, blueprint)
         self.bp = self.bp_player.bp
@@ -253,6 +260,9 @@ class LibratusAgent:
         if flop_rivers < 1:
             raise ValueError("a flop solve needs at least one river card per turn card")
         self.flop_rivers = flop_rivers
+        if flop_warm_start < 0:
+            raise ValueError("a flop solve's warm start is 0 (none) or more iterations")
+        self.flop_warm_start = flop_warm_start
         self.solve_round = solve_round
         if turn_solver not in TURN_SOLVERS:
             raise ValueError(f"turn solver must be one of {', '.join(TURN_SOLVERS)}, got {turn_solver!r}")
@@ -384,9 +394,13 @@ class LibratusAgent:
             leaf_deals=deals,
         )
         depth_limited = depth_limited and sub.tree.num_leaves > 0  # not after an all-in: the tree is complete
+        warm = None
         if depth_limited:
             node, _ = self.bp_player.walk(state)
             attach_blueprint_continuations(sub, state, self.bp_player.view, node)
+            if state.round == 1 and gadget is None and self.flop_warm_start > 0:
+                start = blueprint_subgame_strategy(sub, state, self.bp_player.view, node)
+                warm = cfr.WarmStart(start, self.flop_warm_start, deals=FLOP_WARM_DEALS, regrets="strategy")
             # building the continuations is part of the solve's time
             deadline -= time.perf_counter() - t_setup
             if deadline < MIN_SOLVE_SECONDS:
@@ -399,13 +413,14 @@ class LibratusAgent:
             samples = self.card_samples if depth_limited else 0
             exponent = average_exponent(state.round, samples > 0)
             if self.pool is None:
-                job = SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key, exponent)
+                job = SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key, exponent, warm)
                 r = run_job(job)
             else:
                 # the answer must be back within what the dealer's limits leave this decision
                 left = self.budget.available() - (time.perf_counter() - self._decision_t0) - 0.05
                 limit = max(deadline, min(deadline + GRACE_SECONDS, left))
-                r = self.pool.solve(SolveJob(sub, iters, deadline, gadget, self.threads, limit, samples, key, exponent))
+                job = SolveJob(sub, iters, deadline, gadget, self.threads, limit, samples, key, exponent, warm)
+                r = self.pool.solve(job)
         except WorkerLost as e:
             log.warning("solve_lost", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
             raise SolveUnavailable("worker lost") from None
@@ -421,6 +436,7 @@ class LibratusAgent:
             "nodes": sub.tree.num_nodes,
             **({"leaves": sub.tree.num_leaves, "card_samples": samples} if depth_limited else {}),
             **({"runouts": len(sub.tree.leaf_deals)} if deals is not None else {}),
+            **({"warm_start": warm.iterations} if warm is not None else {}),
             "setup_seconds": round(t0 - t_setup, 4),
         }
         measured: dict[str, float] = (

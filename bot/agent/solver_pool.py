@@ -60,6 +60,8 @@ class SolveJob:
     seed: int = 0
     #: the average strategy weighs iteration t by t to this power (``cfr.solve``)
     average_exponent: float = 1.0
+    #: unsafe solves: start from this strategy instead of from scratch (``cfr.WarmStart``)
+    warm_start: cfr.WarmStart | None = None
     #: ``time.monotonic()`` when the pool handed the job to a worker (0: solved in place):
     #: the time the subgame takes to reach the worker counts against its deadline
     sent: float = 0.0
@@ -105,6 +107,7 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
         card_samples=job.card_samples,
         seed=job.seed,
         average_exponent=job.average_exponent,
+        warm_start=job.warm_start,
     )
     if job.gadget is None and job.sub.continuations is None:
         r.exploitability = cfr.exploitability(job.sub, r.strategy)

@@ -64,6 +64,13 @@ def turn_solver_options(p: argparse.ArgumentParser) -> None:
         help="flop solving (--solve-round 2): the leaves are valued on every turn card with this many river "
         "cards each, drawn for the solve (default 2)",
     )
+    p.add_argument(
+        "--flop-warm-start",
+        type=non_negative,
+        default=500,
+        help="flop solving (--solve-round 2): an unsafe flop solve starts from the blueprint's flop as if it had "
+        "played this many iterations (0: from scratch; default 500)",
+    )
 
 
 def blueprint_of(args: argparse.Namespace, command: str) -> tuple[str | None, int]:
@@ -89,5 +96,6 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         "turn_solver": args.turn_solver,
         "card_samples": args.card_samples,
         "flop_rivers": args.flop_rivers,
+        "flop_warm_start": args.flop_warm_start,
         **more,
     }

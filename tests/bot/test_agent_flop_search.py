@@ -112,9 +112,57 @@ def test_a_hand_draws_one_runout_sample_for_its_flop_and_another_hand_another(sm
     assert not np.array_equal(a.solution.sub.tree.leaf_deals, c.solution.sub.tree.leaf_deals)
 
 
+def test_an_unsafe_flop_solve_starts_from_the_blueprint_s_flop(small_blueprint, monkeypatch):
+    """The round's first (unsafe) flop solve is warm-started from the blueprint's flop
+    strategy on its tree (``cfr.WarmStart``); a safe re-solve after the opponent's bet
+    starts from scratch, and so does every solve with ``flop_warm_start`` 0."""
+    from pokerbot.bot.agent import libratus as agent_module
+    from pokerbot.bot.agent.continuation import blueprint_subgame_strategy
+
+    jobs = []
+    real = agent_module.run_job
+
+    def recorded(job):
+        jobs.append(job)
+        return real(job)
+
+    monkeypatch.setattr(agent_module, "run_job", recorded)
+    bot = agent(small_blueprint)
+    st = flop_state(12)
+    st.apply(CALL)  # the opponent checks
+    a = bot.act(MatchState(1, st))
+    warm = jobs[-1].warm_start
+    assert warm is not None and warm.iterations == agent_module.FLOP_WARM_START > 0 and warm.regrets == "strategy"
+    root = bot.solution.root
+    node, _ = bot.bp_player.walk(root)
+    want = blueprint_subgame_strategy(jobs[-1].sub, root, bot.bp_player.view, node)
+    np.testing.assert_array_equal(warm.strategy, want)
+    assert st.can_apply(a)
+    # first to act on the flop: after our first decision the opponent bets (or raises
+    # all-in over our bet), and our answer comes from a safe re-solve
+    bot = agent(small_blueprint)
+    st = flop_state(12)
+    st.apply(bot.act(MatchState(0, st)))
+    assert jobs[-1].warm_start is not None
+    lo, hi = st.raise_bounds()
+    st.apply(apply_betting(BettingState(HUNL), f"r{hi if st.actions[1][-1].type.name == 'RAISE' else lo + 250}")
+             .actions[0][0])  # fmt: skip
+    seen = len(jobs)
+    bot.act(MatchState(0, st))
+    safe = [job for job in jobs[seen:] if job.gadget is not None]
+    assert safe and all(job.warm_start is None for job in safe)
+    cold = agent(small_blueprint, flop_warm_start=0)
+    st = flop_state(12)
+    st.apply(CALL)
+    cold.act(MatchState(1, st))
+    assert jobs[-1].warm_start is None and jobs[-1].sub.tree.num_leaves > 0
+
+
 def test_bad_flop_options_are_refused(small_blueprint):
     with pytest.raises(ValueError, match="river card per turn card"):
         agent(small_blueprint, flop_rivers=0)
+    with pytest.raises(ValueError, match="warm start"):
+        agent(small_blueprint, flop_warm_start=-1)
     with pytest.raises(ValueError, match="flop"):
         LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=0)
 
