@@ -89,7 +89,7 @@ def dl_solve(
     average_exponent: float = 2.0,
     warm_iterations: int = 0,
     warm_deals: int = 8,
-    warm_regrets: str = "advantage",
+    warm_regrets: str = "strategy",
 ) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
     with one runout a pass, all inside ``seconds`` (or exactly ``iterations``), on
@@ -291,7 +291,7 @@ def main() -> None:
     )
     ap.add_argument("--long-warm-start", type=int, default=0, help="the same, long solve")
     ap.add_argument("--warm-deals", type=int, default=8, help="runouts a warm start values its advantages on")
-    ap.add_argument("--warm-regrets", choices=cfr.WARM_REGRETS, default="advantage", help="cfr.WarmStart's regrets")
+    ap.add_argument("--warm-regrets", choices=cfr.WARM_REGRETS, default="strategy", help="cfr.WarmStart's regrets")
     ap.add_argument(
         "--later",
         nargs="+",

@@ -102,30 +102,32 @@ class Gadget:
         return RESOLVE if self.kind == "resolve" else MAXMARGIN
 
 
-#: How a warm start sets the regrets: T times the advantages (the current strategy
-#: starts at regret matching on them), or T times their sum at each decision, spread
-#: as the warm strategy plays (the current strategy starts at it).
-WARM_REGRETS = ("advantage", "strategy")
+#: How a warm start sets the regrets (``WarmStart``): "strategy", the current strategy
+#: starts at the warm one; "advantage", at regret matching on its advantages.
+WARM_REGRETS = ("strategy", "advantage")
 
 
 @dataclass
 class WarmStart:
-    """Start a solve as if both players had played ``strategy`` in its first
+    """Start a solve as if both players had played ``strategy`` in its first T =
     ``iterations`` iterations (a strategy-based warm start, after Brown and Sandholm,
-    AAAI 2016): a regret is ``iterations`` times the action's counterfactual advantage
-    under ``strategy`` (floored at 0, as CFR+ would have kept it), the average holds
-    ``strategy`` with those iterations' weights, and the solve goes on from iteration
-    ``iterations`` + 1. ``strategy``: (nodes, hands) in hand order, as
-    ``SolveResult.strategy``. Depth-limited subgames: ``leaf_strategy`` (2, L, K,
-    hands), each player's mix of continuations (default: the first one, the
-    unbiased blueprint), and ``deals``, the next cards (deals) the leaves are valued on
-    for the advantages (0: every one)."""
+    AAAI 2016): the average holds ``strategy`` with those iterations' weights, the
+    solve goes on from iteration T + 1, and the regrets come from the actions'
+    counterfactual values under ``strategy``: ``regrets`` "strategy" (the default),
+    at each decision and hand T times the spread of its actions' values (best minus
+    worst), divided among the actions as ``strategy`` plays them, so the current
+    strategy starts at it and leaves it as advantages build up; "advantage" (Brown and
+    Sandholm's), T times each action's advantage, floored at 0 as CFR+ would have kept
+    it. ``strategy``: (nodes, hands) in hand order, as ``SolveResult.strategy``.
+    Depth-limited subgames: ``leaf_strategy`` (2, L, K, hands), each player's mix of
+    continuations (default: the first one, the unbiased blueprint), and ``deals``, the
+    next cards (deals) the leaves are valued on for the values (0: every one)."""
 
     strategy: np.ndarray
     iterations: int
     leaf_strategy: np.ndarray | None = None
     deals: int = 0
-    regrets: str = "advantage"
+    regrets: str = "strategy"
 
     def verify(self, sub: Subgame) -> None:
         """Raise ValueError unless this warm start fits ``sub``."""

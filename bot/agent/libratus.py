@@ -400,7 +400,7 @@ class LibratusAgent:
             attach_blueprint_continuations(sub, state, self.bp_player.view, node)
             if state.round == 1 and gadget is None and self.flop_warm_start > 0:
                 start = blueprint_subgame_strategy(sub, state, self.bp_player.view, node)
-                warm = cfr.WarmStart(start, self.flop_warm_start, deals=FLOP_WARM_DEALS, regrets="strategy")
+                warm = cfr.WarmStart(start, self.flop_warm_start, deals=FLOP_WARM_DEALS)
             # building the continuations is part of the solve's time
             deadline -= time.perf_counter() - t_setup
             if deadline < MIN_SOLVE_SECONDS:
