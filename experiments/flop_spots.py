@@ -287,7 +287,8 @@ def main() -> None:
         type=int,
         default=0,
         help="warm-start the flop solve from the blueprint's flop as if it had played this many iterations "
-        "(cfr.WarmStart; 0: cold)",
+        "(cfr.WarmStart; default 0: from scratch, as the tables before the warm start were measured; the agent's "
+        "is 500)",
     )
     ap.add_argument("--long-warm-start", type=int, default=0, help="the same, long solve")
     ap.add_argument("--warm-deals", type=int, default=8, help="runouts a warm start values its advantages on")
