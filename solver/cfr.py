@@ -257,7 +257,8 @@ def warm_up_regrets(sub, warm, reach, regret, avg, work, blocks, parallel, leave
             traverse_by_block(i, tree, hands, reach[0], reach[1], rule, work.args(), blocks, -1, pass_leaves)
     T = SOLVE_DTYPE(warm.iterations)
     tiny = SOLVE_DTYPE(1e-30)
-    avg *= SOLVE_DTYPE(np.sum(np.arange(1, warm.iterations + 1, dtype=np.float64) ** average_exponent))
+    weights = SOLVE_DTYPE(np.sum(np.arange(1, warm.iterations + 1, dtype=np.float64) ** average_exponent))
+    avg *= weights
     regret -= SOLVE_DTYPE(offset)
     t = sub.tree
     for n in np.nonzero(t.kind == DECISION)[0]:
@@ -268,15 +269,13 @@ def warm_up_regrets(sub, warm, reach, regret, avg, work, blocks, parallel, leave
         else:
             regret[f : f + m] = T * np.maximum(adv, 0)
     if c is not None:
-        leaves.avg[:] *= SOLVE_DTYPE(np.sum(np.arange(1, warm.iterations + 1, dtype=np.float64) ** average_exponent))
+        leaves.avg[:] *= weights
         adv = leaves.regret - SOLVE_DTYPE(offset)
         if warm.regrets == "strategy":
             leaves.regret[:] = (T * (adv.max(axis=2, keepdims=True) - adv.min(axis=2, keepdims=True)) + tiny) * mix
         else:
             leaves.regret[:] = T * np.maximum(adv, 0)
-        total = leaves.regret.sum(axis=2, keepdims=True)
-        K = leaves.regret.shape[2]
-        leaves.sigma[:] = np.where(total > 0, leaves.regret / np.where(total > 0, total, 1), 1.0 / K)
+        leaves.sigma[:] = normalised_leaf_strategy(leaves.regret)  # regret matching
 
 
 def usable_threads(threads: int) -> int:
