@@ -625,8 +625,10 @@ def deal_buckets(cards, tb, strengths, scratch, hand, out):
         hand[1] = b
         for j in range(4):
             hand[2 + j] = cards[4 + j]
-        out[p, 1] = tb.flop[index_with_scratch(hand[:5], tb.f_end, 2, tb.f_keys, tb.f_offsets, tb.binom, scratch)]
-        out[p, 2] = tb.turn[index_with_scratch(hand, tb.t_end, 3, tb.t_keys, tb.t_offsets, tb.binom, scratch)]
+        # typed round counts: a constant argument would compile a copy of the indexer for it
+        flop = index_with_scratch(hand[:5], tb.f_end, np.int64(2), tb.f_keys, tb.f_offsets, tb.binom, scratch)
+        out[p, 1] = tb.flop[flop]
+        out[p, 2] = tb.turn[index_with_scratch(hand, tb.t_end, np.int64(3), tb.t_keys, tb.t_offsets, tb.binom, scratch)]
         out[p, 3] = _bucket_of_equity(_river_equity(strengths, tb.masks, h), tb.river_buckets)
     s0 = strengths[tb.pair[cards[0], cards[1]]]
     s1 = strengths[tb.pair[cards[2], cards[3]]]

@@ -67,8 +67,10 @@ def _same(n: int, s: BetSizes) -> tuple[BetSizes, ...]:
 
 #: Sizes per preset (hold'em, four rounds).
 PRESET_ACTIONS = {
+    # two raises a round after the flop too: with one, a raise over a bet (a shove, a
+    # check-raise) had no node to map to, and the player called it down with every hand
     "tiny": ActionAbstraction(
-        (BetSizes(bets=((1.0,), (1.0,)), max_raises=2),) + _same(3, BetSizes(bets=((1.0,),), max_raises=1))
+        (BetSizes(bets=((1.0,), (1.0,)), max_raises=2),) + _same(3, BetSizes(bets=((1.0,),), max_raises=2))
     ),
     "default": ActionAbstraction(
         (BetSizes(bets=((0.5, 1.0, 2.0, 3.0), (0.7, 1.5), (1.0,)), max_raises=4),)

@@ -93,7 +93,8 @@ def _agent(
     path = blueprint_path(blueprint)
     agent = LibratusAgent(seed, path, safe=safe, budget=budget, clock=clock, **options)
     if pool is None and workers > 0:
-        pool = SolverPool(workers)  # after the blueprint opened: a missing store fails before any process starts
+        # after the blueprint opened: a missing store fails before any process starts
+        pool = SolverPool(workers, threads=agent.threads)
     agent.pool = pool
     return agent
 

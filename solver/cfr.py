@@ -35,9 +35,11 @@ from .passes import (
     no_leaves,
     normalise,
     run_cfr,
+    run_cfr_parallel,
     traverse,
     traverse_blocks,
     traverse_by_block,
+    traverse_parallel,
 )
 from .subgame import Subgame, showdown_scratch, to_block_order, to_hand_order
 from .tree import CHANCE, DECISION, LEAF, PublicTree
@@ -213,9 +215,9 @@ def solve(
         warm_start.verify(sub)
         warm_up_regrets(sub, warm_start, reach, regret, avg, w, blocks, parallel, leaves, average_exponent)
         start = warm_start.iterations
-    done = run_cfr(
+    done = (run_cfr_parallel if parallel else run_cfr)(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, start, iterations, deadline_ns, w.args(), *g,
-        blocks, parallel, leaves, float(average_exponent),
+        blocks, leaves, float(average_exponent),
     )  # fmt: skip
     return SolveResult(
         average_strategy(t, to_hand_order(sub, avg)),
@@ -327,7 +329,9 @@ def evaluation_pass(
     else:
         leaves = no_leaves(np.float64)
     parallel = use > 1 and len(leaves.share_start) > 2
-    traverse(player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves, parallel)
+    (traverse_parallel if parallel else traverse)(
+        player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves
+    )
     return w
 
 

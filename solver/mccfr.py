@@ -538,6 +538,21 @@ class MCCFR:
         self.actions_pruned += int(stats[1])
         return TrainingReport(done, time.perf_counter() - t0, int(stats[0]), int(stats[1]))
 
+    def load_kernels(self, deals: Deals, threads: int = 1) -> None:
+        """Load (on a fresh machine: compile) the kernels ``train`` runs with ``deals``
+        on ``threads``, without training: a batch of no deals, drawn with a generator of
+        its own (the regrets and this solver's random state stay as they are), so that
+        a time budget counts training, not compiling."""
+        t = self.tree
+        tree = traversal_tree(t, t.slot_offset, np.zeros(1, dtype=np.int64))
+        buckets, outcomes = deals.sample(0, np.random.default_rng(0))
+        rules = RegretRules(False, float(self.settings.prune_threshold), 0.0, float(self.settings.regret_floor), 1.0)
+        args = (tree, self.regret, self.phi, rules, self.kept_action, self.kept_reach, np.zeros(2, dtype=np.int64))
+        if threads > 1:
+            _run_parallel(buckets, outcomes, np.zeros(threads, dtype=np.int64), *args)
+        else:
+            _run(buckets, outcomes, 0, *args)
+
     def discount(self, factor: float) -> None:
         """Multiply regrets and average-strategy weights by ``factor`` (linear CFR's
         discounting, when the caller schedules it by time rather than iterations)."""

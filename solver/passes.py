@@ -9,6 +9,12 @@ so kernels that call each other live together. The pass-level kernels take their
 arrays bundled in NamedTuples (``TreeArrays``, ``HandArrays``, ``PassRule``, ``Scratch``,
 ``BlockArrays``; ``Subgame.kernel_args`` and ``Subgame.block_arrays`` make them); the
 per-node kernels take plain arrays.
+
+Each kernel compiles once per precision (single for solves, double for evaluation):
+numba compiles a separate copy for a constant argument (typed as that literal), so
+calls between kernels pass typed values (``np.int64(0)``, ``np.bool_(False)``), and
+the kernels that run on threads are separate entry points (``run_cfr_parallel``,
+``traverse_parallel``), so that a one-thread solve never compiles them.
 """
 
 from __future__ import annotations
@@ -357,7 +363,7 @@ def _showdown_node(
     e0 = s0 + board_len[b]
     showdown_values(
         q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b], board_identity[b] or
-        in_order, min(spent[n, 0], spent[n, 1]), qs, out, NO_FOLD, tmp, 0.0, tmp, tmp,
+        in_order, min(spent[n, 0], spent[n, 1]), qs, out, np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
     )  # fmt: skip
 
 
@@ -385,33 +391,46 @@ def current_strategy(regret, kind, player, first_child, num_children, who, sigma
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, in_block, skip, leaves, parallel_leaves):
-    """The roots' reaches (``reach0``, ``reach1``), the forward pass over nodes
-    0..top_end-1 (see _forward) and player i's values at the leaves."""
+def _top_forward(tree, hands, reach0, reach1, rule, work, top_end, in_block, skip):
+    """The roots' reaches (``reach0``, ``reach1``) and the forward pass over nodes
+    0..top_end-1 (see _forward); the caller values the leaves."""
     for h in range(hands.c1.shape[0]):
         work.reach[0, 0, h] = reach0[h]
         work.reach[1, 0, h] = reach1[h]
     _forward(
-        0, top_end, 0, tree.kind, tree.player, tree.first_child, tree.num_children, tree.dealt, tree.slot, hands.c1,
-        hands.c2, rule.sigma, work.reach, in_block, skip,
+        np.int64(0), top_end, np.int64(0), tree.kind, tree.player, tree.first_child, tree.num_children, tree.dealt,
+        tree.slot, hands.c1, hands.c2, rule.sigma, work.reach, in_block, skip,
     )  # fmt: skip
-    if parallel_leaves:
-        _leaf_values_parallel(leaves, i, 0, tree, hands, rule, work)
-    else:
-        _leaf_values(leaves, i, 0, tree, hands, rule, work)
 
 
-@nb.njit(cache=True, fastmath=FASTMATH)
-def traverse(i, tree, hands, reach0, reach1, rule, work, leaves, parallel_leaves=False):
-    """One pass for player i. ``work.reach[p, s]`` is player p's reach at the nodes
-    whose slot[p] is s (it changes only below p's own decisions and chance nodes).
-    ``rule.update``: CFR+ regret and average updates (and the next strategy at i's
-    nodes); ``rule.best_response``: the best action per hand at i's nodes. A chance
-    child removes the hands holding its card (reach and value 0)."""
-    n_nodes = tree.kind.shape[0]
-    none = np.zeros(n_nodes, dtype=np.bool_)
-    _top_forward(i, tree, hands, reach0, reach1, rule, work, n_nodes, none, -1, leaves, parallel_leaves)
-    _backward(0, n_nodes, 0, i, tree, hands, rule, work, none, False)
+def _make_traverse(parallel_leaves: bool):
+    """``traverse`` with the leaves valued one share after another, or
+    (``parallel_leaves``) each share on a thread: chosen when it is made, so that the
+    serial kernel never compiles the parallel one."""
+
+    @nb.njit(cache=True, fastmath=FASTMATH)
+    def traverse(i, tree, hands, reach0, reach1, rule, work, leaves):
+        """One pass for player i. ``work.reach[p, s]`` is player p's reach at the nodes
+        whose slot[p] is s (it changes only below p's own decisions and chance nodes).
+        ``rule.update``: CFR+ regret and average updates (and the next strategy at i's
+        nodes); ``rule.best_response``: the best action per hand at i's nodes. A chance
+        child removes the hands holding its card (reach and value 0)."""
+        n_nodes = tree.kind.shape[0]
+        none = np.zeros(n_nodes, dtype=np.bool_)
+        _top_forward(tree, hands, reach0, reach1, rule, work, n_nodes, none, np.int64(-1))
+        if parallel_leaves:
+            _leaf_values_parallel(leaves, i, np.int64(0), tree, hands, rule, work)
+        else:
+            _leaf_values(leaves, i, np.int64(0), tree, hands, rule, work)
+        _backward(np.int64(0), n_nodes, np.int64(0), i, tree, hands, rule, work, none, np.bool_(False))
+
+    return traverse
+
+
+#: One pass over the whole tree (see ``_make_traverse``): the leaves one share after
+#: another, or each share on a thread.
+traverse = _make_traverse(False)
+traverse_parallel = _make_traverse(True)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -449,7 +468,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
         q = reach[1 - i, slot[1 - i, chance]]
         _showdown_node(
             parent, q, cfv[parent], spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows,
-            board_identity, qs, tmp, False
+            board_identity, qs, tmp, np.bool_(False)
         )  # fmt: skip
         return
     in_order = board >= 0
@@ -467,17 +486,17 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
         perm = orders[0:0]
         hc1 = c1
         hc2 = c2
-        _dealt_reach(chance, parent, reach, 0, block_reach, 0, dealt, slot, c1, c2)
+        _dealt_reach(chance, parent, reach, np.int64(0), block_reach, np.int64(0), dealt, slot, c1, c2)
     Hb = hc1.shape[0]
     f = first_child[parent]
     if kind[parent] == DECISION:
-        _decision_reach(parent, 0, base, player, first_child, num_children, sigma, block_reach, Hb)
+        _decision_reach(parent, np.int64(0), base, player, first_child, num_children, sigma, block_reach, Hb)
     else:  # a chance node right below a chance node (both players all in); never in order
         for c in range(f, f + num_children[parent]):
             _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
     _forward(
         lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, sigma, block_reach,
-        in_block, -1,
+        in_block, np.int64(-1),
     )  # fmt: skip
     _backward_nodes(
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, local_slot,
@@ -491,11 +510,11 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
             block_cfv, tmp, qs, in_order,
         )  # fmt: skip
         _decision_values(
-            parent, 0, 0, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response,
-            block_reach, block_cfv, tmp, Hb,
+            parent, np.int64(0), np.int64(0), base, i, player, first_child, num_children, sigma, regret, avg, weight,
+            update, best_response, block_reach, block_cfv, tmp, Hb,
         )  # fmt: skip
     else:
-        _chance_values(parent, 0, base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
+        _chance_values(parent, np.int64(0), base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
     if in_order:
         for h in range(H):  # the hands holding the dealt card
             cfv[parent, h] = 0.0
@@ -513,11 +532,12 @@ def traverse_by_block(i, tree, hands, reach0, reach1, rule, work, blocks, skip, 
     ``blocks.block_cfv[0]``), then the top backward. The same values as ``traverse``
     (blocks are independent and each node's arithmetic is unchanged)."""
     top_end = blocks.top_end if blocks.blocks.shape[0] > 0 else tree.kind.shape[0]
-    _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip, leaves, False)
+    _top_forward(tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip)
+    _leaf_values(leaves, i, np.int64(0), tree, hands, rule, work)
     share = Scratch(blocks.block_reach[0], blocks.block_cfv[0], work.tmp, work.qs)
     for b in range(blocks.blocks.shape[0]):
         _walk_block(b, i, tree, hands, rule, work, share, blocks)
-    _backward(0, top_end, 0, i, tree, hands, rule, work, blocks.in_block, False)
+    _backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.in_block, np.bool_(False))
 
 
 @nb.njit(cache=True, parallel=True)
@@ -528,13 +548,14 @@ def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, le
     own block-local arrays and scratch rows; the leaves' shares too
     (``_leaf_values_parallel``)."""
     top_end = blocks.top_end if blocks.blocks.shape[0] > 0 else tree.kind.shape[0]
-    _top_forward(i, tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip, leaves, True)
+    _top_forward(tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip)
+    _leaf_values_parallel(leaves, i, np.int64(0), tree, hands, rule, work)
     T = blocks.block_reach.shape[0]
     for t in nb.prange(T):
         share = Scratch(blocks.block_reach[t], blocks.block_cfv[t], np.empty_like(work.tmp), np.empty_like(work.qs))
-        for b in range(t, blocks.blocks.shape[0], T):
+        for b in range(np.int64(t), blocks.blocks.shape[0], T):
             _walk_block(b, i, tree, hands, rule, work, share, blocks)
-    _backward(0, top_end, 0, i, tree, hands, rule, work, blocks.in_block, False)
+    _backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.in_block, np.bool_(False))
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -621,7 +642,7 @@ def _terminal_children(
         if fd < 0:
             showdown_values(
                 q, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b], board_identity[b]
-                or in_order, stake, qs, cfv[sd - base], NO_FOLD, q, 0.0, tmp, tmp,
+                or in_order, stake, qs, cfv[sd - base], np.int64(NO_FOLD), q, 0.0, tmp, tmp,
             )  # fmt: skip
         else:
             mode = FOLD_SAME_REACH if slot[o, sd] == slot[o, fd] else FOLD_OTHER_REACH
@@ -710,7 +731,7 @@ def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
     if leaves.node.shape[0] == 0:
         return
     for s in nb.prange(leaves.share_start.shape[0] - 1):
-        _leaf_share(leaves, s, i, base, tree, hands, rule, work.reach, work.cfv, np.empty_like(work.tmp),
+        _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv, np.empty_like(work.tmp),
                     np.empty_like(work.qs))  # fmt: skip
 
 
@@ -772,7 +793,7 @@ def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs):
                         e0 = s0 + board_len[b]
                         showdown_values(
                             qsum, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
-                            False, stake, qs, out, NO_FOLD, tmp, 0.0, tmp, tmp,
+                            np.bool_(False), stake, qs, out, np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
                         )  # fmt: skip
                     for k in range(1, K):
                         for h in range(H):
@@ -893,7 +914,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
                         v[t, h] = zero
                     showdown_values(
                         q[t], dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
-                        False, stake, qs, v[t], NO_FOLD, tmp, 0.0, tmp, tmp,
+                        np.bool_(False), stake, qs, v[t], np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
                     )  # fmt: skip
                 elif kd == DECISION and leaves.stage[n] == S - 1:
                     f = leaves.first_child[n]
@@ -1148,63 +1169,76 @@ def _gadget_update(kind, g_regret, norm, alt, enter, cfv_root):
                 g_regret[0, c] = max(g_regret[0, c] + cfv_root[c] / norm[c] - alt[c] - mean, 0.0)
 
 
-@nb.njit(cache=True)
-def run_cfr(
-    tree, hands, reach0, reach1, regret, avg, sigma, start_iteration, iterations, deadline_ns, work, gadget, g_player,
-    g_alt, g_norm, g_regret, g_reach, blocks, parallel, leaves, average_exponent,
-):  # fmt: skip
-    """CFR+ iterations with alternating updates, block by block (``blocks``; on
-    numba's threads if ``parallel``). Each decision node belongs to one player, so one
-    regret array serves both. With a gadget (RESOLVE or MAXMARGIN), player
-    ``g_player`` enters the subgame through it: their root reach is the gadget's
-    (``g_reach``), updated after each of their passes. With a deadline (``deadline_ns``,
-    on ``time.perf_counter_ns``), no iteration starts that would end past it if it took
-    half again as long as the last one. The average strategy weighs iteration t
-    (from 1) by t ** ``average_exponent``. Returns the iterations done."""
-    done = 0
-    current_strategy(regret, tree.kind, tree.player, tree.first_child, tree.num_children, -1, sigma, work.tmp)
-    r0 = reach0
-    r1 = reach1
-    last = np.int64(0)
-    if deadline_ns > 0:
-        with nb.objmode(started="int64"):
-            started = time.perf_counter_ns()
-        last = started
-    for t in range(start_iteration, start_iteration + iterations):
-        weight = float(t + 1)
-        if average_exponent != 1.0:
-            weight = weight**average_exponent
-        rule = PassRule(sigma, regret, avg, weight, True, False)
-        for i in range(2):
-            # sigma is current for both players: the backward pass that updated a
-            # player's regrets also made their next strategy
-            # the top forward pass recomputes only the opponent's reach: player i's
-            # strategy has not changed since the previous pass computed i's reach
-            # (the other player's pass), and neither has a gadget's root reach for i
-            # (it changes after i's own pass); the first pass computes both
-            skip = -1 if t == start_iteration and i == 0 else i
-            if gadget != NO_GADGET:
-                _gadget_reach(gadget, g_regret, g_norm, g_reach)
-                if g_player == 0:
-                    r0 = g_reach
-                else:
-                    r1 = g_reach
-            if parallel:
-                traverse_blocks(i, tree, hands, r0, r1, rule, work, blocks, skip, leaves)
-            else:
-                traverse_by_block(i, tree, hands, r0, r1, rule, work, blocks, skip, leaves)
-            if gadget != NO_GADGET and i == g_player:
-                _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, work.cfv[0])
-        done += 1
+def _make_run_cfr(parallel: bool):
+    """``run_cfr`` with the blocks (and a depth-limited tree's leaves) walked on one
+    thread, or (``parallel``) in shares on numba's threads: chosen when it is made, so
+    that the one-thread kernel never compiles the parallel one."""
+
+    @nb.njit(cache=True)
+    def run_cfr(
+        tree, hands, reach0, reach1, regret, avg, sigma, start_iteration, iterations, deadline_ns, work, gadget,
+        g_player, g_alt, g_norm, g_regret, g_reach, blocks, leaves, average_exponent,
+    ):  # fmt: skip
+        """CFR+ iterations with alternating updates, block by block (``blocks``; on
+        numba's threads in ``run_cfr_parallel``). Each decision node belongs to one
+        player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
+        player ``g_player`` enters the subgame through it: their root reach is the
+        gadget's (``g_reach``), updated after each of their passes. With a deadline
+        (``deadline_ns``, on ``time.perf_counter_ns``), no iteration starts that would
+        end past it if it took half again as long as the last one. The average strategy
+        weighs iteration t (from 1) by t ** ``average_exponent``. Returns the
+        iterations done."""
+        done = 0
+        current_strategy(regret, tree.kind, tree.player, tree.first_child, tree.num_children, -1, sigma, work.tmp)
+        r0 = reach0
+        r1 = reach1
+        last = np.int64(0)
         if deadline_ns > 0:
-            with nb.objmode(now="int64"):
-                now = time.perf_counter_ns()
-            # stop when another iteration half again as long as this one would end past the deadline
-            # (a busy machine's iterations vary)
-            if now + (now - last) * 3 // 2 >= deadline_ns:
-                break
-            last = now
-    return done
+            with nb.objmode(started="int64"):
+                started = time.perf_counter_ns()
+            last = started
+        for t in range(start_iteration, start_iteration + iterations):
+            weight = float(t + 1)
+            if average_exponent != 1.0:
+                weight = weight**average_exponent
+            rule = PassRule(sigma, regret, avg, weight, True, False)
+            for i in range(2):
+                # sigma is current for both players: the backward pass that updated a
+                # player's regrets also made their next strategy
+                # the top forward pass recomputes only the opponent's reach: player i's
+                # strategy has not changed since the previous pass computed i's reach
+                # (the other player's pass), and neither has a gadget's root reach for i
+                # (it changes after i's own pass); the first pass computes both
+                skip = -1 if t == start_iteration and i == 0 else i
+                if gadget != NO_GADGET:
+                    _gadget_reach(gadget, g_regret, g_norm, g_reach)
+                    if g_player == 0:
+                        r0 = g_reach
+                    else:
+                        r1 = g_reach
+                if parallel:
+                    traverse_blocks(i, tree, hands, r0, r1, rule, work, blocks, skip, leaves)
+                else:
+                    traverse_by_block(i, tree, hands, r0, r1, rule, work, blocks, skip, leaves)
+                if gadget != NO_GADGET and i == g_player:
+                    _gadget_update(gadget, g_regret, g_norm, g_alt, g_reach, work.cfv[0])
+            done += 1
+            if deadline_ns > 0:
+                with nb.objmode(now="int64"):
+                    now = time.perf_counter_ns()
+                # stop when another iteration half again as long as this one would end past the deadline
+                # (a busy machine's iterations vary)
+                if now + (now - last) * 3 // 2 >= deadline_ns:
+                    break
+                last = now
+        return done
+
+    return run_cfr
+
+
+#: The solve's iteration loop (see ``_make_run_cfr``): on one thread, or in parallel.
+run_cfr = _make_run_cfr(False)
+run_cfr_parallel = _make_run_cfr(True)
 
 
 @nb.njit(cache=True)

@@ -49,13 +49,14 @@ from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, merg
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState
 from pokerbot.protocol.cards import cards_to_str
 from pokerbot.protocol.matchstate import MatchState
-from pokerbot.solver import cfr
+from pokerbot.solver import cfr, kernel_cache
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.depth_limited import runout_sample
 from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from pokerbot.solver.passes import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetSizes
+from pokerbot.solver.warm_up import SOLVER_STAGES
 
 log = structlog.get_logger("agent")
 
@@ -303,23 +304,28 @@ class LibratusAgent:
         """The current hand's factor on the subgames' bet sizes (``scale_for``)."""
         return self._scale
 
-    def prepare(self) -> None:
-        """Before the first hand: load (or compile) every numba kernel this process
-        uses - the blueprint's bucket lookups of every round, building subgames, reading
-        values from a solution, solving when there is no pool - and wait until the
-        solver workers are warm, so that no decision of the match pays for it."""
+    #: The stages of ``prepare``, in order: the solver's, then the blueprint's lookups.
+    PREPARE_STAGES = (*SOLVER_STAGES, "blueprint lookups")
+
+    def prepare(self, stage=None) -> None:
+        """Before the first hand: load (on a fresh machine: compile, each kernel by one
+        process) every numba kernel this process uses - solving (on this agent's
+        threads), evaluating solutions, the blueprint's bucket lookups of every round -
+        and wait until the solver workers are warm, so that no decision of the match
+        pays for it. ``stage(name)`` is told each of PREPARE_STAGES it starts."""
         t0 = time.perf_counter()
-        sub, r = warm_up()
-        for p in (0, 1):
-            cfr.node_values(sub, r.strategy, p)
-        cfr.opponent_weights(sub, 0)
-        game = self.bp.game
-        board = list(range(8, 8 + game.total_board_cards(game.num_rounds - 1)))
-        for rd in range(game.num_rounds):
-            shown = board[: game.total_board_cards(rd)]
-            self.bp.bucket(rd, [0, 1], shown)
-            hand_buckets(self.bp.cards, rd, shown)
-        log.info("agent_ready", seconds=round(time.perf_counter() - t0, 2))
+        compiled: list[str] = []
+        with kernel_cache.watch(finished=lambda k, s, depth, a: compiled.append(k) if depth == 0 else None):
+            warm_up(self.threads, stage)
+            if stage is not None:
+                stage(self.PREPARE_STAGES[-1])
+            game = self.bp.game
+            board = list(range(8, 8 + game.total_board_cards(game.num_rounds - 1)))
+            for rd in range(game.num_rounds):
+                shown = board[: game.total_board_cards(rd)]
+                self.bp.bucket(rd, [0, 1], shown)
+                hand_buckets(self.bp.cards, rd, shown)
+        log.info("agent_ready", seconds=round(time.perf_counter() - t0, 2), kernels_compiled=compiled)
         if self.pool is not None and not self.pool.wait_ready():
             log.warning("solver_pool_not_ready")
 

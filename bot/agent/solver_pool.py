@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 import structlog
 
 from pokerbot.solver import cfr
-from pokerbot.solver.subgame import Subgame, make_subgame
+from pokerbot.solver.subgame import Subgame
+from pokerbot.solver.warm_up import load_solver_kernels
 
 log = structlog.get_logger("solver_pool")
 
@@ -73,21 +74,12 @@ RETURN_MARGIN = 0.1
 MIN_SOLVE = 0.01
 
 
-def warm_up() -> tuple[Subgame, cfr.SolveResult]:
-    """Solve a small river spot once, plain and with a gadget: numba loads (or, on a
-    fresh checkout, compiles) every kernel a real solve uses. Returns the spot and its
-    solution (for warming what reads solutions)."""
-    from pokerbot.protocol.betting import BettingState, apply_betting
-    from pokerbot.protocol.cards import parse_cards
-    from pokerbot.protocol.gamedef import bundled_game
-    from pokerbot.solver.tree import BetSizes
-
-    game = bundled_game("holdem.nolimit.2p")
-    st = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d3c")), "cc/cc/cc/")
-    sub = make_subgame(st, BetSizes(bets=((1.0,),), max_raises=1))
-    r = run_job(SolveJob(sub, 2, 60.0))
-    run_job(SolveJob(sub, 2, 60.0, cfr.Gadget("maxmargin", 0, sub.reach[0] * 0.0)))
-    return sub, r
+def warm_up(threads: int = 1, stage=None) -> None:
+    """Load (on a fresh machine: compile, one process at a time) every kernel a solve
+    uses, on one thread and with ``threads`` > 1 on threads, so that no solve of a
+    match pays for it (``solver.warm_up.load_solver_kernels``; ``stage`` is told each
+    stage's name)."""
+    load_solver_kernels(threads, stage)
 
 
 def run_job(job: SolveJob) -> cfr.SolveResult:
@@ -114,13 +106,13 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
     return r
 
 
-def _worker_main(conn, warm: bool) -> None:
-    """A worker process: warm up, say ready, then answer solve jobs until told to stop
-    or the parent goes away."""
+def _worker_main(conn, warm: bool, threads: int = 1) -> None:
+    """A worker process: warm up (for jobs on ``threads``), say ready, then answer
+    solve jobs until told to stop or the parent goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     try:
         if warm:
-            warm_up()
+            warm_up(threads)
         conn.send(("ready", os.getpid()))
         while True:
             try:
@@ -139,9 +131,9 @@ def _worker_main(conn, warm: bool) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx, warm: bool) -> None:
+    def __init__(self, ctx, warm: bool, threads: int) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, warm), daemon=True, name="pokerbot-solver")
+        self.proc = ctx.Process(target=_worker_main, args=(child, warm, threads), daemon=True, name="pokerbot-solver")
         self.proc.start()
         child.close()
         self.pid = self.proc.pid
@@ -168,22 +160,23 @@ class _Worker:
 
 
 class SolverPool:
-    """``workers`` warm solver processes. ``submit`` returns a Future of a
-    ``cfr.SolveResult`` that fails with ``WorkerLost`` if the worker died or overran.
-    Thread-safe: any number of seats may submit."""
+    """``workers`` warm solver processes (warmed for jobs on ``threads``). ``submit``
+    returns a Future of a ``cfr.SolveResult`` that fails with ``WorkerLost`` if the
+    worker died or overran. Thread-safe: any number of seats may submit."""
 
-    def __init__(self, workers: int = 1, warm: bool = True) -> None:
+    def __init__(self, workers: int = 1, warm: bool = True, threads: int = 1) -> None:
         if workers < 1:
             raise ValueError(f"a solver pool needs at least one worker, got {workers}")
         self._ctx = mp.get_context("spawn")
         self._warm = warm
+        self._warm_threads = threads
         self._jobs: queue.Queue = queue.Queue()
         self._closed = False
         self._lock = threading.Lock()
         self._next_id = 0
         self.replaced = 0  # workers that died or overran and were replaced
         self._t0 = time.perf_counter()
-        self._workers = [_Worker(self._ctx, warm) for _ in range(workers)]
+        self._workers = [_Worker(self._ctx, warm, threads) for _ in range(workers)]
         self._threads = [
             threading.Thread(target=self._serve, args=(i,), daemon=True, name=f"solver-feed-{i}")
             for i in range(workers)
@@ -251,7 +244,7 @@ class SolverPool:
         old = self._workers[i]
         old.kill()
         self.replaced += 1
-        self._workers[i] = _Worker(self._ctx, self._warm)
+        self._workers[i] = _Worker(self._ctx, self._warm, self._warm_threads)
         log.warning("solver_worker_replaced", reason=why, old_pid=old.pid, new_pid=self._workers[i].pid)
 
     def _serve(self, i: int) -> None:

@@ -12,7 +12,9 @@ from pokerbot.bot.cli.options import positive
 def add(sub) -> None:
     b = sub.add_parser("bench", help="benchmarks that print their figures")
     b.add_argument(
-        "what", choices=["evaluator", "dealer", "solver", "depth-limited", "mccfr", "store"], help="what to measure"
+        "what",
+        choices=["evaluator", "dealer", "solver", "depth-limited", "mccfr", "store", "compile"],
+        help="what to measure",
     )
     b.add_argument(
         "--blueprint",
@@ -32,6 +34,17 @@ def add(sub) -> None:
         type=positive,
         default=7,
         help="timed runs, the median is reported (default 7; the dealer bench uses at most 3)",
+    )
+    b.add_argument(
+        "--threads",
+        type=positive,
+        default=1,
+        help="compile: the agent's kernels for solves on this many threads (default 1)",
+    )
+    b.add_argument(
+        "--training",
+        action="store_true",
+        help="compile: also the quick preset's training kernels (card abstraction, MCCFR), compiled first",
     )
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=run)
@@ -57,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
         bench_dealer.print_dealer_report(
             bench_dealer.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json
         )
+    elif args.what == "compile":
+        from pokerbot.bot.bench import compile as bench_compile
+
+        bench_compile.print_compile_report(bench_compile.bench_compile(args.threads, args.training), args.json)
     elif args.what == "mccfr":
         bench_mccfr.print_mccfr_report(bench_mccfr.bench_mccfr(), args.json)
     elif args.what in ("store", "depth-limited"):

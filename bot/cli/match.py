@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from pokerbot.bot.cli.options import dealer_limit_options, positive
@@ -91,10 +92,26 @@ def run(args: argparse.Namespace) -> int:
         print("pokerbot match: --aivat needs player A to be one of our strategies", file=sys.stderr)
         return 2
     named = {match.PlayerSpec("A", args.player_a).strategy, match.PlayerSpec("B", args.player_b).strategy}
-    if named & {"libratus", "unsafe", "blueprint", "prober"}:
-        status = ensure_blueprint(args)
-        if status:
-            return status
+    warm = None
+    threads = [s.solver_threads for s in (match.PlayerSpec("A", args.player_a), match.PlayerSpec("B", args.player_b))]
+    if any(t is not None for t in threads):
+        # the agents' kernels load (first time: compile) in the background, while a
+        # missing blueprint trains, so that the players start on a warm cache
+        from pokerbot.bot.kernel_warm import BackgroundWarm
+        from pokerbot.bot.strategies import blueprint_path
+
+        known = blueprint_path(args.blueprint)
+        warm = BackgroundWarm(max(t for t in threads if t is not None), known if os.path.exists(known) else None)
+    try:
+        if named & {"libratus", "unsafe", "blueprint", "prober"}:
+            status = ensure_blueprint(args)
+            if status:
+                return status
+        if warm is not None:
+            warm.wait(progress=not args.no_progress)
+    finally:
+        if warm is not None:
+            warm.close()
     try:
         summary = run_event_loop(
             match.run(

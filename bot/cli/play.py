@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         if args.workers > 0:
             from pokerbot.bot.agent.solver_pool import SolverPool
 
-            pool = SolverPool(args.workers)
+            pool = SolverPool(args.workers, threads=args.threads)
             for s in agents:
                 s.pool = pool
         agents[0].prepare()  # kernels and workers warm before the first hand (process-wide)

@@ -3,36 +3,85 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 
+from pokerbot.bot.cli.options import positive
+
 
 def add(sub) -> None:
-    w = sub.add_parser("warm", help="load or compile every kernel the agent uses, then exit (image builds, first runs)")
+    w = sub.add_parser(
+        "warm",
+        help="load or compile (once per machine) every kernel the agent uses, then exit (image builds, first runs)",
+    )
     w.add_argument(
         "--blueprint",
         default=None,
         metavar="PATH",
-        help="blueprint store (default $POKERBOT_BLUEPRINT, else blueprints/default.bp)",
+        help="blueprint store (default $POKERBOT_BLUEPRINT, else blueprints/default.bp); with none, the solver's "
+        "kernels only (the blueprint's lookups compile when a player first opens one)",
+    )
+    w.add_argument("--threads", type=positive, default=1, help="also the kernels of solves on this many threads")
+    w.add_argument(
+        "--progress",
+        action="store_true",
+        help="print progress as JSON lines on stdout: {stage, index, stages}, {compiling, compiled}, then {done}",
     )
     w.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load (on a fresh checkout or image: compile) every kernel the agent uses, then exit."""
-    from pokerbot.bot.strategies import make_strategy
+    from pokerbot.bot.strategies import blueprint_path, make_strategy
     from pokerbot.protocol.logs import configure
+    from pokerbot.solver import kernel_cache
+    from pokerbot.solver.warm_up import SOLVER_STAGES
 
     configure("warning")
     t0 = time.time()
-    try:
-        agent = make_strategy("libratus", 0, args.blueprint, workers=0)
-    except (ValueError, OSError) as e:
-        print(f"pokerbot warm: {e}", file=sys.stderr)
-        return 2
-    from pokerbot.bot.agent.libratus import LibratusAgent  # loaded by make_strategy
+    compiled = 0
 
-    assert isinstance(agent, LibratusAgent)  # what make_strategy("libratus") makes
-    agent.prepare()
-    print(f"pokerbot warm: kernels ready in {time.time() - t0:.1f} s", flush=True)
+    def say(**what) -> None:
+        if args.progress:
+            print(json.dumps(what), flush=True)
+
+    path = blueprint_path(args.blueprint)
+    with_blueprint = os.path.exists(path) or args.blueprint is not None
+    from pokerbot.bot.agent.libratus import LibratusAgent
+
+    stages: tuple[str, ...] = LibratusAgent.PREPARE_STAGES if with_blueprint else SOLVER_STAGES
+    if args.threads == 1:
+        stages = tuple(s for s in stages if s != SOLVER_STAGES[-1])
+
+    def stage(name: str) -> None:
+        say(stage=name, index=stages.index(name), stages=len(stages))
+
+    def started(kernel: str, depth: int) -> None:
+        if depth == 0:
+            say(compiling=kernel, compiled=compiled)
+
+    def finished(kernel: str, seconds: float, depth: int, signature: str) -> None:
+        nonlocal compiled
+        compiled += 1
+
+    with kernel_cache.watch(started, finished):
+        if with_blueprint:
+            try:
+                agent = make_strategy("libratus", 0, args.blueprint, workers=0, threads=args.threads)
+            except (ValueError, OSError) as e:
+                print(f"pokerbot warm: {e}", file=sys.stderr)
+                return 2
+            assert isinstance(agent, LibratusAgent)  # what make_strategy("libratus") makes
+            agent.prepare(stage)
+        else:
+            from pokerbot.bot.agent.solver_pool import warm_up
+
+            warm_up(args.threads, stage)
+    seconds = time.time() - t0
+    say(done=round(seconds, 1), compiled=compiled)
+    if not args.progress:
+        what = "kernels ready" if with_blueprint else f"solver kernels ready (no blueprint at {path})"
+        print(f"pokerbot warm: {what} in {seconds:.1f} s ({compiled} compiled)", flush=True)
     return 0

@@ -58,6 +58,20 @@ class PlayerSpec:
         return words[0] if words and words[0] in STRATEGIES else None
 
     @property
+    def solver_threads(self) -> int | None:
+        """The solver threads of an agent (``libratus`` or ``unsafe``: its ``--threads``,
+        default 1); None for any other player."""
+        words = shlex.split(self.spec)
+        if self.strategy not in ("libratus", "unsafe"):
+            return None
+        threads = 1
+        for i, w in enumerate(words):
+            value = words[i + 1] if w == "--threads" and i + 1 < len(words) else w.removeprefix("--threads=")
+            if (w == "--threads" or w.startswith("--threads=")) and value.isdigit():
+                threads = max(1, int(value))
+        return threads
+
+    @property
     def name(self) -> str:
         """The name the dealer logs: label plus a sanitised short form of the spec."""
         base = self.spec if self.strategy is not None else os.path.basename(shlex.split(self.spec)[0])
@@ -269,10 +283,7 @@ class MatchProgress:
         n = sum(d.result.completed_hands for d, _ in self.dealers)
         if n == 0:
             waited = (time.monotonic() if now is None else now) - self.start
-            return 0, (
-                f"starting the players, {format_duration(waited)} (they load the blueprint; the agent's first "
-                "run on a machine compiles its kernels: a few minutes)"
-            )
+            return 0, f"starting the players, {format_duration(waited)} (they load the blueprint and their kernels)"
         if n < 2:
             return n, ""
         total = sum(d.result.totals[seat] for d, seat in self.dealers)
@@ -307,19 +318,44 @@ def _player_report(run: MatchRun, spec: PlayerSpec, bb: int) -> dict:
     }
 
 
+def headline_series(series: list[tuple[str, np.ndarray]]) -> str | None:
+    """The label of the series a match's result is read from: the duplicate pair
+    corrected by AIVAT, else the duplicate pair (all-in adjusted), else the first
+    match's AIVAT, else its all-in adjusted result; None when no series has a hand."""
+
+    def rank(label: str) -> int:
+        if label.startswith("duplicate AIVAT"):
+            return 0
+        if label.startswith("duplicate"):
+            return 1
+        return 2 if label.endswith("AIVAT") else 3 if label.endswith("all-in adjusted") else 4
+
+    labels = [label for label, values in series if len(values)]
+    return min(labels, key=rank) if labels else None
+
+
 def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int, title: str) -> None:
-    """Cumulative winnings (big blinds) with the 95 % band of a random walk with the
-    observed mean and spread."""
+    """Cumulative winnings (big blinds): the headline series (``headline_series``) in
+    full with the 95 % band of a random walk with its observed mean and spread, the
+    others faint and without bands, for comparison."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    headline = headline_series(series)
     fig, ax = plt.subplots(figsize=(9, 5), dpi=110)
     for label, chips in series:
+        if not len(chips) or label == headline:
+            continue
+        bb = chips / big_blind
+        ax.plot(np.arange(1, len(bb) + 1), np.cumsum(bb), label=label, linewidth=0.8, alpha=0.35)
+    for label, chips in series:
+        if label != headline or not len(chips):
+            continue
         bb = chips / big_blind
         n = np.arange(1, len(bb) + 1)
-        line = ax.plot(n, np.cumsum(bb), label=label, linewidth=1.2)[0]
+        line = ax.plot(n, np.cumsum(bb), label=f"{label} (95 % band)", linewidth=2.0, color="black")[0]
         if len(bb) > 1:
             mean, sd = bb.mean(), bb.std(ddof=1)
             ax.fill_between(
@@ -327,7 +363,7 @@ def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int,
                 n * mean - Z95 * sd * np.sqrt(n),
                 n * mean + Z95 * sd * np.sqrt(n),
                 color=line.get_color(),
-                alpha=0.12,
+                alpha=0.15,
             )
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("hand")

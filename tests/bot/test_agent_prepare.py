@@ -1,7 +1,10 @@
 """After ``prepare()``, no decision compiles or loads a numba kernel: a fresh process
-prepares the agent, then plays a flop decision, a first river solve and a nested
-re-solve, and no numba dispatcher gains a signature meanwhile (first-use compilation
-took 3 to 12 s in a match before prepare covered the player's own kernels)."""
+prepares the agent, then plays a flop decision, a turn decision, a first river solve
+and a nested re-solve, and no numba dispatcher gains a signature meanwhile (first-use
+compilation took 3 to 12 s in a match before prepare covered the player's own
+kernels). For the agent solving from the river, from the turn on two threads (the
+kernels that run on threads are entry points of their own) and from the flop (a
+warm-started depth-limited flop solve)."""
 
 import subprocess
 import sys
@@ -39,13 +42,17 @@ def compiled():
                 out[f"{m.__name__}.{name}"] = len(f.signatures)
     return out
 
-agent = LibratusAgent(solve_round=3, seed=3, blueprint=sys.argv[1], solve_seconds=1.0)
+solve_round, threads = int(sys.argv[2]), int(sys.argv[3])
+agent = LibratusAgent(solve_round=solve_round, threads=threads, seed=3, blueprint=sys.argv[1], solve_seconds=1.0)
 agent.prepare()
 before = compiled()
 game = bundled_game("holdem.nolimit.2p")
 flop = apply_betting(BettingState(game, 1, [[48, 49], [20, 30]]), "r300c/")
 flop.deal_board_cards([0, 17, 34])
 agent.act(MatchState(flop.current_player, flop))
+turn = apply_betting(BettingState(game, 4, [[48, 49], [20, 30]]), "r300c/cc/")
+turn.deal_board_cards([0, 17, 34, 51])
+agent.act(MatchState(turn.current_player, turn))
 river = apply_betting(BettingState(game, 2, [[48, 49], [20, 30]]), "r300c/cc/cc/")
 river.deal_board_cards([0, 17, 34, 51, 22])
 me = 1 - river.current_player
@@ -66,7 +73,13 @@ sys.exit(1 if grew else 0)
 """
 
 
-def test_no_kernel_is_compiled_during_decisions_after_prepare(small_blueprint):
-    r = subprocess.run([sys.executable, "-c", SCRIPT, small_blueprint], capture_output=True, text=True, timeout=500)
+@pytest.mark.parametrize("solve_round,threads", [(3, 1), (2, 2), (1, 1)])
+def test_no_kernel_is_compiled_during_decisions_after_prepare(small_blueprint, solve_round, threads):
+    r = subprocess.run(
+        [sys.executable, "-c", SCRIPT, small_blueprint, str(solve_round), str(threads)],
+        capture_output=True,
+        text=True,
+        timeout=500,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "GREW {}" in r.stdout

@@ -11,7 +11,7 @@ from pokerbot.bot.cli import main
 from pokerbot.bot.evaluation.match_log import player_series, read_match_log
 from pokerbot.bot.evaluation.raise_war import raise_war
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
-from pokerbot.protocol.betting import ActionType, BettingState, raise_to
+from pokerbot.protocol.betting import CALL, FOLD, ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
 
@@ -197,3 +197,57 @@ def test_sampling_depends_only_on_seed_and_situation(small_blueprint):
     draws = [one.uniform(st, 1) for st in states]
     assert draws != [other.uniform(st, 1) for st in states]
     assert all(0.0 <= u < 1.0 for u in draws) and len(set(draws)) == len(draws)
+
+
+def line_state(betting, board=(0, 17, 34, 51, 22)):
+    """The state after ``betting`` (the boards of its rounds dealt)."""
+    st = BettingState(HUNL, 5, [[48, 49], [20, 30]])
+    for i, round_betting in enumerate(betting.split("/")):
+        if i:
+            st.deal_board_cards(list(board[HUNL.total_board_cards(i - 1) : HUNL.total_board_cards(i)]))
+        for a in round_betting.replace("r", " r").replace("c", " c").replace("f", " f").split():
+            st.apply(raise_to(int(a[1:])) if a[0] == "r" else (CALL if a == "c" else FOLD))
+    return st
+
+
+#: Lines where the quick blueprint used to leave its tree after the flop and check or
+#: call down with every hand: a shove over its flop bet, and a flop check-raise called.
+LINES_AFTER_THE_FLOP = ("r300c/cr900r20000", "cc/r300r2181c/", "cc/r300r2181c/r3681")
+
+
+@pytest.mark.parametrize("betting", LINES_AFTER_THE_FLOP)
+def test_the_quick_blueprints_abstraction_follows_a_raise_after_the_flop(small_blueprint, betting):
+    """With the tiny preset's actions (those of the quick blueprint, and of
+    ``small_blueprint``), a raise over a bet after the flop maps into the tree: the
+    player acts from the blueprint's strategy there (some hands fold to the shove or the
+    bet), not the fallback that calls with every hand."""
+    st = line_state(betting)
+    seat = st.current_player
+    player = BlueprintStrategy(seed=1, blueprint=small_blueprint)
+    assert player.abstract_node(st, seat) is not None
+    answer = player.action_probabilities(st, seat)
+    fold = [i for i, a in enumerate(answer.actions) if a.type is ActionType.FOLD]
+    live = answer.probabilities.sum(axis=1) > 0
+    if st.can_fold():
+        assert fold and answer.probabilities[live, fold[0]].max() > 0.1  # some hands give up
+    else:  # checked to: some hands bet
+        assert any(a.type is ActionType.RAISE for a in answer.actions)
+    player.act(MatchState(seat, st))
+    assert player.fallbacks == 0
+
+
+def test_one_raise_a_round_after_the_flop_calls_a_shove_with_every_hand(tmp_path):
+    """Negative control: the old tiny abstraction (one raise a round after the flop)
+    cannot follow the shove over its flop bet, and the player calls with every hand."""
+    from conftest import build_small_blueprint
+
+    from pokerbot.blueprint_store.actions import PRESET_ACTIONS, ActionAbstraction
+    from pokerbot.solver.tree import BetSizes
+
+    old = ActionAbstraction(PRESET_ACTIONS["tiny"].rounds[:1] + (BetSizes(bets=((1.0,),), max_raises=1),) * 3)
+    path = build_small_blueprint(str(tmp_path / "old.bp"), iterations=2_000, actions=old)
+    st = line_state(LINES_AFTER_THE_FLOP[0])
+    player = BlueprintStrategy(seed=1, blueprint=path)
+    assert player.abstract_node(st, st.current_player) is None
+    answer = player.action_probabilities(st, st.current_player)
+    assert [a.type for a in answer.actions] == [ActionType.CALL]

@@ -98,7 +98,7 @@ def test_match_progress_shows_hands_and_the_running_result_as_the_summary_comput
     bar = ProgressBar(100, "hands", stream=io.StringIO(), tty=False, plain_interval=0)
     progress = MatchProgress(100, 100, "x", bar=bar, start=1000.0)
     done, waiting = progress.status(now=1075.0)
-    assert done == 0 and "starting the players, 1m15s" in waiting and "compiles" in waiting
+    assert done == 0 and "starting the players, 1m15s" in waiting and "kernels" in waiting
     for values, seat in ((first, 0), (second, 1)):  # A sits in seat 0, then in seat 1
         result = MatchResult(len(values), [0.0, 0.0])
         result.totals[seat], result.totals[1 - seat] = float(values.sum()), -float(values.sum())
@@ -138,3 +138,21 @@ def test_a_strategy_with_options_is_ours_and_its_options_reach_pokerbot_play():
     other = match.PlayerSpec("B", "./mybot --fast")
     assert not other.ours and other.strategy is None
     assert other.command("h", 1, "g", 0) == ["./mybot", "--fast", "h", "1"]
+
+
+def test_the_chart_reads_the_result_from_the_best_estimate():
+    """winnings.png draws one series with its band, the one the result is read from:
+    the duplicate pair with AIVAT, else the duplicate pair, else one match's AIVAT,
+    else its all-in adjusted result; the others are drawn faint, without bands."""
+    import numpy as np
+
+    x = np.ones(5)
+    one = [("match1 raw", x), ("match1 all-in adjusted", x)]
+    two = one + [("match2 raw", x), ("match2 all-in adjusted", x), ("duplicate (A, mean of both seats)", x)]
+    aivat = [("match1 AIVAT", x), ("match2 AIVAT", x), ("duplicate AIVAT (A, mean of both seats)", x)]
+    assert match.headline_series(two + aivat) == "duplicate AIVAT (A, mean of both seats)"
+    assert match.headline_series(two) == "duplicate (A, mean of both seats)"
+    assert match.headline_series(one + aivat[:1]) == "match1 AIVAT"
+    assert match.headline_series(one) == "match1 all-in adjusted"
+    assert match.headline_series([("match1 raw", x), ("match1 all-in adjusted", np.ones(0))]) == "match1 raw"
+    assert match.headline_series([]) is None

@@ -258,7 +258,7 @@ def test_the_agent_answers_from_its_solves_and_a_question_leaves_its_hand_as_it_
         asked = agent_hand(river_agent(small_blueprint), deck, trial % 2, [0.33, 1.3])
         assert asked == plain
         river_decisions += sum(r == 3 for r, _ in plain)
-    assert river_decisions >= 8  # questions were asked between solves and re-solves
+    assert river_decisions >= 5  # questions were asked between solves and re-solves
 
 
 def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
@@ -289,12 +289,14 @@ def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
 def hand_asking_first(agent, deck, seat, ask):
     """The agent's actions in one hand against an opponent who bets 0.7 pot at its
     first chance on the river and calls otherwise; with ``ask``, before that bet the
-    agent is asked about the state after it, as LBR asks."""
+    agent is asked about the state after it, as LBR asks. Each action comes with
+    whether the agent faced that river bet."""
     taken = []
 
     def ours(s):
         a = agent.act(MatchState(seat, s))
-        taken.append((s.round, str(a)))
+        faced = s.round == 3 and any(b.type is ActionType.RAISE for b in s.actions[3])
+        taken.append((s.round, str(a), faced))
         return a
 
     def theirs(s):
@@ -314,11 +316,17 @@ def hand_asking_first(agent, deck, seat, ask):
 def test_a_decision_at_a_state_asked_about_plays_from_the_solve_made_for_the_question(small_blueprint):
     from conftest import capture_agent_logs
 
-    for trial in (1, 8, 9, 12, 16, 18):  # deals where the agent decides on the river after the bet
+    checked = 0
+    for trial in range(40):
         deck = list(range(52))
         random.Random(100 + trial).shuffle(deck)
         with capture_agent_logs() as plain_logs:
             plain = hand_asking_first(river_agent(small_blueprint), deck, trial % 2, ask=False)
+        if not any(faced for _, _, faced in plain):
+            continue  # a deal where the agent does not decide on the river after the bet
+        checked += 1
+        if checked > 6:
+            break
         with capture_agent_logs() as asked_logs:
             asked = hand_asking_first(river_agent(small_blueprint), deck, trial % 2, ask=True)
         assert asked == plain  # the same play
@@ -327,3 +335,4 @@ def test_a_decision_at_a_state_asked_about_plays_from_the_solve_made_for_the_que
         assert not any(e.get("solved_for_question") for e in plain_logs)
         # the decision after the bet played from the question's solve: no solve twice
         assert len(reused) == 1 and reused[0]["round"] == 3 and solves[1] == solves[0], trial
+    assert checked >= 4

@@ -330,7 +330,7 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
     leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
     passes.run_cfr(
-        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, w.args(), *g, blocks, False, leaves, 1.0
+        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, w.args(), *g, blocks, leaves, 1.0
     )
     assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
@@ -526,8 +526,8 @@ def test_the_average_weighs_iteration_t_by_t_to_the_exponent():
         for it in range(6):
             before = avg.astype(np.float64)
             passes.run_cfr(
-                *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, it, 1, 0, w.args(), *g, blocks, False,
-                leaves, exponent,
+                *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, it, 1, 0, w.args(), *g, blocks, leaves,
+                exponent,
             )  # fmt: skip
             steps.append((regret.copy(), avg.astype(np.float64) - before))
         runs[exponent] = steps

@@ -1,0 +1,106 @@
+"""The agent's kernels loaded in a background process (``pokerbot warm --progress``)
+while a match gets ready (for one, while it trains the quick blueprint), so that its
+players start on numba's warm cache. On a fresh machine that process compiles the
+kernels; a player that starts while it is still compiling one waits for it and then
+loads it (``solver.kernel_cache``), so each kernel is compiled once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from typing import TextIO
+
+from pokerbot.bot.progress import ProgressBar, format_duration
+
+
+class BackgroundWarm:
+    """``pokerbot warm`` for solves on ``threads`` (and the lookups of ``blueprint``
+    when given), started now in a subprocess; ``wait`` shows how far it got."""
+
+    def __init__(self, threads: int = 1, blueprint: str | None = None) -> None:
+        command = [sys.executable, "-m", "pokerbot.bot.cli", "warm", "--progress", "--threads", str(threads)]
+        if blueprint is not None:
+            command += ["--blueprint", blueprint]
+        self.started = time.monotonic()
+        self.stage = "starting"
+        self.index = 0
+        self.stages = 1
+        self.kernel = ""
+        self.compiled = 0
+        self.done: float | None = None
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        self._errors: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True, name="kernel-warm")
+        self._reader.start()
+        self._stderr = threading.Thread(target=self._read_errors, daemon=True, name="kernel-warm-errors")
+        self._stderr.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None  # opened as a pipe above
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if "stage" in msg:
+                self.stage, self.index, self.stages, self.kernel = msg["stage"], msg["index"], msg["stages"], ""
+            elif "compiling" in msg:
+                self.kernel, self.compiled = msg["compiling"], msg["compiled"]
+            elif "done" in msg:
+                self.done, self.compiled = msg["done"], msg["compiled"]
+
+    def _read_errors(self) -> None:
+        assert self.proc.stderr is not None  # opened as a pipe above
+        for line in self.proc.stderr:
+            self._errors = (self._errors + [line.rstrip()])[-20:]
+
+    def status(self) -> str:
+        """Where the warm-up is: its stage, the kernel it compiles and how many so far."""
+        what = f"stage {self.index + 1} of {self.stages} ({self.stage})"
+        if self.kernel:
+            what += f", compiling {self.kernel} ({self.compiled} kernels compiled)"
+        return what
+
+    def finished(self) -> bool:
+        return self.proc.poll() is not None
+
+    def wait(self, progress: bool = True, stream: TextIO | None = None) -> bool:
+        """Block until the warm-up ends, with a progress line while it runs. True
+        when it succeeded; else its last error lines go to ``stream`` (the players
+        then compile what they need themselves, still one process per kernel)."""
+        stream = stream if stream is not None else sys.stderr
+        bar = None
+        while self.proc.poll() is None:
+            if progress and bar is None:
+                bar = ProgressBar(self.stages, "stages", label="compiling the agent's kernels", stream=stream)
+            if bar is not None:
+                bar.total = float(self.stages)
+                bar.update(self.index, self.status())
+            time.sleep(0.2)
+        self._reader.join(timeout=5)
+        self._stderr.join(timeout=5)
+        if bar is not None:
+            bar.update(self.stages)
+            bar.finish(f"{self.compiled} kernels compiled")
+        if self.proc.returncode != 0:
+            print("pokerbot: loading the agent's kernels failed:", *self._errors[-5:], sep="\n  ", file=stream)
+            return False
+        if progress and self.compiled:
+            print(
+                f"kernels compiled once for this machine in {format_duration(time.monotonic() - self.started)} "
+                "(later runs load them in seconds)",
+                file=stream,
+                flush=True,
+            )
+        return True
+
+    def close(self) -> None:
+        """Stop the warm-up if it still runs (the match failed before it ended)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

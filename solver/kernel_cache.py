@@ -1,0 +1,243 @@
+"""One process compiles each kernel: numba's on-disk cache shared by the processes of a machine.
+
+Numba compiles a kernel (``@njit(cache=True)``) on its first call with new argument
+types unless its on-disk cache has it. Processes started together on a fresh machine (a
+match's two agents and their solver workers) would each compile the same kernels at the
+same time. ``install`` makes every compile of one of our kernels take a lock file of its
+own first, one per kernel and argument types (``lock_path``): a process that finds it
+held waits, then numba finds in its cache what the other process has just compiled, and
+loads it. Different kernels compile in different processes at the same time. A compile
+holds the locks of the kernels it compiles on the way (the kernels it calls): it only
+ever waits for a kernel below the ones it holds, so two processes cannot wait for each
+other.
+
+``watch`` tells a callback about each compile (for progress lines); with
+$POKERBOT_COMPILE_LOG set to a path, every process that imports the solver appends a
+JSON line per compile of one of our kernels there (process, kernel, argument types,
+seconds), so that a first run can show which process compiled what.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+
+#: Where every process that imports the solver logs its compiles (see the module doc).
+COMPILE_LOG_ENV = "POKERBOT_COMPILE_LOG"
+#: How long a process waits for another's compile before it compiles on its own.
+WAIT_LIMIT_SECONDS = 1800.0
+#: The package whose kernels take the lock.
+PACKAGE = "pokerbot."
+
+_installed = False
+#: Called with a line when this process starts waiting for another's compile.
+on_wait: Callable[[str], None] | None = None
+
+
+def lock_directory() -> str:
+    """The lock files' folder: one per user, numba cache location and installed package."""
+    import numba
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    key = f"{here}|{os.environ.get('NUMBA_CACHE_DIR', '')}|{numba.__version__}"
+    digest = hashlib.sha1(key.encode()).hexdigest()[:12]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(tempfile.gettempdir(), f"pokerbot-kernels-{uid}-{digest}")
+
+
+def lock_path(kernel: str, signature: str) -> str:
+    """The lock file of one kernel with one tuple of argument types."""
+    digest = hashlib.sha1(f"{kernel}|{signature}".encode()).hexdigest()[:20]
+    return os.path.join(lock_directory(), f"{digest}.lock")
+
+
+def kernel_name(dispatcher) -> str:
+    """``module.function`` of a numba dispatcher, without the package prefix."""
+    func = dispatcher.py_func
+    module = func.__module__.removeprefix(PACKAGE)
+    return f"{module}.{func.__qualname__.replace('.<locals>.', '.')}"
+
+
+def _ours(dispatcher) -> bool:
+    """One of our cached kernels (not numba's object-mode blocks, which it never caches)."""
+    from numba.core.registry import CPUDispatcher
+
+    return isinstance(dispatcher, CPUDispatcher) and dispatcher.py_func.__module__.startswith(PACKAGE)
+
+
+def _holder(f) -> str:
+    with contextlib.suppress(OSError, ValueError):
+        f.seek(0)
+        return f.read().strip() or "another process"
+    return "another process"
+
+
+@contextlib.contextmanager
+def held(kernel: str, signature: str) -> Iterator[None]:
+    """Hold the lock of ``kernel`` with ``signature`` (argument types); without one
+    (no flock, no writable temporary folder, or past WAIT_LIMIT_SECONDS of waiting)
+    go on unlocked: the process then compiles on its own."""
+    f = _acquire(kernel, signature)
+    try:
+        yield
+    finally:
+        if f is not None:
+            with contextlib.suppress(OSError):
+                f.truncate(0)
+            f.close()  # closing the descriptor releases the lock
+
+
+def _acquire(kernel: str, signature: str):
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): each process compiles on its own
+        return None
+    path = lock_path(kernel, signature)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        f = open(path, "a+")
+    except OSError:
+        return None
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        if on_wait is not None:
+            on_wait(f"waiting for {_holder(f)} to compile {kernel}")
+        deadline = time.monotonic() + WAIT_LIMIT_SECONDS
+        while True:
+            time.sleep(0.02)
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    f.close()
+                    return None
+    except OSError:
+        f.close()
+        return None
+    with contextlib.suppress(OSError):
+        f.seek(0)
+        f.truncate()
+        f.write(f"process {os.getpid()}")
+        f.flush()
+    return f
+
+
+def install() -> None:
+    """Make every compile of one of our kernels in this process hold that kernel's
+    compile lock, and log compiles where $POKERBOT_COMPILE_LOG says (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    from numba.core import sigutils
+    from numba.core.dispatcher import Dispatcher
+
+    plain = Dispatcher.compile
+
+    def compile_once(self, sig):
+        if not _ours(self):
+            return plain(self, sig)
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) in self.overloads:  # compiled or loaded already in this process
+            return plain(self, sig)
+        with held(kernel_name(self), str(tuple(args))):
+            return plain(self, sig)
+
+    Dispatcher.compile = compile_once  # type: ignore[method-assign]
+    _installed = True
+    path = os.environ.get(COMPILE_LOG_ENV)
+    if path:
+        _log_compiles(path)
+
+
+class _Listener:
+    """A numba compile-event listener calling ``started(name, depth)`` and
+    ``finished(name, seconds, depth, argument types)`` for our kernels."""
+
+    def __init__(self, started, finished) -> None:
+        from numba.core import event
+
+        self._event = event
+        self._stack: list[float] = []
+        outer = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev) -> None:
+                outer._stack.append(time.perf_counter())
+                d = ev.data["dispatcher"]
+                if _ours(d) and started is not None:
+                    started(kernel_name(d), len(outer._stack) - 1)
+
+            def on_end(self, ev) -> None:
+                t0 = outer._stack.pop()
+                d = ev.data["dispatcher"]
+                if _ours(d) and finished is not None:
+                    finished(kernel_name(d), time.perf_counter() - t0, len(outer._stack), str(ev.data["args"]))
+
+        self.listener = Listener()
+
+    def register(self) -> None:
+        self._event.register("numba:compile", self.listener)
+
+    def unregister(self) -> None:
+        self._event.unregister("numba:compile", self.listener)
+
+
+def _log_compiles(path: str) -> None:
+    def finished(name: str, seconds: float, depth: int, args: str) -> None:
+        line = {
+            "pid": os.getpid(),
+            "kernel": name,
+            "signature": hashlib.sha1(args.encode()).hexdigest()[:16],
+            "seconds": round(seconds, 3),
+            "depth": depth,
+        }
+        with contextlib.suppress(OSError), open(path, "a") as f:
+            f.write(json.dumps(line) + "\n")
+
+    _Listener(None, finished).register()
+
+
+@contextlib.contextmanager
+def watch(
+    started: Callable[[str, int], None] | None = None,
+    finished: Callable[[str, float, int, str], None] | None = None,
+) -> Iterator[None]:
+    """Within the block, ``started(kernel, depth)`` when numba starts compiling one of
+    our kernels (depth: kernels it is compiled for, 0 at the top), and
+    ``finished(kernel, seconds, depth, argument types)`` when it is done. Loads from the
+    cache are not compiles and are not reported."""
+    listener = _Listener(started, finished)
+    listener.register()
+    try:
+        yield
+    finally:
+        listener.unregister()
+
+
+def compile_log(path: str) -> list[dict]:
+    """The lines of a $POKERBOT_COMPILE_LOG file (unreadable lines left out)."""
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                with contextlib.suppress(ValueError):
+                    out.append(json.loads(line))
+    except OSError:
+        pass
+    return out
+
+
+def compiled_twice(lines: list[dict]) -> dict[tuple[str, str], list[int]]:
+    """(kernel, signature) compiled by more than one process in a compile log, with
+    the processes."""
+    by: dict[tuple[str, str], set[int]] = {}
+    for x in lines:
+        by.setdefault((x["kernel"], x["signature"]), set()).add(int(x["pid"]))
+    return {k: sorted(v) for k, v in by.items() if len(v) > 1}

@@ -1,0 +1,83 @@
+"""Every kernel a solve uses, loaded (on a fresh machine: compiled) before the first
+hand, on a small spot: kernels depend on the types of their arguments only, so it
+covers every subgame's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+#: The stages of ``load_solver_kernels``, in order (for progress lines).
+SOLVER_STAGES = ("hand strengths and subgames", "the solver on one thread", "evaluation", "the solver on threads")
+
+
+def load_solver_kernels(threads: int = 1, stage: Callable[[str], None] | None = None) -> None:
+    """Load (on a fresh machine: compile) every kernel a solve and an evaluation use:
+    a small depth-limited turn subgame (the river after each open line continued by
+    fixed strategies) solved on one thread, plain, with a gadget and from a warm start,
+    and evaluated in double precision; with ``threads`` > 1 also solved (plain and from
+    a warm start) and evaluated on threads.
+    Kernels depend on the types of their arguments only, so this spot covers every
+    subgame's. ``stage(name)`` is told each of SOLVER_STAGES as it starts."""
+    import numpy as np
+
+    from pokerbot.protocol.betting import Action, BettingState, apply_betting
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.protocol.gamedef import bundled_game
+
+    from .cfr import Gadget, WarmStart, node_values, opponent_weights, solve
+    from .depth_limited import attach_continuations
+    from .ranges import hole_hands
+    from .subgame import make_subgame
+    from .tree import DECISION, LEAF, BetSizes, build_tree
+
+    def tell(i: int) -> None:
+        if stage is not None:
+            stage(SOLVER_STAGES[i])
+
+    tell(0)
+    game = bundled_game("holdem.nolimit.2p")
+    state = apply_betting(BettingState(game, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
+    sub = make_subgame(state, {2: BetSizes(bets=((1.0,),), max_raises=1)}, leaf_round=3)
+    river = BetSizes(bets=((1.0,),), max_raises=1)
+    trees, strategies = [], []
+    t = sub.tree
+    parent = {
+        int(c): p for p in range(t.num_nodes) for c in range(t.first_child[p], t.first_child[p] + t.num_children[p])
+    }
+    for leaf in np.nonzero(sub.tree.kind == LEAF)[0]:
+        line: list[Action] = []
+        n = int(leaf)
+        while n in parent:
+            a = sub.tree.actions[n]
+            assert a is not None  # every node below the root has the action into it
+            line.append(a)
+            n = parent[n]
+        st = state.copy()
+        for a in reversed(line):
+            st.apply(a)
+        st.deal_board_cards([next(c for c in range(52) if c not in st.board_cards)])
+        ct = build_tree(st, river)
+        uniform = np.zeros((ct.num_nodes, 2, 1))
+        for d in np.nonzero(ct.kind == DECISION)[0]:
+            uniform[ct.first_child[d] : ct.first_child[d] + ct.num_children[d]] = 1.0 / ct.num_children[d]
+        trees.append(ct)
+        strategies.append(uniform)
+    hands = hole_hands(game)
+    buckets = np.zeros((52, len(hands)), dtype=np.int64)
+    for card in range(52):
+        buckets[card, (hands[:, 0] == card) | (hands[:, 1] == card)] = -1
+    attach_continuations(sub, trees, strategies, buckets)
+    tell(1)
+    r = solve(sub, 2, card_samples=1, seed=1)
+    solve(sub, 2, card_samples=1, gadget=Gadget("maxmargin", 0, np.zeros(sub.hands.shape[0])))
+    warm = WarmStart(r.strategy, 2, deals=1)
+    solve(sub, 1, card_samples=1, warm_start=warm)
+    tell(2)
+    for p in (0, 1):
+        node_values(sub, r.strategy, p, leaf_strategy=r.leaf_strategy, leaf_sample=1)
+    opponent_weights(sub, 0)
+    if threads > 1:
+        tell(3)
+        r = solve(sub, 2, card_samples=1, threads=2)
+        solve(sub, 1, card_samples=1, threads=2, warm_start=warm)
+        node_values(sub, r.strategy, 0, leaf_strategy=r.leaf_strategy, leaf_sample=1, threads=2)

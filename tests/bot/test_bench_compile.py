@@ -1,0 +1,34 @@
+"""``pokerbot bench compile``: each compile's own time is its time less the compiles
+nested in it, read from a compile log's order (a compile ends after those it started)."""
+
+import pytest
+
+from pokerbot.bot.bench.compile import bench_compile, exclusive_seconds
+
+
+def test_own_time_leaves_out_the_nested_compiles():
+    # process 1: a (depth 0) compiled b and c (depth 1), c compiled d (depth 2); then e alone
+    # process 2, interleaved: f compiled g
+    lines = [
+        {"pid": 1, "depth": 1, "seconds": 2.0},  # b
+        {"pid": 2, "depth": 1, "seconds": 1.0},  # g
+        {"pid": 1, "depth": 2, "seconds": 0.5},  # d
+        {"pid": 1, "depth": 1, "seconds": 1.5},  # c (with d)
+        {"pid": 2, "depth": 0, "seconds": 4.0},  # f (with g)
+        {"pid": 1, "depth": 0, "seconds": 10.0},  # a (with b and c)
+        {"pid": 1, "depth": 0, "seconds": 3.0},  # e
+    ]
+    assert exclusive_seconds(lines) == [2.0, 1.0, 0.5, 1.0, 3.0, 6.5, 3.0]
+
+
+@pytest.mark.slow
+def test_the_agents_kernels_compile_once_per_argument_types():
+    """On an empty cache, the warm-up compiles every kernel of the solver once per
+    precision (single for solves, double for evaluation): no kernel compiled again for
+    a constant argument, no parallel kernel for a one-thread agent."""
+    report = bench_compile(threads=1)
+    kernels = report["steps"][0]["kernels"]
+    assert kernels["solver.passes._make_run_cfr.run_cfr"]["compiles"] == 1
+    assert kernels["solver.passes._make_traverse.traverse"]["compiles"] == 1
+    assert all(k["compiles"] <= 2 for name, k in kernels.items() if name.startswith("solver.passes."))
+    assert not any("parallel" in name or "traverse_blocks" in name for name in kernels)

@@ -1,0 +1,62 @@
+"""``pokerbot warm --progress`` and the match's background warm-up: the stages in order,
+the end, and a failure told rather than hidden."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pokerbot.bot.agent.libratus import LibratusAgent
+from pokerbot.bot.evaluation.match import PlayerSpec
+from pokerbot.bot.kernel_warm import BackgroundWarm
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def test_warm_prints_its_stages_in_order_then_done(small_blueprint):
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pokerbot.bot.cli",
+            "warm",
+            "--progress",
+            "--threads",
+            "2",
+            "--blueprint",
+            small_blueprint,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=800,
+    )
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    stages = [x for x in lines if "stage" in x]
+    assert [x["stage"] for x in stages] == list(LibratusAgent.PREPARE_STAGES)
+    assert [x["index"] for x in stages] == list(range(len(stages))) and {x["stages"] for x in stages} == {len(stages)}
+    assert "done" in lines[-1] and lines[-1]["compiled"] >= 0
+
+
+def test_the_background_warm_up_ends_and_a_failure_is_told(small_blueprint, tmp_path):
+    warm = BackgroundWarm(1, small_blueprint)
+    out = io.StringIO()
+    assert warm.wait(progress=True, stream=out)
+    assert warm.done is not None and warm.index == warm.stages - 1 == 3  # one thread: no threaded stage
+    assert "stage 4 of 4 (blueprint lookups)" in warm.status()
+    broken = BackgroundWarm(1, str(tmp_path / "missing.bp"))
+    out = io.StringIO()
+    assert not broken.wait(progress=False, stream=out)
+    assert "loading the agent's kernels failed" in out.getvalue() and "missing.bp" in out.getvalue()
+
+
+def test_a_match_warms_for_the_most_threads_its_agents_ask_for():
+    assert [PlayerSpec("A", s).solver_threads for s in ("libratus", "unsafe --threads 2", "libratus --threads=4")] == [
+        1,
+        2,
+        4,
+    ]
+    assert PlayerSpec("B", "random").solver_threads is None and PlayerSpec("B", "blueprint").solver_threads is None
+    assert PlayerSpec("B", "./bot --threads 3").solver_threads is None  # not ours

@@ -1,0 +1,91 @@
+"""Processes started together on a fresh machine compile each kernel once: one compiles,
+the others wait for its lock and load what it cached (``kernel_cache``)."""
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from pokerbot.solver import kernel_cache
+
+CHILD = """
+import os, sys, time
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.solver import kernel_cache, ranges
+go, locks = sys.argv[1], sys.argv[2]
+if locks != "shared":
+    kernel_cache.lock_directory = lambda: locks  # a lock folder of its own: nothing shared
+while not os.path.exists(go):
+    time.sleep(0.002)
+hands = ranges.hole_hands(bundled_game("holdem.nolimit.2p"))
+print(int(ranges.strengths_on_board(hands, [0, 5, 10, 15, 20]).sum()))
+"""
+
+
+def start_together(tmp_path, locks):
+    """Two processes on one fresh numba cache, both calling the same kernels at the same
+    moment; returns their outputs and the compile log."""
+    log = tmp_path / "compiles.jsonl"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), **{kernel_cache.COMPILE_LOG_ENV: str(log)})
+    go = tmp_path / "go"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(go), "shared" if locks == "shared" else str(tmp_path / f"locks{i}")],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    time.sleep(3.0)  # both imported and waiting
+    go.write_text("")
+    outs = [p.communicate(timeout=300)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    return outs, kernel_cache.compile_log(str(log))
+
+
+def test_two_processes_compile_each_kernel_once(tmp_path):
+    outs, lines = start_together(tmp_path, "shared")
+    assert outs[0] == outs[1] != ""
+    kernels = {x["kernel"] for x in lines}
+    assert "solver.evaluator._card_keys" in kernels  # on a fresh cache it was compiled, by one of them
+    assert kernel_cache.compiled_twice(lines) == {}
+
+
+def test_without_a_shared_lock_both_compile(tmp_path):
+    """Negative control: each process with a lock folder of its own compiles the same
+    kernels at the same time, and the compile log shows it."""
+    outs, lines = start_together(tmp_path, "own")
+    assert outs[0] == outs[1]
+    twice = kernel_cache.compiled_twice(lines)
+    assert ("solver.evaluator._card_keys" in {k for k, _ in twice}) and all(len(p) == 2 for p in twice.values())
+
+
+def test_watch_reports_compiles_but_not_loads(tmp_path):
+    """A kernel compiled anew is reported with its time; the same call again (the
+    process has it) is not."""
+    import numba as nb
+
+    seen = []
+    # a kernel made here (not cached on disk) in our package's namespace
+    namespace = {"__name__": "pokerbot.tests_kernel"}
+    exec("import numba as nb\n@nb.njit\ndef twice(x):\n    return 2 * x\n", namespace)
+    twice = namespace["twice"]
+    assert isinstance(twice, nb.core.registry.CPUDispatcher)
+    with kernel_cache.watch(finished=lambda k, s, d, a: seen.append((k, d))):
+        assert twice(np.int64(4)) == 8
+        assert twice(np.int64(5)) == 10
+    assert seen == [("tests_kernel.twice", 0)]
+
+
+def test_compiled_twice_groups_by_kernel_and_types():
+    lines = [
+        {"pid": 1, "kernel": "a", "signature": "x"},
+        {"pid": 2, "kernel": "a", "signature": "x"},
+        {"pid": 2, "kernel": "a", "signature": "y"},
+        {"pid": 3, "kernel": "b", "signature": "x"},
+        {"pid": 3, "kernel": "b", "signature": "x"},
+    ]
+    assert kernel_cache.compiled_twice(lines) == {("a", "x"): [1, 2]}
