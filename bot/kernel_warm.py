@@ -7,6 +7,7 @@ loads it (``solver.kernel_cache``), so each kernel is compiled once."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -18,12 +19,26 @@ from pokerbot.bot.progress import ProgressBar, format_duration
 
 class BackgroundWarm:
     """``pokerbot warm`` for solves on ``threads`` (and the lookups of ``blueprint``
-    when given), started now in a subprocess; ``wait`` shows how far it got."""
+    when given), started now in a subprocess; ``wait`` shows how far it got. With
+    ``helpers`` (default: one on a machine of two cores or more) as many more start
+    with ``--evaluation-first``: they compile the evaluation's kernels while the first
+    compiles the solver's, then load what it compiled."""
 
-    def __init__(self, threads: int = 1, blueprint: str | None = None) -> None:
+    def __init__(self, threads: int = 1, blueprint: str | None = None, helpers: int | None = None) -> None:
         command = [sys.executable, "-m", "pokerbot.bot.cli", "warm", "--progress", "--threads", str(threads)]
         if blueprint is not None:
             command += ["--blueprint", blueprint]
+        if helpers is None:
+            helpers = 1 if (os.cpu_count() or 1) >= 2 else 0
+        self.helpers = [
+            subprocess.Popen(
+                [*command[:4], "--threads", str(threads), "--evaluation-first"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for _ in range(helpers)
+        ]
         self.started = time.monotonic()
         self.stage = "starting"
         self.index = 0
@@ -84,6 +99,8 @@ class BackgroundWarm:
             time.sleep(0.2)
         self._reader.join(timeout=5)
         self._stderr.join(timeout=5)
+        for helper in self.helpers:  # it only hurries the first one along: its end is the first's
+            helper.wait()
         if bar is not None:
             bar.update(self.stages)
             bar.finish(f"{self.compiled} kernels compiled")
@@ -104,3 +121,7 @@ class BackgroundWarm:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        for helper in self.helpers:
+            if helper.poll() is None:
+                helper.kill()
+                helper.wait()

@@ -10,22 +10,27 @@ from collections.abc import Callable
 SOLVER_STAGES = ("hand strengths and subgames", "the solver on one thread", "evaluation", "the solver on threads")
 
 
-def load_solver_kernels(threads: int = 1, stage: Callable[[str], None] | None = None) -> None:
+def load_solver_kernels(
+    threads: int = 1, stage: Callable[[str], None] | None = None, evaluation_first: bool = False
+) -> None:
     """Load (on a fresh machine: compile) every kernel a solve and an evaluation use:
     a small depth-limited turn subgame (the river after each open line continued by
     fixed strategies) solved on one thread, plain, with a gadget and from a warm start,
     and evaluated in double precision; with ``threads`` > 1 also solved (plain and from
     a warm start) and evaluated on threads.
     Kernels depend on the types of their arguments only, so this spot covers every
-    subgame's. ``stage(name)`` is told each of SOLVER_STAGES as it starts."""
+    subgame's. ``stage(name)`` is told each of SOLVER_STAGES as it starts.
+    ``evaluation_first``: the evaluation's kernels before the solver's (a second
+    process started with it compiles them while the first compiles the solver's; each
+    then loads what the other compiled)."""
     import numpy as np
 
     from pokerbot.protocol.betting import Action, BettingState, apply_betting
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.protocol.gamedef import bundled_game
 
-    from .cfr import Gadget, WarmStart, node_values, opponent_weights, solve
-    from .depth_limited import attach_continuations
+    from .cfr import Gadget, WarmStart, average_strategy, node_values, opponent_weights, solve
+    from .depth_limited import attach_continuations, normalised_leaf_strategy
     from .ranges import hole_hands
     from .subgame import make_subgame
     from .tree import DECISION, LEAF, BetSizes, build_tree
@@ -67,17 +72,28 @@ def load_solver_kernels(threads: int = 1, stage: Callable[[str], None] | None = 
     for card in range(52):
         buckets[card, (hands[:, 0] == card) | (hands[:, 1] == card)] = -1
     attach_continuations(sub, trees, strategies, buckets)
-    tell(1)
-    r = solve(sub, 2, card_samples=1, seed=1)
-    solve(sub, 2, card_samples=1, gadget=Gadget("maxmargin", 0, np.zeros(sub.hands.shape[0])))
-    warm = WarmStart(r.strategy, 2, deals=1)
-    solve(sub, 1, card_samples=1, warm_start=warm)
-    tell(2)
-    for p in (0, 1):
-        node_values(sub, r.strategy, p, leaf_strategy=r.leaf_strategy, leaf_sample=1)
-    opponent_weights(sub, 0)
+    H = sub.hands.shape[0]
+
+    def solver() -> None:
+        tell(1)
+        r = solve(sub, 2, card_samples=1, seed=1)
+        solve(sub, 2, card_samples=1, gadget=Gadget("maxmargin", 0, np.zeros(H)))
+        solve(sub, 1, card_samples=1, warm_start=WarmStart(r.strategy, 2, deals=1))
+
+    uniform_strategy = average_strategy(t, np.ones((t.num_nodes, H), dtype=np.float32))
+    leaves = len(trees)  # one continuation tree a leaf
+    uniform_mix = normalised_leaf_strategy(np.ones((2, leaves, 2, H), dtype=np.float32))
+
+    def evaluation() -> None:
+        tell(2)
+        for p in (0, 1):
+            node_values(sub, uniform_strategy, p, leaf_strategy=uniform_mix, leaf_sample=1)
+        opponent_weights(sub, 0)
+
+    for part in (evaluation, solver) if evaluation_first else (solver, evaluation):
+        part()
     if threads > 1:
         tell(3)
-        r = solve(sub, 2, card_samples=1, threads=2)
-        solve(sub, 1, card_samples=1, threads=2, warm_start=warm)
-        node_values(sub, r.strategy, 0, leaf_strategy=r.leaf_strategy, leaf_sample=1, threads=2)
+        solve(sub, 2, card_samples=1, threads=2)
+        solve(sub, 1, card_samples=1, threads=2, warm_start=WarmStart(uniform_strategy, 2, deals=1))
+        node_values(sub, uniform_strategy, 0, leaf_strategy=uniform_mix, leaf_sample=1, threads=2)

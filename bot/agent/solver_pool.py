@@ -74,12 +74,12 @@ RETURN_MARGIN = 0.1
 MIN_SOLVE = 0.01
 
 
-def warm_up(threads: int = 1, stage=None) -> None:
-    """Load (on a fresh machine: compile, one process at a time) every kernel a solve
-    uses, on one thread and with ``threads`` > 1 on threads, so that no solve of a
+def warm_up(threads: int = 1, stage=None, evaluation_first: bool = False) -> None:
+    """Load (on a fresh machine: compile, each kernel by one process) every kernel a
+    solve uses, on one thread and with ``threads`` > 1 on threads, so that no solve of a
     match pays for it (``solver.warm_up.load_solver_kernels``; ``stage`` is told each
     stage's name)."""
-    load_solver_kernels(threads, stage)
+    load_solver_kernels(threads, stage, evaluation_first)
 
 
 def run_job(job: SolveJob) -> cfr.SolveResult:

@@ -25,6 +25,12 @@ def add(sub) -> None:
     )
     w.add_argument("--threads", type=positive, default=1, help="also the kernels of solves on this many threads")
     w.add_argument(
+        "--evaluation-first",
+        action="store_true",
+        help="the evaluation's kernels before the solver's, and no blueprint: a second warm-up started beside "
+        "a first compiles them meanwhile (pokerbot match does that on two cores or more)",
+    )
+    w.add_argument(
         "--progress",
         action="store_true",
         help="print progress as JSON lines on stdout: {stage, index, stages}, {compiling, compiled}, then {done}",
@@ -48,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(what), flush=True)
 
     path = blueprint_path(args.blueprint)
-    with_blueprint = os.path.exists(path) or args.blueprint is not None
+    with_blueprint = (os.path.exists(path) or args.blueprint is not None) and not args.evaluation_first
     from pokerbot.bot.agent.libratus import LibratusAgent
 
     stages: tuple[str, ...] = LibratusAgent.PREPARE_STAGES if with_blueprint else SOLVER_STAGES
@@ -78,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             from pokerbot.bot.agent.solver_pool import warm_up
 
-            warm_up(args.threads, stage)
+            warm_up(args.threads, stage, evaluation_first=args.evaluation_first)
     seconds = time.time() - t0
     say(done=round(seconds, 1), compiled=compiled)
     if not args.progress:
