@@ -53,7 +53,7 @@ PRESETS = {
             kmeans_iterations=8,
         ),
         PRESET_ACTIONS["tiny"],
-        seconds=20.0,
+        seconds=12.0,
         batch=20_000,
         prune_threshold=-3_000_000.0,
         regret_floor=-3_100_000,

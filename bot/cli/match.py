@@ -101,7 +101,12 @@ def run(args: argparse.Namespace) -> int:
         from pokerbot.bot.strategies import blueprint_path
 
         known = blueprint_path(args.blueprint)
-        warm = BackgroundWarm(max(t for t in threads if t is not None), known if os.path.exists(known) else None)
+        training = not os.path.exists(known)
+        # a second warm-up process halves the compiling on an idle machine; while the
+        # quick blueprint trains the cores are busy already, and it would slow the training
+        warm = BackgroundWarm(
+            max(t for t in threads if t is not None), None if training else known, helpers=0 if training else None
+        )
     try:
         if named & {"libratus", "unsafe", "blueprint", "prober"}:
             status = ensure_blueprint(args)
