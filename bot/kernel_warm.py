@@ -84,6 +84,12 @@ class BackgroundWarm:
     def finished(self) -> bool:
         return self.proc.poll() is not None
 
+    def running_status(self) -> str | None:
+        """While it runs: "compiling the agent's kernels: " and ``status``; None once it ended."""
+        if self.finished():
+            return None
+        return f"compiling the agent's kernels: {self.status()}"
+
     def wait(self, progress: bool = True, stream: TextIO | None = None) -> bool:
         """Block until the warm-up ends, with a progress line while it runs. True
         when it succeeded; else its last error lines go to ``stream`` (the players
@@ -116,8 +122,17 @@ class BackgroundWarm:
             )
         return True
 
-    def close(self) -> None:
-        """Stop the warm-up if it still runs (the match failed before it ended)."""
+    def close(self, stream: TextIO | None = None) -> None:
+        """Stop the warm-up if it still runs (the match ended before it did); if it
+        failed, say so on ``stream`` (default stderr)."""
+        if self.proc.poll() is not None and self.proc.returncode != 0:
+            self._stderr.join(timeout=5)
+            print(
+                "pokerbot: loading the agent's kernels in the background failed (the players compiled them):",
+                *self._errors[-5:],
+                sep="\n  ",
+                file=stream if stream is not None else sys.stderr,
+            )
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

@@ -112,12 +112,8 @@ def run(args: argparse.Namespace) -> int:
             status = ensure_blueprint(args)
             if status:
                 return status
-        if warm is not None:
-            warm.wait(progress=not args.no_progress)
-    finally:
-        if warm is not None:
-            warm.close()
-    try:
+        # the players start now: one that needs a kernel the warm-up is compiling waits
+        # for it and loads it; the progress line says what the warm-up is at
         summary = run_event_loop(
             match.run(
                 game,
@@ -132,10 +128,14 @@ def run(args: argparse.Namespace) -> int:
                 args.concurrent,
                 progress=not args.no_progress,
                 aivat=args.aivat,
+                starting=None if warm is None else warm.running_status,
             )
         )
     except (RuntimeError, ValueError, OSError) as e:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 1
+    finally:
+        if warm is not None:
+            warm.close()
     match.print_summary(summary, args.out)
     return 0 if summary["ok"] else 1

@@ -266,12 +266,19 @@ class MatchProgress:
     mbb/hand with its 95 % interval, drawn on a ProgressBar while the matches play."""
 
     def __init__(
-        self, total_hands: int, big_blind: int, label: str, bar: ProgressBar | None = None, start: float | None = None
+        self,
+        total_hands: int,
+        big_blind: int,
+        label: str,
+        bar: ProgressBar | None = None,
+        start: float | None = None,
+        starting: Callable[[], str | None] | None = None,
     ) -> None:
         self.bar = bar or ProgressBar(total_hands, "hands", label=label)
         self.big_blind = big_blind
         self.dealers: list[tuple[Dealer, int]] = []
         self.start = time.monotonic() if start is None else start
+        self.starting = starting  # before the first hand: what else is getting ready (None: nothing)
 
     def add(self, dealer: Dealer, seat: int) -> None:
         """A match that started, with player A's seat in it."""
@@ -283,6 +290,9 @@ class MatchProgress:
         n = sum(d.result.completed_hands for d, _ in self.dealers)
         if n == 0:
             waited = (time.monotonic() if now is None else now) - self.start
+            also = self.starting() if self.starting is not None else None
+            if also:
+                return 0, f"starting the players, {format_duration(waited)}; {also}"
             return 0, f"starting the players, {format_duration(waited)} (they load the blueprint and their kernels)"
         if n < 2:
             return n, ""
@@ -388,6 +398,7 @@ async def run(
     concurrent: bool = False,
     progress: bool = False,
     aivat: bool = False,
+    starting: Callable[[], str | None] | None = None,
 ) -> dict:
     """Play the match (and with ``duplicate`` the second one, same cards, seats
     swapped) and write the summary. ``concurrent`` plays the two seat orders of a
@@ -398,7 +409,8 @@ async def run(
     then make the same choice in the same situation in both matches, so a duplicate pair differs only where the two
     strategies differ: the shared part of the hand cancels exactly instead of on
     average, which narrows the interval a lot (an unbiased estimate either way).
-    ``progress`` draws the hands played and A's running result on stderr. ``aivat``:
+    ``progress`` draws the hands played and A's running result on stderr (before the
+    first hand, with what ``starting`` says is still getting ready). ``aivat``:
     our players log their strategies and A's result is also given corrected by AIVAT
     (``aivat``; A must be one of our strategies), with a per-hand CSV."""
     os.makedirs(out_dir, exist_ok=True)
@@ -410,7 +422,11 @@ async def run(
     crn = common_random_numbers
     if concurrent and not duplicate:
         raise ValueError("playing concurrently needs a duplicate match")
-    follow = MatchProgress(hands * (2 if duplicate else 1), bb, f"{a.spec} vs {b.spec}") if progress else None
+    follow = (
+        MatchProgress(hands * (2 if duplicate else 1), bb, f"{a.spec} vs {b.spec}", starting=starting)
+        if progress
+        else None
+    )
     on_start = follow.add if follow else None
     ticker = asyncio.create_task(follow.follow()) if follow else None
     try:

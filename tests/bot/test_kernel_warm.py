@@ -45,11 +45,26 @@ def test_the_background_warm_up_ends_and_a_failure_is_told(small_blueprint, tmp_
     out = io.StringIO()
     assert warm.wait(progress=True, stream=out)
     assert warm.done is not None and warm.index == warm.stages - 1 == 3  # one thread: no threaded stage
-    assert "stage 4 of 4 (blueprint lookups)" in warm.status()
+    assert "stage 4 of 4 (blueprint lookups)" in warm.status() and warm.running_status() is None
     broken = BackgroundWarm(1, str(tmp_path / "missing.bp"))
     out = io.StringIO()
     assert not broken.wait(progress=False, stream=out)
     assert "loading the agent's kernels failed" in out.getvalue() and "missing.bp" in out.getvalue()
+    out = io.StringIO()
+    broken.close(out)  # the match's end says it too
+    assert "failed (the players compiled them)" in out.getvalue()
+
+
+def test_before_the_first_hand_the_progress_line_says_what_the_warm_up_is_at():
+    from pokerbot.bot.evaluation.match import MatchProgress
+    from pokerbot.bot.progress import ProgressBar
+
+    at = ["compiling the agent's kernels: stage 2 of 4 (the solver on one thread)"]
+    bar = ProgressBar(10, "hands", stream=io.StringIO(), tty=False)
+    progress = MatchProgress(10, 100, "x", bar=bar, start=100.0, starting=lambda: at[0])
+    assert progress.status(now=130.0) == (0, "starting the players, 30s; " + at[0])
+    at[0] = None  # the warm-up ended
+    assert "they load the blueprint and their kernels" in progress.status(now=131.0)[1]
 
 
 def test_a_match_warms_for_the_most_threads_its_agents_ask_for():
