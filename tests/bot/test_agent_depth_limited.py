@@ -26,6 +26,13 @@ def turn_state(hand):
     return st
 
 
+@pytest.fixture(scope="module", autouse=True)
+def kernels_loaded(small_blueprint):
+    """The agent's kernels loaded (or compiled) before its timed decisions, as a player
+    does before its first hand: a compile inside a decision would spend its 1 s."""
+    LibratusAgent(seed=3, blueprint=small_blueprint, solve_round=2).prepare()
+
+
 def agent(small_blueprint, **kw):
     return LibratusAgent(
         seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="depth-limited", **kw
