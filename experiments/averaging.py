@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 
@@ -30,10 +31,10 @@ from experiments.depth_limited_spots import ranges_at, round_spots
 from experiments.later_solved import AgentLater, keyed_cards, turn_values
 from experiments.later_solved import exploitability as split_exploitability
 from experiments.scripts import machine
+from pokerbot.blueprint_store.continuations import attach_blueprint_continuations
+from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations
 from pokerbot.bot.agent.libratus import RIVER_SUBGAME_SIZES, SUBGAME_SIZES
-from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.solver import cfr
 from pokerbot.solver.subgame import make_subgame
 
@@ -55,7 +56,7 @@ def main() -> None:
     ap.add_argument("--river-iterations", type=int, default=300, help="with --river-solved: a river solve's iterations")
     args = ap.parse_args()
     bp = Blueprint(args.blueprint)
-    walker = BlueprintStrategy(seed=0, blueprint=bp)
+    walker = BlueprintPlay(bp, random.Random(0))
     print(machine())
     cols = [f"{it} its, t^{e:g}" for it in args.iterations for e in EXPONENTS]
     print("| spot | line | " + " | ".join(cols) + " |")

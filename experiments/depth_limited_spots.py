@@ -24,13 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import random
 import statistics
 import time
 
 import numpy as np
 
+from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.matchstate import MatchState
@@ -74,7 +76,7 @@ def round_spots(bp: Blueprint, count: int, seed: int, round_: int) -> list[tuple
     return out
 
 
-def ranges_at(player: BlueprintStrategy, root: BettingState) -> tuple[np.ndarray, int | None]:
+def ranges_at(player: BlueprintPlay, root: BettingState) -> tuple[np.ndarray, int | None]:
     node, path = player.walk(root)
     reach = np.zeros((2, 1326))
     blocked = rg.blocked_by(rg.hole_hands(root.game), tuple(root.board_cards))
@@ -141,7 +143,7 @@ def _label(samples: int) -> str:
 def measure(args: argparse.Namespace) -> dict:
     bp = Blueprint(args.blueprint)
     sizes = bp.actions.sizes()
-    walker = BlueprintStrategy(seed=0, blueprint=bp)
+    walker = BlueprintPlay(bp, random.Random(0))
     spots = turn_spots(bp, args.spots + 1, args.seed)
     rows = []
     for i, (root, _) in enumerate(spots):

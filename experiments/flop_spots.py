@@ -44,16 +44,17 @@ import argparse
 import json
 import os
 import platform
+import random
 import statistics
 import sys
 import time
 
 import numpy as np
 
+from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.bot.agent.libratus import FLOP_RIVERS, RIVER_SUBGAME_SIZES, SUBGAME_SIZES
-from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.cards import cards_to_str
 from pokerbot.solver import cfr
@@ -66,7 +67,7 @@ from experiments.later_solved import AgentLater, flop_exploitability, keyed_card
 from experiments.scripts import machine
 
 
-def flop_subgame(root: BettingState, reach: np.ndarray, deals: np.ndarray, walker: BlueprintStrategy, node) -> Subgame:
+def flop_subgame(root: BettingState, reach: np.ndarray, deals: np.ndarray, walker: BlueprintPlay, node) -> Subgame:
     sub = make_subgame(root, {1: SUBGAME_SIZES[1]}, reach, leaf_round=2, leaf_deals=deals)
     attach_blueprint_continuations(sub, root, walker.view, node)
     return sub
@@ -142,7 +143,7 @@ def iterations_key(column: str) -> str:
 
 def measure(args: argparse.Namespace) -> dict:
     bp = Blueprint(args.blueprint)
-    walker = BlueprintStrategy(seed=0, blueprint=bp)
+    walker = BlueprintPlay(bp, random.Random(0))
     spots = [root for root, _ in round_spots(bp, args.spots + 1, args.seed, 1)]
     rows = []
     for i, root in enumerate(spots):

@@ -13,7 +13,7 @@ The opponent opens the first round with a size x inside a gap (0.75 pot by defau
 *evaluation game* is the tree of the base abstraction with x added to the first round's
 first raise; our player never bets x there (probability zero), the opponent may.
 
-Our strategy in the evaluation game, mirroring the agent (``bot/blueprint_player.py``,
+Our strategy in the evaluation game, mirroring the agent (``blueprint_store/real_play.py``,
 ``blueprint_store/improve.py``):
 
 - *Before*: randomized pseudo-harmonic translation of x into the base sizes, evaluated
@@ -32,7 +32,7 @@ Each extension is solved for one position of the opponent, and only the opponent
 the new opening sizes (``BetSizes.first_by_player``): we keep the blueprint's, so the
 range we arrive with at the opponent's opening is close to the one we really play; the
 agent uses an extension only when the raiser is in its position
-(``blueprint_store.improve.extension_actions``, ``BlueprintStrategy._maybe_switch``).
+(``blueprint_store.improve.extension_actions``, ``blueprint_store.real_play``).
 The earlier design, both players' openings replaced in one re-solve used from either
 position, is kept as rows of its own for comparison (``opponent=None``).
 
@@ -325,7 +325,7 @@ class ExtensionWalk(MixtureWalk):
     """Our strategy for one seat in the evaluation game, as the agent plays it: the base
     blueprint with pseudo-harmonic translation, and at the opponent's first raise of
     the first round a possible switch to an extension's tree for the rest of the hand
-    (``BlueprintStrategy._maybe_switch``). Randomized choices are kept as a mixture
+    (``blueprint_store.real_play``). Randomized choices are kept as a mixture
     (``MixtureWalk``: solution 0 the base, i the i-th extension). With no extensions
     this is ``subgame_experiments.TranslationWalk``."""
 

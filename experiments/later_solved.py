@@ -30,9 +30,9 @@ from typing import Protocol
 
 import numpy as np
 
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, leaf_lines
+from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, leaf_lines
+from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.bot.agent.libratus import average_exponent
-from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
@@ -69,7 +69,7 @@ class AgentLater:
     from the ranges the strategy before reaches them with, the agent's subgame sizes
     without the per-hand scale, and its averaging (``libratus.average_exponent``)."""
 
-    walker: BlueprintStrategy
+    walker: BlueprintPlay
     turn_sizes: BetSizes
     river_sizes: BetSizes
     turn_iterations: int

@@ -108,3 +108,37 @@ def test_the_check_finds_a_cycle_when_there_is_one():
 def test_bot_keeps_a_short_top_floor():
     top = [f for f in os.listdir(os.path.join(ROOT, "bot")) if f.endswith(".py") and f != "__init__.py"]
     assert len(top) <= 8, sorted(top)
+
+
+#: What an agent may take from players/: what a player is (the strategy interface and
+#: the white-box query), not how a player plays.
+PLAYER_INTERFACE = ("pokerbot.bot.players.strategy_query", "pokerbot.bot.players.bots")
+#: The blueprint's semantics live in blueprint_store/ (real_play, continuations).
+BLUEPRINT_SEMANTICS = ("map_action", "raise_war_node", "concrete_action", "attach_blueprint_continuations")
+
+
+def agent_imports_outside_the_player_interface(graph) -> list[str]:
+    out = []
+    for name in sorted(KNOWN):
+        if not name.startswith("pokerbot.bot.agent"):
+            continue
+        for target, names in graph[name]:
+            if target.startswith("pokerbot.bot.players") and target not in PLAYER_INTERFACE:
+                out.append(f"{name} imports {target}")
+            for n in names:
+                if n in BLUEPRINT_SEMANTICS and not target.startswith("pokerbot.blueprint_store"):
+                    out.append(f"{name} imports {n} from {target}")
+    return out
+
+
+def test_the_agent_takes_only_what_a_player_is_from_players():
+    assert agent_imports_outside_the_player_interface(GRAPH) == []
+
+
+def test_the_agent_check_finds_a_player_import():
+    """Negative control: the agent importing the blueprint player is caught."""
+    graph = dict(GRAPH)
+    graph["pokerbot.bot.agent.libratus"] = GRAPH["pokerbot.bot.agent.libratus"] + [
+        ("pokerbot.bot.players.blueprint_player", ["BlueprintStrategy", "map_action"])
+    ]
+    assert len(agent_imports_outside_the_player_interface(graph)) == 2

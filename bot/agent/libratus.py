@@ -2,8 +2,9 @@
 from the turn (or the flop, or only the river) on (docs/design.md).
 
 - Until the solving round (the turn by default, see SOLVE_ROUND; ``solve_round`` 1
-  searches from the flop as Pluribus): the blueprint player (range thresholding,
-  pseudo-harmonic translation of off-tree bets, raise wars past its cap followed).
+  searches from the flop as Pluribus): the blueprint, as the blueprint player plays it
+  (``blueprint_store.real_play``: range thresholding, pseudo-harmonic translation of
+  off-tree bets, raise wars past its cap followed).
 - A flop subgame is solved to the end of the flop, its leaves at the turn valued by
   the blueprint's four continuations over the turn and the river on a keyed runout
   sample (FLOP_RIVERS); the turn is then solved anew from the flop solution's ranges.
@@ -33,6 +34,7 @@ fallback, unsafe, safe, nested), the iterations and the solve time.
 from __future__ import annotations
 
 import copy
+import random
 import time
 from dataclasses import dataclass, field
 
@@ -40,12 +42,12 @@ import numpy as np
 import structlog
 
 from pokerbot.blueprint_store.abstraction import hand_buckets
+from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
 from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
-from pokerbot.bot.players.blueprint_player import BlueprintStrategy
-from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, merge_columns
+from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, blueprint_answer, merge_columns
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState
 from pokerbot.protocol.cards import cards_to_str
 from pokerbot.protocol.matchstate import MatchState
@@ -53,6 +55,7 @@ from pokerbot.solver import cfr, kernel_cache
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.depth_limited import runout_sample
 from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
+from pokerbot.solver.keyed import KeyedUniform, pick
 from pokerbot.solver.passes import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetSizes
@@ -248,8 +251,9 @@ class LibratusAgent:
         flop_rivers: int = FLOP_RIVERS,
         flop_warm_start: int = FLOP_WARM_START,
     ) -> None:
-        self.bp_player = BlueprintStrategy(seed, blueprint)
-        self.bp = self.bp_player.bp
+        self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
+        self.bp = self.blueprint.bp
+        self.keys = KeyedUniform(seed)
         self.safe = safe
         self.name = "libratus" if safe else "unsafe"
         self.solve_seconds = solve_seconds
@@ -332,31 +336,9 @@ class LibratusAgent:
     def hand_over(self, ms: MatchState) -> None:
         self._hand = None
         self._solution = None
-        self.bp_player.hand_over(ms)  # the opponent's size history (type-1 extensions)
+        self.blueprint.hand_over(ms)  # the opponent's size history (type-1 extensions)
 
     # ------------------------------------------------------------------ ranges
-    def _blueprint_ranges(self, state: BettingState, me: int) -> np.ndarray:
-        """Both players' reach over the 1,326 hands at the start of the current round,
-        by Bayes' rule along the blueprint line of the rounds before it (uniform if the
-        line left the blueprint)."""
-        prefix = BettingState(state.game)
-        upto = state.round  # the blueprint played every earlier round (no solution covers them)
-        for r in range(upto):
-            for a in state.actions[r]:
-                prefix.apply(a)
-        prefix.hand_id = state.hand_id
-        _, path = self.bp_player.walk(prefix, me)
-        view = self.bp_player.view  # the base tree or the extension this hand follows
-        node_ok = len(path) == sum(len(state.actions[r]) for r in range(upto))
-        board = state.board_cards
-        out = np.ones((2, len(rg.hole_hands(state.game))))
-        blocked = rg.blocked_by(rg.hole_hands(state.game), tuple(board))
-        for p in (0, 1):
-            if node_ok:
-                out[p] = view.reach(path, p, board)
-            out[p][blocked] = 0.0
-        return out
-
     @staticmethod
     def _canonical(sub: Subgame, per_hand: np.ndarray, size: int) -> np.ndarray:
         out = np.zeros(size)
@@ -384,12 +366,12 @@ class LibratusAgent:
             for r, s in table.items()
             if r >= state.round and not (depth_limited and r > state.round)
         }
-        key = int(self.bp_player.keyed_uniform(f"cards:{state.hand_id}:{state.betting_string()}") * 2**31)
+        key = int(self.keys(f"cards:{state.hand_id}:{state.betting_string()}") * 2**31)
         deals = None
         if depth_limited and state.round == 1:
             # one sample a hand: the flop's re-solves share it, and its bucket table (cached)
             board = cards_to_str(state.board_cards)
-            drawn = int(self.bp_player.keyed_uniform(f"runouts:{state.hand_id}:{board}") * 2**31)
+            drawn = int(self.keys(f"runouts:{state.hand_id}:{board}") * 2**31)
             deals = runout_sample(state.game.deck(), state.board_cards, self.flop_rivers, drawn)
         sub = make_subgame(
             state,
@@ -402,10 +384,10 @@ class LibratusAgent:
         depth_limited = depth_limited and sub.tree.num_leaves > 0  # not after an all-in: the tree is complete
         warm = None
         if depth_limited:
-            node, _ = self.bp_player.walk(state)
-            attach_blueprint_continuations(sub, state, self.bp_player.view, node)
+            node, _ = self.blueprint.walk(state)
+            attach_blueprint_continuations(sub, state, self.blueprint.view, node)
             if state.round == 1 and gadget is None and self.flop_warm_start > 0:
-                start = blueprint_subgame_strategy(sub, state, self.bp_player.view, node)
+                start = blueprint_subgame_strategy(sub, state, self.blueprint.view, node)
                 warm = cfr.WarmStart(start, self.flop_warm_start, deals=FLOP_WARM_DEALS)
             # building the continuations is part of the solve's time
             deadline -= time.perf_counter() - t_setup
@@ -532,7 +514,7 @@ class LibratusAgent:
             log.exception("decision_failed", hand=state.hand_id, betting=state.betting_string())
             self._solution = None
             try:
-                action, source = self.bp_player.act(ms), "error-fallback"
+                action, source = self._blueprint_act(ms)[0], "error-fallback"
             except Exception:
                 log.exception("blueprint_failed", hand=state.hand_id, betting=state.betting_string())
                 action, source = CALL, "error-fallback"
@@ -553,7 +535,7 @@ class LibratusAgent:
 
     def scale_for(self, hand_id: int) -> float:
         """The hand's bet-size factor, uniform in 1 ± SCALE_RANGE."""
-        return 1.0 + SCALE_RANGE * (2.0 * self.bp_player.keyed_uniform(f"scale:{hand_id}") - 1.0)
+        return 1.0 + SCALE_RANGE * (2.0 * self.keys(f"scale:{hand_id}") - 1.0)
 
     def _decide(self, ms: MatchState) -> tuple[Action, str]:
         """The action and where it came from: blueprint, translation, fallback (the
@@ -604,7 +586,7 @@ class LibratusAgent:
             if self._solution is None:
                 root = self._round_start(state)
                 extra = self._opening_bet(state, me)
-                self._solution = self._solve(root, self._blueprint_ranges(state, me), "unsafe", extra=extra)
+                self._solution = self._solve(root, self.blueprint.round_start_ranges(state, me), "unsafe", extra=extra)
                 source = "unsafe"
                 if _walk(self._solution, state)[2] is not None:
                     # the round's first solve came late (an earlier decision of the round had
@@ -635,6 +617,11 @@ class LibratusAgent:
         return self._solution, node, source
 
     # ------------------------------------------------------------------ querying
+    def blueprint_action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """What the agent's blueprint would do at ``state`` with every hand (its walk left
+        as it was): a stand-in that costs no solve."""
+        return blueprint_answer(self.blueprint, state, seat)
+
     def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
         """What the agent would do at ``state`` with every hand (see ``strategy_query``):
         before the solving round, the blueprint's answer; from it on, the strategy at
@@ -654,14 +641,14 @@ class LibratusAgent:
             self._last_solve,
             self._note,
             copy.deepcopy(self.budget),
-            self.bp_player.snapshot(),
+            self.blueprint.snapshot(),
         )
         try:
             self._start_hand(state)
             self.budget.start_hand(state.hand_id)  # as act does: the hand's time budget
             self._decision_t0 = time.perf_counter()
             if state.round < self.solve_round or state.game.num_rounds != 4:
-                return self.bp_player.action_probabilities(state, seat)
+                return self.blueprint_action_probabilities(state, seat)
             if self._decided is not None and self._decided[0] == self._state_key(state, seat):
                 _, sol, node = self._decided  # the decision just made here: what it was played from
             else:
@@ -671,7 +658,7 @@ class LibratusAgent:
                 if sol is not None and source in SOLVE_KINDS and self._gifts is not None:
                     answered = AnsweredSolve(*before, sol, node, source, self._gifts.copy(), dict(self._last_solve))
             if sol is None:
-                return self.bp_player.action_probabilities(state, seat)
+                return self.blueprint_action_probabilities(state, seat)
             tree = sol.sub.tree
             f, m = int(tree.first_child[node]), int(tree.num_children[node])
             block = np.asarray(sol.strategy[f : f + m, :], dtype=np.float64).T  # (subgame hands, m)
@@ -699,17 +686,16 @@ class LibratusAgent:
                 self.budget,
                 walk,
             ) = saved
-            self.bp_player.restore(walk)
+            self.blueprint.restore(walk)
             if answered is not None and self._hand == state.hand_id:
                 self._answered[self._state_key(state, seat)] = answered
 
     def _blueprint_act(self, ms: MatchState) -> tuple[Action, str]:
-        before = self.bp_player.fallbacks
-        action = self.bp_player.act(ms)
-        if self.bp_player.fallbacks != before:
-            return action, "fallback"
-        node, _ = self.bp_player.walk(ms.state, ms.viewer)
-        view = self.bp_player.view
+        action = self.blueprint.action(ms.state, ms.viewer, self.keys.at(ms.state, ms.viewer))
+        if action is None:
+            return CALL, "fallback"
+        node, _ = self.blueprint.walk(ms.state, ms.viewer)
+        view = self.blueprint.view
         if view.kind != "base":  # the self-improver's extension this hand switched to (the log says which)
             self._note = {"extension": f"{view.kind} {view.size:.3f}"}
         off = node is not None and [int(x) for x in view.tree.spent[node]] != list(ms.state.spent)
@@ -756,15 +742,7 @@ class LibratusAgent:
         probs = sol.strategy[f : f + m, h] if h is not None else np.full(m, 1.0 / m)
         s = probs.sum()
         probs = probs / s if s > 0 else np.full(m, 1.0 / m)
-        u = self.bp_player.uniform(state, me)
-        acc = 0.0
-        pick = m - 1
-        for i, p in enumerate(probs):
-            acc += p
-            if u < acc:
-                pick = i
-                break
-        a = tree.actions[f + pick]
+        a = tree.actions[f + pick(probs, self.keys.at(state, me))]
         assert a is not None  # only the root has no action into it
         if a.type is ActionType.FOLD and not state.can_fold():
             return CALL

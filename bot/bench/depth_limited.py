@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import statistics
 import time
 
@@ -26,10 +27,10 @@ def _ms_per_iteration(cfr, sub, iterations: int, threads: int, repeats: int) -> 
 
 
 def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
+    from pokerbot.blueprint_store import continuations
+    from pokerbot.blueprint_store.real_play import BlueprintPlay
     from pokerbot.blueprint_store.store import Blueprint
-    from pokerbot.bot.agent import continuation
     from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
-    from pokerbot.bot.players.blueprint_player import BlueprintStrategy
     from pokerbot.protocol.betting import BettingState, apply_betting
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.solver import cfr
@@ -37,7 +38,7 @@ def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
     from pokerbot.solver.subgame import make_subgame
 
     bp = Blueprint(blueprint)
-    player = BlueprintStrategy(1, bp)
+    player = BlueprintPlay(bp, random.Random(1))
     out: dict = {"machine": machine_description(), "repeats": repeats, "blueprint": os.path.basename(blueprint)}
     spots = (
         ("flop", FLOP_BOARD, FLOP_BETTING, 1, 20),
@@ -53,7 +54,7 @@ def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
             if rnd == 1:
                 deals = runout_sample(bp.game.deck(), state.board_cards, FLOP_RIVERS, seed)
             sub = make_subgame(state, {rnd: SUBGAME_SIZES[rnd]}, None, leaf_round=rnd + 1, leaf_deals=deals)
-            continuation.attach_blueprint_continuations(sub, state, player.view, node)
+            continuations.attach_blueprint_continuations(sub, state, player.view, node)
             return sub
 
         build(0)  # compile the bucketing kernels

@@ -65,7 +65,7 @@ import numpy as np
 from pokerbot.bot.evaluation.control_variates import cross_fitted
 from pokerbot.bot.evaluation.run_identity import claim
 from pokerbot.bot.evaluation.stats import summarize as match_summary
-from pokerbot.bot.players.strategy_query import HANDS, hand_index, live_hands, query
+from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, hand_index, live_hands, query
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -394,10 +394,21 @@ def holdem_baseline(
     return Baseline(seat, rounds, pair_equity, lbr_equity, fold_probabilities, hand_index(y))
 
 
+@dataclass(frozen=True)
+class BlueprintStandIn:
+    """A strategy's blueprint, queried in its place (``blueprint_action_probabilities``)."""
+
+    ask: Callable[[BettingState, int], ActionProbabilities]
+
+    def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
+        return self.ask(state, seat)
+
+
 def stand_in_for(strategy: object) -> object:
-    """What the baseline asks about LBR's bets: the agent's blueprint player (asking the
-    agent itself would cost a solve a question), else the strategy itself."""
-    return getattr(strategy, "bp_player", strategy)
+    """What the baseline asks about LBR's bets: the agent's blueprint (asking the agent
+    itself would cost a solve a question), else the strategy itself."""
+    ask = getattr(strategy, "blueprint_action_probabilities", None)
+    return strategy if ask is None else BlueprintStandIn(ask)
 
 
 def holdem_root_values(root: BettingState, seat: int, first_round: RoundActions) -> np.ndarray:

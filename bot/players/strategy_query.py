@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.protocol.betting import Action, ActionType, BettingState
+from pokerbot.blueprint_store.real_play import BlueprintPlay
+from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState
 from pokerbot.solver.evaluator import all_hole_pairs
 
 #: The 1,326 hole-card pairs in canonical order: row h of every answer is HANDS[h].
@@ -112,6 +113,15 @@ def merge_columns(
             w = np.where(total > 0, w / np.where(total > 0, total, 1.0), 1.0 / len(cols))
             merged[:, j] = (w * values[:, cols]).sum(axis=1)
     return ActionProbabilities(tuple(distinct), out, values=merged)
+
+
+def blueprint_answer(play: BlueprintPlay, state: BettingState, seat: int) -> ActionProbabilities:
+    """A blueprint's answer at ``state`` (``BlueprintPlay.every_hand``); where its tree
+    cannot follow the line, the check or call a blueprint player falls back to."""
+    answer = play.every_hand(state, seat)
+    if answer is None:
+        return same_for_every_hand(state, [CALL], [1.0])
+    return merge_columns(*answer)
 
 
 def query(strategy: object, state: BettingState, seat: int) -> ActionProbabilities:

@@ -126,17 +126,17 @@ def test_the_player_switches_to_a_type2_extension_by_translation(improved):
     _, out, _, _, _ = improved
     player = BlueprintStrategy(seed=1, blueprint=out)
     player.act(facing_open(243, 1))  # exactly the added size
-    assert player.view.kind == "type2"
+    assert player.play.view.kind == "type2"
     player.act(facing_open(200, 2))  # exactly a base size
-    assert player.view.kind == "base"
+    assert player.play.view.kind == "base"
     # the opponent in position 0 raising 0.714 after our limp: these extensions answer position 1 only
     st = apply_betting(BettingState(HUNL, 3, [[2, 3], [40, 44]]), "cr243")
     player.act(MatchState(1, st))
-    assert player.view.kind == "base"
+    assert player.play.view.kind == "base"
     kinds = []
     for h in range(200):  # 0.6 pot: between 0.5 and 0.714, mapped to either by pseudo-harmonic odds
         player.act(facing_open(220, 100 + h))
-        kinds.append(player.view.kind)
+        kinds.append(player.play.view.kind)
     share = kinds.count("type2") / len(kinds)
     # P(0.714 | x = 0.6, A = 0.5, B = 0.714) = 1 - (B - x)(1 + A) / ((B - A)(1 + x))
     want = 1 - (2.5 / 3.5 - 0.6) * 1.5 / ((2.5 / 3.5 - 0.5) * 1.6)
@@ -164,7 +164,7 @@ def test_type1_is_used_only_after_eight_opens_of_its_size(improved):
     for h in range(10):
         ms = facing_open(250, h)
         player.act(ms)
-        kinds.append(player.view.kind)
+        kinds.append(player.play.view.kind)
         final = apply_betting(ms.state.copy(), "f", len(ms.state.betting_string()))
         player.hand_over(MatchState(0, final))
     assert "type1" not in kinds[:8] and kinds[8:] == ["type1", "type1"]
@@ -172,7 +172,7 @@ def test_type1_is_used_only_after_eight_opens_of_its_size(improved):
     player.act(ms)
     player.hand_over(MatchState(0, apply_betting(ms.state.copy(), "f", len(ms.state.betting_string()))))
     player.act(facing_open(250, 21))
-    assert player.view.kind != "type1"
+    assert player.play.view.kind != "type1"
 
 
 def test_the_agent_plays_type1_after_eight_opens_of_its_size(improved):

@@ -116,8 +116,8 @@ def test_an_unsafe_flop_solve_starts_from_the_blueprint_s_flop(small_blueprint, 
     """The round's first (unsafe) flop solve is warm-started from the blueprint's flop
     strategy on its tree (``cfr.WarmStart``); a safe re-solve after the opponent's bet
     starts from scratch, and so does every solve with ``flop_warm_start`` 0."""
+    from pokerbot.blueprint_store.continuations import blueprint_subgame_strategy
     from pokerbot.bot.agent import libratus as agent_module
-    from pokerbot.bot.agent.continuation import blueprint_subgame_strategy
 
     jobs = []
     real = agent_module.run_job
@@ -134,8 +134,8 @@ def test_an_unsafe_flop_solve_starts_from_the_blueprint_s_flop(small_blueprint, 
     warm = jobs[-1].warm_start
     assert warm is not None and warm.iterations == agent_module.FLOP_WARM_START > 0 and warm.regrets == "strategy"
     root = bot.solution.root
-    node, _ = bot.bp_player.walk(root)
-    want = blueprint_subgame_strategy(jobs[-1].sub, root, bot.bp_player.view, node)
+    node, _ = bot.blueprint.walk(root)
+    want = blueprint_subgame_strategy(jobs[-1].sub, root, bot.blueprint.view, node)
     np.testing.assert_array_equal(warm.strategy, want)
     assert st.can_apply(a)
     # first to act on the flop: after our first decision the opponent bets (or raises

@@ -65,15 +65,15 @@ def river(hand, hole):
 
 def delayed_for_pairs(agent, seconds):
     """Wrap the blueprint lookup with a delay when we hold a pocket pair."""
-    inner = agent.bp_player.act
+    inner = agent.blueprint.action
 
-    def act(ms):
-        a, b = ms.state.hole_cards[ms.viewer]
+    def action(state, me, u):
+        a, b = state.hole_cards[me]
         if a // 4 == b // 4:
             time.sleep(seconds)
-        return inner(ms)
+        return inner(state, me, u)
 
-    agent.bp_player.act = act
+    agent.blueprint.action = action
     return agent
 
 

@@ -89,13 +89,13 @@ def test_an_off_tree_raise_maps_to_a_neighbouring_size(small_blueprint):
     for to in (10000, 19999):  # sizes below all-in never map to all-in (the hand could not be followed)
         st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
         st.apply(raise_to(to))
-        assert _parent_child(bp, player.abstract_node(st)) == r300
+        assert _parent_child(bp, player.play.abstract_node(st)) == r300
     st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
     st.apply(raise_to(20000))
-    assert _parent_child(bp, player.abstract_node(st)) == allin
+    assert _parent_child(bp, player.play.abstract_node(st)) == allin
     st = BettingState(HUNL, 0, [[0, 1], [2, 3]])
     st.apply(raise_to(250))  # below the smallest size: the smallest
-    assert _parent_child(bp, player.abstract_node(st)) == r300
+    assert _parent_child(bp, player.play.abstract_node(st)) == r300
 
 
 def _parent_child(bp, node):
@@ -193,9 +193,9 @@ def test_sampling_depends_only_on_seed_and_situation(small_blueprint):
     states = [BettingState(game, h, [[h % 52, (h + 7) % 52], [(h + 20) % 52, (h + 33) % 52]]) for h in range(40)]
     two.act(MatchState(1, states[3]))  # a decision in between does not shift what follows
     for st in states:
-        assert one.uniform(st, 1) == two.uniform(st, 1)
-    draws = [one.uniform(st, 1) for st in states]
-    assert draws != [other.uniform(st, 1) for st in states]
+        assert one.keys.at(st, 1) == two.keys.at(st, 1)
+    draws = [one.keys.at(st, 1) for st in states]
+    assert draws != [other.keys.at(st, 1) for st in states]
     assert all(0.0 <= u < 1.0 for u in draws) and len(set(draws)) == len(draws)
 
 
@@ -224,7 +224,7 @@ def test_the_quick_blueprints_abstraction_follows_a_raise_after_the_flop(small_b
     st = line_state(betting)
     seat = st.current_player
     player = BlueprintStrategy(seed=1, blueprint=small_blueprint)
-    assert player.abstract_node(st, seat) is not None
+    assert player.play.abstract_node(st, seat) is not None
     answer = player.action_probabilities(st, seat)
     fold = [i for i, a in enumerate(answer.actions) if a.type is ActionType.FOLD]
     live = answer.probabilities.sum(axis=1) > 0
@@ -248,6 +248,6 @@ def test_one_raise_a_round_after_the_flop_calls_a_shove_with_every_hand(tmp_path
     path = build_small_blueprint(str(tmp_path / "old.bp"), iterations=2_000, actions=old)
     st = line_state(LINES_AFTER_THE_FLOP[0])
     player = BlueprintStrategy(seed=1, blueprint=path)
-    assert player.abstract_node(st, st.current_player) is None
+    assert player.play.abstract_node(st, st.current_player) is None
     answer = player.action_probabilities(st, st.current_player)
     assert [a.type for a in answer.actions] == [ActionType.CALL]

@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 from pokerbot.blueprint_store.actions import ActionAbstraction
+from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
+from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint, BlueprintContents, ExtensionContents, write_blueprint
 from pokerbot.bot.agent import libratus as agent_module
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.bot.evaluation.aivat import estimate, hand_events
 from pokerbot.bot.evaluation.lbr import play_hand
@@ -85,7 +86,7 @@ def synthetic_blueprint(path: str, cards_from: str) -> str:
 
 def walker(bp: str):
     """What maps real lines onto ``bp``'s tree (translations drawn with seed 0)."""
-    return BlueprintStrategy(0, bp)
+    return BlueprintPlay(bp, random.Random(0))
 
 
 def digest(*arrays) -> str:
@@ -258,8 +259,8 @@ def test_the_record_covers_translation_raise_wars_and_both_extensions(small_blue
     kinds, wars = set(), 0
     for hand in range(12):
         for betting in ("r250", "r300r900r2700r8100r20000", "r200"):
-            node, path = player.walk(apply_betting(BettingState(HUNL, hand), betting), 0)
-            kinds.add(player.view.kind)
+            node, path = player.play.walk(apply_betting(BettingState(HUNL, hand), betting), 0)
+            kinds.add(player.play.view.kind)
             wars += betting.count("r") > len(path)  # an action past the cap, followed on from its war node
         player.hand_over(MatchState(0, apply_betting(BettingState(HUNL, hand), "r200c/")))
     assert kinds == {"base", "type1", "type2"} and wars > 0

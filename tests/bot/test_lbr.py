@@ -6,6 +6,7 @@ corrected result against real strategies)."""
 import numpy as np
 import pytest
 
+from pokerbot.blueprint_store.real_play import concrete_action
 from pokerbot.bot.evaluation.lbr import (
     MIN_FIT_HANDS,
     ROUND_CODES,
@@ -124,7 +125,7 @@ def test_range_tracking_equals_a_brute_force_bayes_update(small_blueprint):
         for s, actor, taken in states:
             node = node_cache.setdefault(s.betting_string(), player.bp.node_of(s))
             abstract, probs = player.bp.strategy_for(s, hole)
-            p *= sum(q for a, q in zip(abstract, probs) if player.concrete(s, actor, node, a) == taken)
+            p *= sum(q for a, q in zip(abstract, probs) if concrete_action(player.bp, s, actor, node, a) == taken)
         brute[h] = p
     assert np.allclose(belief.weights, brute, atol=1e-12)
     assert 0 < np.count_nonzero(brute) < len(HANDS)  # the line told something

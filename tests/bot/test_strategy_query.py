@@ -6,6 +6,8 @@ import random
 import numpy as np
 import pytest
 
+from pokerbot.blueprint_store.real_play import concrete_action
+from pokerbot.bot.evaluation.lbr import stand_in_for
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.bot.players.strategy_query import HANDS, QueryError, live_hands, query
 from pokerbot.bot.strategies import make_strategy
@@ -95,7 +97,7 @@ def test_the_blueprint_answers_its_store_s_strategy_for_every_hand(small_bluepri
             node = player.bp.node_of(s)
             expected = {}
             for a, q in zip(abstract, p):
-                real = player.concrete(s, seat, node, a)
+                real = concrete_action(player.bp, s, seat, node, a)
                 expected[real] = expected.get(real, 0.0) + q
             got = {a: answer.probabilities[h, i] for i, a in enumerate(answer.actions)}
             assert got == pytest.approx(expected)
@@ -271,7 +273,7 @@ def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
     answer = query(agent, s, seat)
     live = live_hands(s.board_cards)
     assert np.allclose(answer.probabilities[live].sum(axis=1), 1.0) and not answer.probabilities[~live].any()
-    blueprint = query(agent.bp_player, s, seat)
+    blueprint = query(stand_in_for(agent), s, seat)
     assert answer.actions != blueprint.actions  # a river subgame's sizes, not the blueprint's
     assert len([a for a in answer.actions if a.type is ActionType.RAISE]) > 2
     # what it plays with its real hand has that hand's probability in the answer

@@ -6,8 +6,8 @@ strategy with its fold, call or raise probabilities multiplied by five and
 renormalised. The leaf's line is mapped into the blueprint's betting tree from the
 abstract node of the subgame's root by deterministic pseudo-harmonic translation
 (the supplement's rule for leaves; a raise war past the tree's cap goes on from the
-node where the player facing it could last raise back, as the blueprint player
-does); the river is then played on a tree of the blueprint's own river sizes at the
+node where the player facing it could last raise back, as in play: ``real_play``);
+the river is then played on a tree of the blueprint's own river sizes at the
 leaf's real pot, each real node mapped to the abstract node its actions lead to.
 Strategies are kept per river bucket, so one table serves every river card.
 A flop subgame's leaves are at the turn: the four continuations play the turn and the
@@ -22,9 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.blueprint_store.abstraction import hand_buckets, river_bucket_table, runout_bucket_table
-from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.players.blueprint_player import concrete_action, map_action, raise_war_node
 from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState
 from pokerbot.solver.depth_limited import attach_continuations, biased
 from pokerbot.solver.subgame import Subgame
@@ -38,6 +35,10 @@ from pokerbot.solver.tree import (
     continuation_tree,
     with_round_cards,
 )
+
+from .abstraction import hand_buckets, river_bucket_table, runout_bucket_table
+from .real_play import concrete_action, map_action, raise_war_node
+from .store import Blueprint
 
 #: The continuations, in the order of their index k.
 CONTINUATIONS = ("blueprint", "fold-biased", "call-biased", "raise-biased")

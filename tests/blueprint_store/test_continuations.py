@@ -9,8 +9,12 @@ import pytest
 from conftest import build_small_blueprint, state_at
 
 from pokerbot.blueprint_store.actions import PRESET_ACTIONS, ActionAbstraction
+from pokerbot.blueprint_store.continuations import (
+    attach_blueprint_continuations,
+    blueprint_subgame_strategy,
+    leaf_lines,
+)
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.continuation import attach_blueprint_continuations, blueprint_subgame_strategy, leaf_lines
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import ActionType, BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
@@ -34,7 +38,7 @@ def setup(small_blueprint):
     bp = Blueprint(small_blueprint)
     player = BlueprintStrategy(seed=0, blueprint=bp)
     root = turn_root()
-    node, _ = player.walk(root)
+    node, _ = player.play.walk(root)
     return bp, player, root, node
 
 
@@ -109,14 +113,14 @@ def test_continuations_are_the_blueprint_and_its_biased_forms_at_every_leaf(setu
 
 @pytest.fixture(scope="module")
 def two_raises(tmp_path_factory):
-    """A small blueprint allowing two raises a round after the flop (the tiny preset
-    allows one: no raise war there has a node to go on from)."""
+    """A small blueprint allowing two raises a round after the flop (with one, no
+    raise war there has a node to go on from), whatever the presets allow."""
     after_flop = BetSizes(bets=((1.0,), (1.0,)), max_raises=2)
     actions = ActionAbstraction((PRESET_ACTIONS["tiny"].rounds[0], after_flop, after_flop, after_flop))
     bp = Blueprint(build_small_blueprint(str(tmp_path_factory.mktemp("bp") / "two.bp"), actions=actions))
     player = BlueprintStrategy(seed=0, blueprint=bp)
     root = turn_root()
-    node, _ = player.walk(root)
+    node, _ = player.play.walk(root)
     return bp, player, root, node
 
 
