@@ -22,10 +22,11 @@ river with the blueprint's own bet sizes, and three strategies measured in it ex
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import platform
 import random
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -41,6 +42,9 @@ from pokerbot.solver import ranges as rg
 from pokerbot.solver.depth_limited import full_depth_strategy
 from pokerbot.solver.subgame import make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from experiments.scripts import add_spot_options, measured
 
 
 def turn_spots(bp: Blueprint, count: int, seed: int) -> list[tuple[BettingState, list[int]]]:
@@ -222,9 +226,7 @@ def measure(args: argparse.Namespace) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--blueprint", required=True)
-    ap.add_argument("--spots", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=1)
+    add_spot_options(ap, spots=20)
     ap.add_argument("--seconds", type=float, default=2.0, help="budget per solve, setup included")
     ap.add_argument(
         "--samples",
@@ -240,16 +242,12 @@ def main() -> None:
         help="also measure each strategy with every river subgame solved anew (CFR+, this many iterations) "
         "from its ranges, as an agent that solves the river when it comes plays it (0: not)",
     )
-    ap.add_argument("--out", help="JSON with every row")
     args = ap.parse_args()
     cols = " | ".join(["blueprint", "full depth"] + [_label(s) for s in args.samples])
     if args.river_iterations:
         cols += " | " + " | ".join(c + ", river solved" for c in cols.split(" | "))
     print(f"| spot | betting | pot | {cols} |")
-    result = measure(args)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=1)
+    measured(measure, args)
 
 
 if __name__ == "__main__":

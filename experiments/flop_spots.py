@@ -41,7 +41,6 @@ depend on what else runs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -64,7 +63,7 @@ from pokerbot.solver.subgame import Subgame, make_subgame
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from experiments.depth_limited_spots import ranges_at, round_spots
 from experiments.later_solved import AgentLater, flop_exploitability, keyed_cards
-from experiments.scripts import machine
+from experiments.scripts import add_options, add_spot_options, machine, measured
 
 
 def flop_subgame(root: BettingState, reach: np.ndarray, deals: np.ndarray, walker: BlueprintPlay, node) -> Subgame:
@@ -261,60 +260,48 @@ def measure(args: argparse.Namespace) -> dict:
     }
 
 
+#: The measure's options (name, type, default, help); each long-solve twin: the same for the long solve.
+ITERATIONS = (
+    "solve exactly this many iterations instead of --seconds (what the budget buys, measured apart: the table "
+    "then does not depend on what else the machine runs)"
+)
+WARM_START = (
+    "warm-start the flop solve from the blueprint's flop as if it had played this many iterations (cfr.WarmStart; "
+    "default 0: from scratch, as the tables before the warm start were measured; the agent's is 500)"
+)
+THREADS = (
+    "solves and evaluations on this many threads (the agent's --threads; the figures do not change with it when "
+    "--iterations fixes the solves)"
+)
+OPTIONS: tuple[tuple[str, type, object, str], ...] = (
+    ("--seconds", float, 2.0, "the agent's budget per solve, setup included"),
+    ("--long-seconds", float, 0.0, "also a solve this long (0: not)"),
+    ("--iterations", int, 0, ITERATIONS),
+    ("--long-iterations", int, 0, "the same for the long solve"),
+    ("--average-exponent", float, 2.0, "the flop solve's average weighs iteration t by t to this power (the agent's)"),
+    ("--long-average-exponent", float, 2.0, "the same, long solve"),
+    ("--warm-start", int, 0, WARM_START),
+    ("--long-warm-start", int, 0, "the same, long solve"),
+    ("--warm-deals", int, 8, "runouts a warm start values its advantages on"),
+    ("--turn-cards", int, 4, "with --later solved: turn cards measured (0: all)"),
+    ("--river-cards", int, 4, "with --later solved: river cards a turn (0: all)"),
+    ("--turn-iterations", int, 300, "with --later solved: a turn solve's iterations"),
+    ("--river-iterations", int, 100, "with --later solved: a river solve's iterations"),
+    ("--threads", int, 1, THREADS),
+)
+LATER = (
+    "how the turn and river are played in the measure, one or more: the continuation mix the depth-limited solve "
+    "chose (mix, the default), the blueprint's (blueprint; both: mix and blueprint), or solved anew when they "
+    "come, as the agent plays them (solved: see experiments/later_solved.py)"
+)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--blueprint", required=True)
-    ap.add_argument("--spots", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--seconds", type=float, default=2.0, help="the agent's budget per solve, setup included")
-    ap.add_argument("--long-seconds", type=float, default=0.0, help="also a solve this long (0: not)")
-    ap.add_argument(
-        "--iterations",
-        type=int,
-        default=0,
-        help="solve exactly this many iterations instead of --seconds (what the budget buys, measured apart: "
-        "the table then does not depend on what else the machine runs)",
-    )
-    ap.add_argument("--long-iterations", type=int, default=0, help="the same for the long solve")
-    ap.add_argument(
-        "--average-exponent",
-        type=float,
-        default=2.0,
-        help="the flop solve's average strategy weighs iteration t by t to this power (default 2: the agent's)",
-    )
-    ap.add_argument("--long-average-exponent", type=float, default=2.0, help="the same, long solve")
-    ap.add_argument(
-        "--warm-start",
-        type=int,
-        default=0,
-        help="warm-start the flop solve from the blueprint's flop as if it had played this many iterations "
-        "(cfr.WarmStart; default 0: from scratch, as the tables before the warm start were measured; the agent's "
-        "is 500)",
-    )
-    ap.add_argument("--long-warm-start", type=int, default=0, help="the same, long solve")
-    ap.add_argument("--warm-deals", type=int, default=8, help="runouts a warm start values its advantages on")
+    add_spot_options(ap, spots=10)
+    add_options(ap, OPTIONS)
     ap.add_argument("--warm-regrets", choices=cfr.WARM_REGRETS, default="strategy", help="cfr.WarmStart's regrets")
-    ap.add_argument(
-        "--later",
-        nargs="+",
-        choices=("mix", "blueprint", "both", "solved"),
-        default=["mix"],
-        help="how the turn and river are played in the measure, one or more: the continuation mix the "
-        "depth-limited solve chose (mix, the default), the blueprint's (blueprint; both: mix and blueprint), "
-        "or solved anew when they come, as the agent plays them (solved: see experiments/later_solved.py)",
-    )
-    ap.add_argument("--turn-cards", type=int, default=4, help="with --later solved: turn cards measured (0: all)")
-    ap.add_argument("--river-cards", type=int, default=4, help="with --later solved: river cards a turn (0: all)")
-    ap.add_argument("--turn-iterations", type=int, default=300, help="with --later solved: a turn solve's iterations")
-    ap.add_argument("--river-iterations", type=int, default=100, help="with --later solved: a river solve's iterations")
-    ap.add_argument(
-        "--threads",
-        type=int,
-        default=1,
-        help="solves and evaluations on this many threads (the agent's --threads; the figures do not change "
-        "with it when --iterations fixes the solves)",
-    )
-    ap.add_argument("--out", help="JSON with every row")
+    ap.add_argument("--later", nargs="+", choices=("mix", "blueprint", "both", "solved"), default=["mix"], help=LATER)
     args = ap.parse_args()
     args.later = set(args.later) - {"both"} | ({"mix", "blueprint"} if "both" in args.later else set())
     print(machine())
@@ -338,10 +325,7 @@ def main() -> None:
     if "solved" in args.later:
         print("later solved: each cell is the exploitability / the part of it from the turn on (% of the pot)")
     print("| spot | flop line | board | pot | " + " | ".join(cols) + " |")
-    result = measure(args)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=1)
+    measured(measure, args)
 
 
 if __name__ == "__main__":

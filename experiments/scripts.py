@@ -6,6 +6,7 @@ to a file."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
@@ -24,6 +25,30 @@ def add_run_options(p: argparse.ArgumentParser, smoke: str, report: str) -> None
     the report (``report``: what it holds) to a file."""
     p.add_argument("--quick", action="store_true", help=f"a smoke run: {smoke}")
     p.add_argument("--output", help=f"also write the markdown {report} to this file")
+
+
+def add_spot_options(p: argparse.ArgumentParser, spots: int) -> None:
+    """What the spot tables share: the blueprint, how many spots (default ``spots``),
+    the seed that draws them, and ``--out``, a JSON file with every row."""
+    p.add_argument("--blueprint", required=True)
+    p.add_argument("--spots", type=int, default=spots)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", help="JSON with every row")
+
+
+def add_options(p: argparse.ArgumentParser, options: tuple[tuple[str, type, object, str], ...]) -> None:
+    """Options given as (name, type, default, help) rows."""
+    for name, kind, default, text in options:
+        p.add_argument(name, type=kind, default=default, help=text)
+
+
+def measured(measure, args: argparse.Namespace) -> dict:
+    """``measure(args)``, also written to ``args.out`` as JSON when given."""
+    result = measure(args)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+    return result
 
 
 def machine() -> str:

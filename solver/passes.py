@@ -852,6 +852,21 @@ def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
+def _best_or_sum(values, t, first, count, mine):
+    """Row ``t`` of ``values``, per hand: the largest of rows first..first+count-1 (the
+    decision is the best responder's, ``mine``), else their sum."""
+    for h in range(values.shape[1]):
+        best = values[first, h]
+        for c in range(first + 1, first + count):
+            x = values[c, h]
+            if mine:
+                best = x if x > best else best
+            else:
+                best += x
+        values[t, h] = best
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
     """Player i's best-response values at every leaf over the whole continuation
     trees (not only a choice among the continuations), against the other player's
@@ -917,17 +932,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
                         np.bool_(False), stake, qs, v[t], np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
                     )  # fmt: skip
                 elif kd == DECISION and leaves.stage[n] == S - 1:
-                    f = leaves.first_child[n]
-                    mine = leaves.player[n] == i
-                    for h in range(H):
-                        best = v[f - rs, h]
-                        for c in range(f + 1, f + leaves.num_children[n]):
-                            x = v[c - rs, h]
-                            if mine:
-                                best = x if x > best else best
-                            else:
-                                best += x
-                        v[t, h] = best
+                    _best_or_sum(v, t, leaves.first_child[n] - rs, leaves.num_children[n], leaves.player[n] == i)
                 else:
                     continue
                 for h in range(H):
@@ -940,17 +945,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
                 n = rs + t
                 if leaves.kind[n] != DECISION or leaves.stage[n] == S - 1:
                     continue
-                f = leaves.first_child[n]
-                mine = leaves.player[n] == i
-                for h in range(H):
-                    best = acc[f - rs, h]
-                    for c in range(f + 1, f + leaves.num_children[n]):
-                        x = acc[c - rs, h]
-                        if mine:
-                            best = x if x > best else best
-                        else:
-                            best += x
-                    acc[t, h] = best
+                _best_or_sum(acc, t, leaves.first_child[n] - rs, leaves.num_children[n], leaves.player[n] == i)
             for h in range(H):
                 total[h] += acc[0, h]
         row = node - base

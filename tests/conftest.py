@@ -102,6 +102,76 @@ def cli_json(*args: str) -> dict:
     return json.loads(out)
 
 
+def shuffled_deck(key: str) -> list[int]:
+    """The 52 cards shuffled by a generator seeded with ``key``."""
+    import random
+
+    deck = list(range(52))
+    random.Random(key).shuffle(deck)
+    return deck
+
+
+def play_in_memory(players, hand: int, deck: list[int], on_decision=None):
+    """One hand of heads-up no-limit hold'em between ``players`` (by position) on
+    ``deck`` (both hole pairs, then the board), no dealer: ``on_decision(state, seat,
+    action)`` is called before each action is applied; an all-in runs the board out;
+    each player is told the hand is over. Returns the final state."""
+    from pokerbot.protocol.betting import BettingState
+    from pokerbot.protocol.gamedef import bundled_game
+    from pokerbot.protocol.matchstate import MatchState
+
+    game = bundled_game("holdem.nolimit.2p")
+    state = BettingState(game, hand, [deck[0:2], deck[2:4]])
+    while not state.finished:
+        need = game.total_board_cards(state.round)
+        if len(state.board_cards) < need:
+            state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
+        seat = state.current_player
+        action = players[seat].act(MatchState(seat, state))
+        if on_decision is not None:
+            on_decision(state, seat, action)
+        state.apply(action)
+    last = game.total_board_cards(game.num_rounds - 1)
+    if not any(state.folded) and len(state.board_cards) < last:
+        state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + last])
+    for seat in (0, 1):
+        over = getattr(players[seat], "hand_over", None)
+        if over is not None:
+            over(MatchState(seat, state))
+    return state
+
+
+def logged_hand(players, hand: int, deck: list[int]):
+    """``play_in_memory`` with each decision logged as ``pokerbot play --strategy-log``
+    logs it (the player's answer for every hand, asked after it acted). Returns the
+    final state and a log per position."""
+    from pokerbot.bot.players.strategy_log import LoggedDecision
+    from pokerbot.bot.players.strategy_query import query
+
+    logs: list[dict] = [{}, {}]
+
+    def log(state, seat, action):
+        answer = query(players[seat], state, seat)
+        key = (hand, state.betting_string())
+        logs[seat][key] = LoggedDecision(hand, seat, key[1], tuple(state.board_cards), action, answer)
+
+    return play_in_memory(players, hand, deck, log), logs
+
+
+def reach_along(solution, actions):
+    """(node, reach): the node of ``solution``'s tree that ``actions`` lead to from its
+    root, and both players' reach there by Bayes' rule (the root's reach times the
+    solution's probability of each action, for the player who took it)."""
+    tree = solution.sub.tree
+    node, reach = 0, solution.sub.reach.copy()
+    for a in actions:
+        f, m = int(tree.first_child[node]), int(tree.num_children[node])
+        nxt = next(c for c in range(f, f + m) if tree.actions[c] == a)
+        reach[int(tree.player[node])] *= solution.strategy[nxt]
+        node = nxt
+    return node, reach
+
+
 def state_at(tree, root, node):
     """The betting state at ``node`` of a subgame tree whose root is at ``root`` (not
     changed): the actions and board cards on the path to it replayed."""

@@ -8,7 +8,6 @@ compiles: in all (with the kernels compiled for it) and on its own (less those).
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -82,10 +81,7 @@ def bench_compile(threads: int = 1, training: bool = False) -> dict:
     return report
 
 
-def print_compile_report(report: dict, as_json: bool, top: int = 15) -> None:
-    if as_json:
-        print(json.dumps(report, indent=2))
-        return
+def print_compile_report(report: dict, top: int = 15) -> None:
     print(f"machine: {report['machine']}; kernels for solves on {report['threads']} thread(s); empty numba cache")
     for step in report["steps"]:
         print(

@@ -205,10 +205,7 @@ def bench_dealer(hands: int = 5000, repeats: int = 3) -> dict:
     return result
 
 
-def print_dealer_report(r: dict, as_json: bool = False) -> None:
-    if as_json:
-        print(json.dumps(r, indent=2))
-        return
+def print_dealer_report(r: dict) -> None:
     print(
         f"Dealer throughput: {r['hands']} hands of call vs call over loopback, "
         f"median of {r['repeats']} matches per setup [each run]"

@@ -5,7 +5,6 @@ first iteration (runout sample, bucket table, continuation strategies)."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import statistics
@@ -85,10 +84,7 @@ def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
     return out
 
 
-def print_depth_limited_report(r: dict, as_json: bool = False) -> None:
-    if as_json:
-        print(json.dumps(r, indent=2))
-        return
+def print_depth_limited_report(r: dict) -> None:
     print(f"Depth-limited subgames with {r['blueprint']}'s continuations, medians of {r['repeats']}")
     print(f"machine: {r['machine']}")
     for name, board, betting in (("flop", FLOP_BOARD, FLOP_BETTING), ("turn", TURN_BOARD, TURN_BETTING)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import json
 from collections.abc import Callable
 
 import numba as nb
@@ -103,10 +102,7 @@ def bench_evaluator(hands: int = 4_000_000, boards: int = 20_000, repeats: int =
     return result
 
 
-def print_evaluator_report(r: dict, as_json: bool = False) -> None:
-    if as_json:
-        print(json.dumps(r, indent=2))
-        return
+def print_evaluator_report(r: dict) -> None:
     pinned = f"pinned to CPU {r['pinned_cpu']}" if r["pinned_cpu"] is not None else "not pinned"
     print(f"Hand evaluator throughput, one core ({pinned}), median of {r['repeats']} runs")
     print(f"machine: {r['machine']}")

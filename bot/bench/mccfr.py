@@ -3,7 +3,6 @@ nodes touched per second on a small game with exact best response."""
 
 from __future__ import annotations
 
-import json
 import os
 
 from pokerbot.bot.bench.common import machine_description, pin_to_one_core
@@ -88,10 +87,7 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
     }
 
 
-def print_mccfr_report(r: dict, as_json: bool = False) -> None:
-    if as_json:
-        print(json.dumps(r, indent=2))
-        return
+def print_mccfr_report(r: dict) -> None:
     print(f"External-sampling MCCFR on {r['game']}, {r['information_sets']} information sets, no abstraction")
     print(f"machine: {r['machine']}")
     print("  exploitability in milli-chips per hand (exact best response), plain | with pruning:")

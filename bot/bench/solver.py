@@ -3,7 +3,6 @@ spots (docs/performance.md), one core and all cores."""
 
 from __future__ import annotations
 
-import json
 import os
 
 from pokerbot.bot.bench.common import machine_description, per_iteration, pin_to_one_core
@@ -127,10 +126,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
 REFERENCE_RECORDED = "postflop-solver, recorded 2026-11 on a 2-vCPU AMD EPYC VM with AVX-512"
 
 
-def print_solver_report(r: dict, as_json: bool = False) -> None:
-    if as_json:
-        print(json.dumps(r, indent=2))
-        return
+def print_solver_report(r: dict) -> None:
     v = r["river"]
     print(
         "Vector CFR+ on the reference spots (docs/performance.md), "

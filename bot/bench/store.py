@@ -3,7 +3,6 @@ its memory the second shares with the first."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -64,10 +63,7 @@ def bench_store(path: str) -> dict:
     }
 
 
-def print_store_report(r: dict, as_json: bool = False) -> None:
-    if as_json:
-        print(json.dumps(r, indent=2))
-        return
+def print_store_report(r: dict) -> None:
     print(f"store: {r['store_mb']:.0f} MB, opened in {r['open_seconds'] * 1000:.1f} ms")
     print(f"  first process, every page touched: +{r['first_process_extra_rss_mb']:.0f} MB resident")
     print(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+from collections.abc import Callable
 
 from pokerbot.bot.cli.options import positive
 
@@ -59,24 +61,25 @@ def run(args: argparse.Namespace) -> int:
     from pokerbot.protocol.logs import configure
 
     configure("warning")
+    report: dict
+    printer: Callable[[dict], None]
     if args.what == "evaluator":
-        bench_evaluator.print_evaluator_report(
-            bench_evaluator.bench_evaluator(hands=args.hands, boards=args.boards, repeats=args.repeats), args.json
-        )
+        report = bench_evaluator.bench_evaluator(hands=args.hands, boards=args.boards, repeats=args.repeats)
+        printer = bench_evaluator.print_evaluator_report
     elif args.what == "solver":
-        bench_solver.print_solver_report(bench_solver.bench_solver(repeats=min(args.repeats, 5)), args.json)
+        report, printer = bench_solver.bench_solver(repeats=min(args.repeats, 5)), bench_solver.print_solver_report
     elif args.what == "dealer":
         hands = args.hands if args.hands != 4_000_000 else 5000
-        bench_dealer.print_dealer_report(
-            bench_dealer.bench_dealer(hands=hands, repeats=min(args.repeats, 3)), args.json
-        )
+        report = bench_dealer.bench_dealer(hands=hands, repeats=min(args.repeats, 3))
+        printer = bench_dealer.print_dealer_report
     elif args.what == "compile":
         from pokerbot.bot.bench import compile as bench_compile
 
-        bench_compile.print_compile_report(bench_compile.bench_compile(args.threads, args.training), args.json)
+        report = bench_compile.bench_compile(args.threads, args.training)
+        printer = bench_compile.print_compile_report
     elif args.what == "mccfr":
-        bench_mccfr.print_mccfr_report(bench_mccfr.bench_mccfr(), args.json)
-    elif args.what in ("store", "depth-limited"):
+        report, printer = bench_mccfr.bench_mccfr(), bench_mccfr.print_mccfr_report
+    else:  # store, depth-limited: a blueprint's
         from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
 
         path = args.blueprint or os.environ.get(BLUEPRINT_ENV) or DEFAULT_BLUEPRINT
@@ -84,10 +87,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"pokerbot bench {args.what}: no blueprint at {path} (--blueprint PATH)", file=sys.stderr)
             return 2
         if args.what == "store":
-            bench_store.print_store_report(bench_store.bench_store(path), args.json)
+            report, printer = bench_store.bench_store(path), bench_store.print_store_report
         else:
             from pokerbot.bot.bench import depth_limited as bench_dl
 
             report = bench_dl.bench_depth_limited(path, repeats=min(args.repeats, 5))
-            bench_dl.print_depth_limited_report(report, args.json)
+            printer = bench_dl.print_depth_limited_report
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        printer(report)
     return 0

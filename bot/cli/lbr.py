@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import agent_options, blueprint_of, turn_solver_options
+from pokerbot.bot.cli.options import add_agent_options, agent_options, blueprint_of
 
 
 def add(sub) -> None:
@@ -28,15 +28,7 @@ def add(sub) -> None:
     lb.add_argument("--seed", type=int, default=0, help="the deals' and the strategy's seed")
     lb.add_argument("--workers", type=int, default=1, help="processes playing hands in parallel")
     lb.add_argument("--out", default="lbr-results", help="hands.jsonl (resumable) and summary.json go here")
-    lb.add_argument(
-        "--solve-round",
-        type=int,
-        default=3,
-        choices=[2, 3, 4],
-        help="the agent's first solving round: 2 flop, 3 turn (default), 4 river",
-    )
-    lb.add_argument("--solve-seconds", type=float, default=2.0, help="the agent's solve deadline (default 2)")
-    turn_solver_options(lb)
+    add_agent_options(lb)
     lb.add_argument("--json", action="store_true", help="print the summary as JSON")
     lb.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     lb.set_defaults(func=run)

@@ -41,7 +41,23 @@ def dealer_limit_options(p: argparse.ArgumentParser, whose: str) -> None:
     )
 
 
-def turn_solver_options(p: argparse.ArgumentParser) -> None:
+def add_agent_options(p: argparse.ArgumentParser) -> None:
+    """How the agent (libratus, unsafe) solves: the deadline, the first solving round,
+    the turn's and the flop's solves (``agent_options`` reads them)."""
+    p.add_argument(
+        "--solve-seconds",
+        type=float,
+        default=2.0,
+        help="libratus/unsafe: deadline of one subgame solve in seconds (default 2)",
+    )
+    p.add_argument(
+        "--solve-round",
+        type=int,
+        default=3,
+        choices=[2, 3, 4],
+        help="libratus/unsafe: the round real-time solving starts on, 2 = flop (depth-limited, as Pluribus), "
+        "3 = turn (default, as Libratus), 4 = river (the blueprint plays the turn: the river-only benchmark agent)",
+    )
     p.add_argument(
         "--turn-solver",
         default="depth-limited",
@@ -88,8 +104,8 @@ def blueprint_of(args: argparse.Namespace, command: str) -> tuple[str | None, in
 
 
 def agent_options(args: argparse.Namespace, **more) -> dict:
-    """The agent's options from a command's solving options (``turn_solver_options``
-    and --solve-round, --solve-seconds), with ``more``."""
+    """The agent's options from a command's solving options (``add_agent_options``),
+    with ``more``."""
     return {
         "solve_seconds": args.solve_seconds,
         "solve_round": args.solve_round - 1,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pokerbot.bot.cli.options import agent_options, non_negative, port_number, positive, turn_solver_options
+from pokerbot.bot.cli.options import add_agent_options, agent_options, non_negative, port_number, positive
 from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, load_gamedef
 
 
@@ -64,21 +64,7 @@ def add(sub) -> None:
         help="blueprint store for the blueprint, libratus and unsafe strategies (default "
         "$POKERBOT_BLUEPRINT, else blueprints/default.bp)",
     )
-    pl.add_argument(
-        "--solve-seconds",
-        type=float,
-        default=2.0,
-        help="libratus/unsafe: deadline of one subgame solve in seconds (default 2)",
-    )
-    pl.add_argument(
-        "--solve-round",
-        type=int,
-        default=3,
-        choices=[2, 3, 4],
-        help="libratus/unsafe: the round real-time solving starts on, 2 = flop (depth-limited, as Pluribus), "
-        "3 = turn (default, as Libratus), 4 = river (the blueprint plays the turn: the river-only benchmark agent)",
-    )
-    turn_solver_options(pl)
+    add_agent_options(pl)
     pl.add_argument("--threads", type=positive, default=1, help="libratus/unsafe: solver threads (default 1)")
     pl.add_argument(
         "--workers",

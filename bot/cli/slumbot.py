@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import agent_options, blueprint_of, non_negative, positive, turn_solver_options
+from pokerbot.bot.cli.options import add_agent_options, agent_options, blueprint_of, non_negative, positive
 from pokerbot.protocol.gamedef import load_gamedef
 
 
@@ -29,15 +29,7 @@ def add(sub) -> None:
     sl.add_argument("--rate", type=float, default=2.0, help="at most this many requests a second (default 2)")
     sl.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for an answer (default 30)")
     sl.add_argument("--out", default="slumbot-results", help="hands.jsonl, slumbot.log, strategy.jsonl, summary.json")
-    sl.add_argument(
-        "--solve-round",
-        type=int,
-        default=3,
-        choices=[2, 3, 4],
-        help="libratus/unsafe: solve from the flop (2), turn (3), river (4)",
-    )
-    sl.add_argument("--solve-seconds", type=float, default=2.0, help="libratus/unsafe: a solve's deadline (default 2)")
-    turn_solver_options(sl)
+    add_agent_options(sl)
     sl.add_argument("--workers", type=non_negative, default=0, help="libratus/unsafe: solver processes (default 0)")
     sl.add_argument("--threads", type=positive, default=1, help="libratus/unsafe: solver threads (default 1)")
     sl.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -10,31 +10,25 @@ import time
 
 from pokerbot.bot.cli.options import positive
 
+#: The help of warm's options.
+BLUEPRINT_HELP = (
+    "blueprint store (default $POKERBOT_BLUEPRINT, else blueprints/default.bp); with none, the solver's "
+    "kernels only (the blueprint's lookups compile when a player first opens one)"
+)
+EVALUATION_FIRST_HELP = (
+    "the evaluation's kernels before the solver's, and no blueprint: a second warm-up started beside a first "
+    "compiles them meanwhile (pokerbot match does that on two cores or more)"
+)
+PROGRESS_HELP = "print progress as JSON lines on stdout: {stage, index, stages}, {compiling, compiled}, then {done}"
+
 
 def add(sub) -> None:
-    w = sub.add_parser(
-        "warm",
-        help="load or compile (once per machine) every kernel the agent uses, then exit (image builds, first runs)",
-    )
-    w.add_argument(
-        "--blueprint",
-        default=None,
-        metavar="PATH",
-        help="blueprint store (default $POKERBOT_BLUEPRINT, else blueprints/default.bp); with none, the solver's "
-        "kernels only (the blueprint's lookups compile when a player first opens one)",
-    )
+    help_ = "load or compile (once per machine) every kernel the agent uses, then exit (image builds, first runs)"
+    w = sub.add_parser("warm", help=help_)
+    w.add_argument("--blueprint", default=None, metavar="PATH", help=BLUEPRINT_HELP)
+    w.add_argument("--evaluation-first", action="store_true", help=EVALUATION_FIRST_HELP)
+    w.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     w.add_argument("--threads", type=positive, default=1, help="also the kernels of solves on this many threads")
-    w.add_argument(
-        "--evaluation-first",
-        action="store_true",
-        help="the evaluation's kernels before the solver's, and no blueprint: a second warm-up started beside "
-        "a first compiles them meanwhile (pokerbot match does that on two cores or more)",
-    )
-    w.add_argument(
-        "--progress",
-        action="store_true",
-        help="print progress as JSON lines on stdout: {stage, index, stages}, {compiling, compiled}, then {done}",
-    )
     w.set_defaults(func=run)
 
 

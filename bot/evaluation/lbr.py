@@ -216,6 +216,7 @@ def _no_bets(_after: BettingState) -> float:
     raise AssertionError("a fold-or-call choice asks no fold probability")
 
 
+@dataclass
 class Baseline:
     """The value functions of LBR's control variates, in any game, from LBR's side with
     both hands known (``pair_equity(board)``: LBR's exact equity against the strategy's
@@ -236,21 +237,12 @@ class Baseline:
     plus the terms of its hand is unbiased whatever the functions are.
     """
 
-    def __init__(
-        self,
-        seat: int,
-        rounds: tuple[RoundActions, ...],
-        pair_equity: Callable[[tuple[int, ...]], float],
-        lbr_equity: Callable[[tuple[int, ...], np.ndarray], float],
-        fold_probabilities: Callable[[BettingState], np.ndarray] | None = None,
-        their_hand: int | None = None,
-    ) -> None:
-        self.seat = seat
-        self.rounds = rounds
-        self.pair_equity = pair_equity
-        self.lbr_equity = lbr_equity
-        self.fold_probabilities = fold_probabilities
-        self.their_hand = their_hand  # the strategy's hand's row in the stand-in's answers
+    seat: int
+    rounds: tuple[RoundActions, ...]
+    pair_equity: Callable[[tuple[int, ...]], float]
+    lbr_equity: Callable[[tuple[int, ...], np.ndarray], float]
+    fold_probabilities: Callable[[BettingState], np.ndarray] | None = None
+    their_hand: int | None = None  # the strategy's hand's row in the stand-in's answers
 
     def check_down(self, state: BettingState) -> float:
         """A fold at its payoff, else the hand checked down at the smaller commitment."""

@@ -6,6 +6,7 @@ the turn solution's, by Bayes' rule along the line played."""
 import numpy as np
 import pytest
 from conftest import capture_agent_logs as capture_logs
+from conftest import reach_along
 
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
@@ -62,14 +63,9 @@ def test_the_turn_is_solved_to_its_end_and_the_river_from_the_turn_solution(smal
         st.apply(CALL)  # the opponent checks the river
         # the turn solution's reach of both players at the leaf the hand reached, by
         # Bayes' rule along the line (our strategy's rows for our actions)
-        tree, sub = turn.sub.tree, turn.sub
-        node, expected = 0, sub.reach.copy()
-        for a in st.actions[2]:
-            f, m = int(tree.first_child[node]), int(tree.num_children[node])
-            nxt = next(c for c in range(f, f + m) if tree.actions[c] == a)
-            expected[int(tree.player[node])] *= turn.strategy[nxt]
-            node = nxt
-        assert tree.kind[node] == LEAF
+        sub = turn.sub
+        node, expected = reach_along(turn, st.actions[2])
+        assert sub.tree.kind[node] == LEAF
         a = bot.act(MatchState(me, st))
         assert st.can_apply(a)
         river = bot.solution

@@ -6,6 +6,7 @@ bet, and the turn solved anew from the flop solution's ranges at the leaf reache
 import numpy as np
 import pytest
 from conftest import capture_agent_logs as capture_logs
+from conftest import reach_along
 
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
@@ -55,14 +56,9 @@ def test_the_flop_is_solved_to_its_end_and_the_turn_from_the_flop_solution(small
             continue
         st.deal_board_cards(BOARD[3:4])
         st.apply(CALL)  # the opponent checks the turn
-        tree, sub = flop.sub.tree, flop.sub
-        node, expected = 0, sub.reach.copy()
-        for a in st.actions[1]:
-            f, m = int(tree.first_child[node]), int(tree.num_children[node])
-            nxt = next(c for c in range(f, f + m) if tree.actions[c] == a)
-            expected[int(tree.player[node])] *= flop.strategy[nxt]
-            node = nxt
-        assert tree.kind[node] == LEAF
+        sub = flop.sub
+        node, expected = reach_along(flop, st.actions[1])
+        assert sub.tree.kind[node] == LEAF
         a = bot.act(MatchState(me, st))
         assert st.can_apply(a)
         turn = bot.solution

@@ -6,49 +6,26 @@ hold'em estimate skip enumerating cards), card removal included; against a mixin
 strategy the corrected and raw results agree on average and the corrected one is less
 noisy; logs round-trip and a missing decision is an error, not a silent guess."""
 
-import random
-
 import numpy as np
 import pytest
+from conftest import logged_hand, shuffled_deck
 
 from pokerbot.bot.evaluation.aivat import AIVATError, CheckDownValues, estimate, hand_events, two_sided
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.bot.players.strategy_log import LoggedDecision, StrategyLogWriter, read_strategy_log
-from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
+from pokerbot.bot.players.strategy_query import HANDS, live_hands
 from pokerbot.bot.strategies import make_strategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.gamedef import bundled_game
-from pokerbot.protocol.matchstate import MatchState
 
 HUNL = bundled_game("holdem.nolimit.2p")
 pytestmark = pytest.mark.timeout(600)
 
 
 def play_logged(players, hand: int, seed: int):
-    """One hand between ``players`` (by position), each decision logged with the
-    player's answer for every hand. Returns the final state and a log per position."""
-    deck = list(range(52))
-    random.Random(f"aivat-test:{seed}:{hand}").shuffle(deck)
-    state = BettingState(HUNL, hand, [deck[0:2], deck[2:4]])
-    logs: list[dict] = [{}, {}]
-    while not state.finished:
-        need = HUNL.total_board_cards(state.round)
-        if len(state.board_cards) < need:
-            state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
-        seat = state.current_player
-        action = players[seat].act(MatchState(seat, state))
-        answer = query(players[seat], state, seat)
-        key = (hand, state.betting_string())
-        logs[seat][key] = LoggedDecision(hand, seat, key[1], tuple(state.board_cards), action, answer)
-        state.apply(action)
-    last = HUNL.total_board_cards(HUNL.num_rounds - 1)
-    if not any(state.folded) and len(state.board_cards) < last:
-        state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + last])
-    for seat in (0, 1):
-        over = getattr(players[seat], "hand_over", None)
-        if over is not None:
-            over(MatchState(seat, state))
-    return state, logs
+    """One hand between ``players`` (by position) on a deck keyed by (seed, hand), each
+    decision logged with the player's answer for every hand."""
+    return logged_hand(players, hand, shuffled_deck(f"aivat-test:{seed}:{hand}"))
 
 
 def test_two_calling_stations_are_worth_exactly_zero_after_correction():

@@ -5,7 +5,7 @@ trees, the agent's decisions with fixed iterations, LBR's and AIVAT's figures on
 fixed seed. The blueprint is synthetic (a random strategy on a fixed tree), so the
 record does not depend on training; the solver's part is compared by the decisions
 only. A change of behaviour fails here; the record is remade only on purpose:
-``python tests/bot/test_blueprint_semantics.py --record``."""
+``PYTHONPATH=tests python tests/bot/test_blueprint_semantics.py --record``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import logged_hand, play_in_memory, shuffled_deck
 
 from pokerbot.blueprint_store.actions import ActionAbstraction
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
@@ -27,7 +28,6 @@ from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.bot.evaluation.aivat import estimate, hand_events
 from pokerbot.bot.evaluation.lbr import play_hand
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
-from pokerbot.bot.players.strategy_log import LoggedDecision
 from pokerbot.bot.players.strategy_query import query
 from pokerbot.bot.strategies import make_strategy
 from pokerbot.protocol.betting import BettingState, apply_betting
@@ -98,26 +98,7 @@ def digest(*arrays) -> str:
 
 def play(players, hand: int, seed: int, on_decision=None) -> BettingState:
     """One hand between ``players`` (by position) on a deck keyed by (seed, hand)."""
-    deck = list(range(52))
-    random.Random(f"semantics:{seed}:{hand}").shuffle(deck)
-    state = BettingState(HUNL, hand, [deck[0:2], deck[2:4]])
-    while not state.finished:
-        need = HUNL.total_board_cards(state.round)
-        if len(state.board_cards) < need:
-            state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
-        seat = state.current_player
-        action = players[seat].act(MatchState(seat, state))
-        if on_decision is not None:
-            on_decision(state, seat, action)
-        state.apply(action)
-    last = HUNL.total_board_cards(HUNL.num_rounds - 1)
-    if not any(state.folded) and len(state.board_cards) < last:
-        state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + last])
-    for seat in (0, 1):
-        over = getattr(players[seat], "hand_over", None)
-        if over is not None:
-            over(MatchState(seat, state))
-    return state
+    return play_in_memory(players, hand, shuffled_deck(f"semantics:{seed}:{hand}"), on_decision)
 
 
 def player_record(bp: str) -> dict:
@@ -214,14 +195,7 @@ def aivat_record(bp: str) -> list:
     for hand in range(24):
         me = hand % 2
         players = [player, other] if me == 0 else [other, player]
-        logs: list[dict] = [{}, {}]
-
-        def log(state, seat, action, players=players, logs=logs, hand=hand):
-            key = (hand, state.betting_string())
-            answer = query(players[seat], state, seat)
-            logs[seat][key] = LoggedDecision(hand, seat, key[1], tuple(state.board_cards), action, answer)
-
-        final = play(players, hand, 3, log)
+        final, logs = logged_hand(players, hand, shuffled_deck(f"semantics:3:{hand}"))
         prior, events, payoff = hand_events(final, me, logs[me], logs[1 - me])
         out.append(estimate(prior, events, payoff).value)
     return out
@@ -285,7 +259,6 @@ def test_lbr_and_aivat_figures_are_as_recorded(semantics, recorded):
 if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
     import tempfile
 
-    sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
     from conftest import build_small_blueprint
 
     with tempfile.TemporaryDirectory() as d:
