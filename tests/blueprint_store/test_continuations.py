@@ -22,7 +22,7 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import cfr
 from pokerbot.solver.depth_limited import biased, full_depth_strategy
 from pokerbot.solver.subgame import make_subgame
-from pokerbot.solver.tree import DECISION, BetSizes, abstract_actions
+from pokerbot.solver.tree import CHANCE, DECISION, BetSizes, abstract_actions
 
 HUNL = bundled_game("holdem.nolimit.2p")
 BOARD = parse_cards("Kh9s4c2d")
@@ -152,12 +152,18 @@ def test_the_blueprint_past_its_raise_cap_on_a_subgame_tree_plays_what_the_playe
     strategy = blueprint_subgame_strategy(full, root, bp, node)
     t = full.tree
     past = []
-    for n in np.nonzero(t.kind == DECISION)[0]:
-        st = state_at(t, root, int(n))
-        if sum(a.type is ActionType.RAISE for a in st.actions[st.round]) > sizes[st.round].max_raises:
-            past.append(int(n))
+    stack = [(0, root.round, 0)]  # node, its round, raises in the round before it
+    while stack:
+        n, rnd, raises = stack.pop()
+        if t.kind[n] == DECISION and raises > sizes[rnd].max_raises:
+            past.append(n)
+        for c in range(int(t.first_child[n]), int(t.first_child[n]) + int(t.num_children[n])):
+            if t.kind[n] == CHANCE:
+                stack.append((c, rnd + 1, 0))
+            else:
+                stack.append((c, rnd, raises + (t.actions[c].type is ActionType.RAISE)))
     assert len(past) > 10
-    picks = np.random.default_rng(1).choice(past, 12, replace=False)
+    picks = np.random.default_rng(1).choice(sorted(past), 12, replace=False)
     assert_nodes_play_what_the_player_answers(full, strategy, root, player, picks)
 
 

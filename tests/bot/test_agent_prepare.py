@@ -73,7 +73,8 @@ sys.exit(1 if grew else 0)
 """
 
 
-@pytest.mark.parametrize("solve_round,threads", [(3, 1), (2, 2), (1, 1)])
+# two threads: the parallel kernels' own compile (about 45 s on an empty cache) in the slow run
+@pytest.mark.parametrize("solve_round,threads", [(3, 1), pytest.param(2, 2, marks=pytest.mark.slow), (1, 1)])
 def test_no_kernel_is_compiled_during_decisions_after_prepare(small_blueprint, solve_round, threads):
     r = subprocess.run(
         [sys.executable, "-c", SCRIPT, small_blueprint, str(solve_round), str(threads)],

@@ -19,7 +19,7 @@ from pokerbot.protocol.betting import CALL, FOLD, LIMIT_RAISE, BettingState, Ill
 from pokerbot.protocol.cards import make_card  # noqa: E402
 from pokerbot.protocol.gamedef import bundled_game, parse_gamedef  # noqa: E402
 
-HANDS = int(os.environ.get("POKERBOT_DIFF_HANDS", "10000"))
+HANDS = int(os.environ.get("POKERBOT_DIFF_HANDS", "4000"))
 
 
 def universal_poker_params(game) -> dict[str, int | str]:
@@ -136,18 +136,19 @@ def play_differential(game, hands: int, seed: int) -> dict:
     return stats
 
 
-def test_hunl_full_game_agrees_with_openspiel():
+@pytest.mark.parametrize("hands", [HANDS, pytest.param(10 * HANDS, marks=pytest.mark.slow)])
+def test_hunl_full_game_agrees_with_openspiel(hands):
     game = bundled_game("holdem.nolimit.2p")
     # The loader OpenSpiel recommends for this game must describe the same game.
     ref = pyspiel.load_game(pyspiel.hunl_game_string("fullgame"))
     ours_os = load_universal_poker(game)
     assert ref.get_parameters() == ours_os.get_parameters()
-    stats = play_differential(game, HANDS, seed=20261122)
-    assert stats["decisions"] > 4 * HANDS
+    stats = play_differential(game, hands, seed=20261122)
+    assert stats["decisions"] > 4 * hands
     # The sample covers every street, showdowns, folds and many all-ins.
-    assert min(stats["rounds_reached"]) > HANDS // 50, stats
-    assert stats["allins"] > HANDS // 10, stats
-    assert stats["showdowns"] > HANDS // 5 and stats["folds"] > HANDS // 20, stats
+    assert min(stats["rounds_reached"]) > hands // 50, stats
+    assert stats["allins"] > hands // 10, stats
+    assert stats["showdowns"] > hands // 5 and stats["folds"] > hands // 20, stats
 
 
 def test_hunl_limit_agrees_with_openspiel():
