@@ -1,5 +1,6 @@
 import contextlib
 import json
+import os
 import subprocess
 import sys
 
@@ -9,8 +10,35 @@ from pokerbot.protocol.logs import configure
 configure("warning")
 
 
+#: Set to 0 to run the tests without compiling the agent's kernels beside them.
+WARM_ENV = "POKERBOT_TEST_WARM"
+
+
+def pytest_sessionstart(session):
+    """On a fresh clone every numba kernel compiles during the run, one core at a time:
+    compile the agent's solver and evaluation kernels in a second process on the other
+    core meanwhile (each kernel is still compiled once: ``solver.kernel_cache``; on a
+    warm cache this only loads them)."""
+    if os.environ.get(WARM_ENV, "1") == "0" or (os.cpu_count() or 1) < 2:
+        return
+    session.config.stash[WARM_KEY] = subprocess.Popen(
+        [sys.executable, "-m", "pokerbot.bot.cli", "warm", "--threads", "2", "--evaluation-first"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def pytest_sessionfinish(session):
+    warm = session.config.stash.get(WARM_KEY, None)
+    if warm is not None and warm.poll() is None:
+        warm.terminate()
+        warm.wait()
+
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+WARM_KEY = pytest.StashKey[subprocess.Popen]()
 
 
 def build_small_blueprint(path, iterations: int = 20_000, seed: int = 0, actions=None):
