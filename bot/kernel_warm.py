@@ -11,15 +11,12 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from typing import TextIO
-
-from pokerbot.bot.progress import ProgressBar, format_duration
 
 
 class BackgroundWarm:
     """``pokerbot warm`` for solves on ``threads`` (and the lookups of ``blueprint``
-    when given), started now in a subprocess; ``wait`` shows how far it got. With
+    when given), started now in a subprocess; ``status`` says how far it got. With
     ``helpers`` (default: one on a machine of two cores or more) as many more start
     with ``--evaluation-first``: they compile the evaluation's kernels while the first
     compiles the solver's, then load what it compiled."""
@@ -39,7 +36,6 @@ class BackgroundWarm:
             )
             for _ in range(helpers)
         ]
-        self.started = time.monotonic()
         self.stage = "starting"
         self.index = 0
         self.stages = 1
@@ -90,36 +86,22 @@ class BackgroundWarm:
             return None
         return f"compiling the agent's kernels: {self.status()}"
 
-    def wait(self, progress: bool = True, stream: TextIO | None = None) -> bool:
-        """Block until the warm-up ends, with a progress line while it runs. True
-        when it succeeded; else its last error lines go to ``stream`` (the players
-        then compile what they need themselves, still one process per kernel)."""
-        stream = stream if stream is not None else sys.stderr
-        bar = None
-        while self.proc.poll() is None:
-            if progress and bar is None:
-                bar = ProgressBar(self.stages, "stages", label="compiling the agent's kernels", stream=stream)
-            if bar is not None:
-                bar.total = float(self.stages)
-                bar.update(self.index, self.status())
-            time.sleep(0.2)
+    def wait(self, stream: TextIO | None = None) -> bool:
+        """Block until the warm-up ends. True when it succeeded; else its last error
+        lines go to ``stream`` (default stderr)."""
+        self.proc.wait()
         self._reader.join(timeout=5)
         self._stderr.join(timeout=5)
         for helper in self.helpers:  # it only hurries the first one along: its end is the first's
             helper.wait()
-        if bar is not None:
-            bar.update(self.stages)
-            bar.finish(f"{self.compiled} kernels compiled")
         if self.proc.returncode != 0:
-            print("pokerbot: loading the agent's kernels failed:", *self._errors[-5:], sep="\n  ", file=stream)
-            return False
-        if progress and self.compiled:
             print(
-                f"kernels compiled once for this machine in {format_duration(time.monotonic() - self.started)} "
-                "(later runs load them in seconds)",
-                file=stream,
-                flush=True,
+                "pokerbot: loading the agent's kernels failed:",
+                *self._errors[-5:],
+                sep="\n  ",
+                file=stream if stream is not None else sys.stderr,
             )
+            return False
         return True
 
     def close(self, stream: TextIO | None = None) -> None:

@@ -499,9 +499,8 @@ class MCCFR:
         is no longer bit-for-bit reproducible)."""
         if threads < 1:
             raise ValueError("threads must be at least 1")
-        t = self.tree
         s = self.settings
-        tree = traversal_tree(t, t.slot_offset, np.zeros(1, dtype=np.int64))  # one machine: no owners
+        tree = self._traversal_tree()
         stats = np.zeros(2, dtype=np.int64)
         t0 = time.perf_counter()
         done = 0
@@ -519,14 +518,12 @@ class MCCFR:
             rules = RegretRules(
                 prune, float(s.prune_threshold), float(s.prune_k), float(s.regret_floor), float(self.units)
             )
-            args = (tree, self.regret, self.phi, rules, self.kept_action, self.kept_reach, stats)
+            seeds = None
             if threads > 1:
                 # numba.config sets NUMBA_NUM_THREADS at run time (through globals()), out of mypy's sight
                 nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
                 seeds = self.rng.integers(0, 2**31 - 1, threads)
-                _run_parallel(buckets, outcomes, seeds, *args)
-            else:
-                _run(buckets, outcomes, seed, *args)
+            self._walk(tree, buckets, outcomes, rules, stats, seed, seeds)
             self.iterations += n
             done += n
             factor = s.discount_due(self.iterations)
@@ -543,15 +540,23 @@ class MCCFR:
         on ``threads``, without training: a batch of no deals, drawn with a generator of
         its own (the regrets and this solver's random state stay as they are), so that
         a time budget counts training, not compiling."""
-        t = self.tree
-        tree = traversal_tree(t, t.slot_offset, np.zeros(1, dtype=np.int64))
         buckets, outcomes = deals.sample(0, np.random.default_rng(0))
         rules = RegretRules(False, float(self.settings.prune_threshold), 0.0, float(self.settings.regret_floor), 1.0)
-        args = (tree, self.regret, self.phi, rules, self.kept_action, self.kept_reach, np.zeros(2, dtype=np.int64))
-        if threads > 1:
-            _run_parallel(buckets, outcomes, np.zeros(threads, dtype=np.int64), *args)
+        seeds = np.zeros(threads, dtype=np.int64) if threads > 1 else None
+        self._walk(self._traversal_tree(), buckets, outcomes, rules, np.zeros(2, dtype=np.int64), 0, seeds)
+
+    def _traversal_tree(self) -> TraversalTree:
+        t = self.tree
+        return traversal_tree(t, t.slot_offset, np.zeros(1, dtype=np.int64))  # one machine: no owners
+
+    def _walk(self, tree, buckets, outcomes, rules, stats, seed: int, seeds: np.ndarray | None) -> None:
+        """One traversal per deal: on one thread with ``seed``, or on numba's threads
+        (one seed each in ``seeds``) over the shared regrets."""
+        args = (tree, self.regret, self.phi, rules, self.kept_action, self.kept_reach, stats)
+        if seeds is not None:
+            _run_parallel(buckets, outcomes, seeds, *args)
         else:
-            _run(buckets, outcomes, 0, *args)
+            _run(buckets, outcomes, seed, *args)
 
     def discount(self, factor: float) -> None:
         """Multiply regrets and average-strategy weights by ``factor`` (linear CFR's

@@ -45,7 +45,7 @@ from pokerbot.blueprint_store.abstraction import hand_buckets
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job, warm_up
+from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job
 from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
 from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, blueprint_answer, merge_columns
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState
@@ -59,7 +59,7 @@ from pokerbot.solver.keyed import KeyedUniform, pick
 from pokerbot.solver.passes import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetSizes
-from pokerbot.solver.warm_up import SOLVER_STAGES
+from pokerbot.solver.warm_up import SOLVER_STAGES, load_solver_kernels
 
 log = structlog.get_logger("agent")
 
@@ -320,7 +320,7 @@ class LibratusAgent:
         t0 = time.perf_counter()
         compiled: list[str] = []
         with kernel_cache.watch(finished=lambda k, s, depth, a: compiled.append(k) if depth == 0 else None):
-            warm_up(self.threads, stage)
+            load_solver_kernels(self.threads, stage)
             if stage is not None:
                 stage(self.PREPARE_STAGES[-1])
             game = self.bp.game

@@ -74,14 +74,6 @@ RETURN_MARGIN = 0.1
 MIN_SOLVE = 0.01
 
 
-def warm_up(threads: int = 1, stage=None, evaluation_first: bool = False) -> None:
-    """Load (on a fresh machine: compile, each kernel by one process) every kernel a
-    solve uses, on one thread and with ``threads`` > 1 on threads, so that no solve of a
-    match pays for it (``solver.warm_up.load_solver_kernels``; ``stage`` is told each
-    stage's name)."""
-    load_solver_kernels(threads, stage, evaluation_first)
-
-
 def run_job(job: SolveJob) -> cfr.SolveResult:
     """Solve; for an unsafe full-depth solve (no gadget) also measure the result's
     exploitability in the subgame (two best-response passes, about two iterations'
@@ -112,7 +104,7 @@ def _worker_main(conn, warm: bool, threads: int = 1) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     try:
         if warm:
-            warm_up(threads)
+            load_solver_kernels(threads)
         conn.send(("ready", os.getpid()))
         while True:
             try:

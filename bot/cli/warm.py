@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from pokerbot.bot.strategies import blueprint_path, make_strategy
     from pokerbot.protocol.logs import configure
     from pokerbot.solver import kernel_cache
-    from pokerbot.solver.warm_up import SOLVER_STAGES
+    from pokerbot.solver.warm_up import SOLVER_STAGES, load_solver_kernels
 
     configure("warning")
     t0 = time.time()
@@ -76,9 +76,7 @@ def run(args: argparse.Namespace) -> int:
             assert isinstance(agent, LibratusAgent)  # what make_strategy("libratus") makes
             agent.prepare(stage)
         else:
-            from pokerbot.bot.agent.solver_pool import warm_up
-
-            warm_up(args.threads, stage, evaluation_first=args.evaluation_first)
+            load_solver_kernels(args.threads, stage, evaluation_first=args.evaluation_first)
     seconds = time.time() - t0
     say(done=round(seconds, 1), compiled=compiled)
     if not args.progress:

@@ -360,21 +360,14 @@ def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int,
             continue
         bb = chips / big_blind
         ax.plot(np.arange(1, len(bb) + 1), np.cumsum(bb), label=label, linewidth=0.8, alpha=0.35)
-    for label, chips in series:
-        if label != headline or not len(chips):
-            continue
-        bb = chips / big_blind
+    if headline is not None:  # drawn last, on top
+        bb = dict(series)[headline] / big_blind
         n = np.arange(1, len(bb) + 1)
-        line = ax.plot(n, np.cumsum(bb), label=f"{label} (95 % band)", linewidth=2.0, color="black")[0]
+        ax.plot(n, np.cumsum(bb), label=f"{headline} (95 % band)", linewidth=2.0, color="black")
         if len(bb) > 1:
             mean, sd = bb.mean(), bb.std(ddof=1)
-            ax.fill_between(
-                n,
-                n * mean - Z95 * sd * np.sqrt(n),
-                n * mean + Z95 * sd * np.sqrt(n),
-                color=line.get_color(),
-                alpha=0.15,
-            )
+            spread = Z95 * sd * np.sqrt(n)
+            ax.fill_between(n, n * mean - spread, n * mean + spread, color="black", alpha=0.15)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("hand")
     ax.set_ylabel("cumulative winnings of player A (big blinds)")

@@ -43,12 +43,12 @@ def test_warm_prints_its_stages_in_order_then_done(small_blueprint):
 def test_the_background_warm_up_ends_and_a_failure_is_told(small_blueprint, tmp_path):
     warm = BackgroundWarm(1, small_blueprint)
     out = io.StringIO()
-    assert warm.wait(progress=True, stream=out)
+    assert warm.wait(stream=out)
     assert warm.done is not None and warm.index == warm.stages - 1 == 3  # one thread: no threaded stage
     assert "stage 4 of 4 (blueprint lookups)" in warm.status() and warm.running_status() is None
     broken = BackgroundWarm(1, str(tmp_path / "missing.bp"))
     out = io.StringIO()
-    assert not broken.wait(progress=False, stream=out)
+    assert not broken.wait(stream=out)
     assert "loading the agent's kernels failed" in out.getvalue() and "missing.bp" in out.getvalue()
     out = io.StringIO()
     broken.close(out)  # the match's end says it too
