@@ -74,7 +74,7 @@ def _agent(
     of that many warm solver processes for this agent, 0 solves in this process.
     The dealer's limits (milliseconds) set its time budget; ``reply_grid_ms`` the
     reply-time grid."""
-    from pokerbot.bot.agent.libratus import LibratusAgent
+    from pokerbot.bot.agent.libratus import MIN_SOLVE_SECONDS, LibratusAgent
     from pokerbot.bot.agent.solver_pool import SolverPool
     from pokerbot.bot.agent.time_budget import (
         DEFAULT_T_HAND_MS,
@@ -82,6 +82,7 @@ def _agent(
         DEFAULT_T_RESPONSE_MS,
         ReplyClock,
         TimeBudget,
+        verify_solving_fits,
     )
 
     budget = TimeBudget(
@@ -89,6 +90,7 @@ def _agent(
         (t_hand_ms or DEFAULT_T_HAND_MS) / 1000,
         (t_per_hand_ms or DEFAULT_T_PER_HAND_MS) / 1000,
     )
+    verify_solving_fits(budget, MIN_SOLVE_SECONDS)  # else the agent could never solve: say so now
     clock = ReplyClock() if reply_grid_ms is None else ReplyClock(reply_grid_ms / 1000)
     path = blueprint_path(blueprint)
     agent = LibratusAgent(seed, path, safe=safe, budget=budget, clock=clock, **options)

@@ -75,12 +75,24 @@ def summarise(paths: list[str]) -> dict:
             "past_deadline_over_0.1s": sum(s["seconds"] - s["deadline"] > 0.1 for s in ks if "deadline" in s),
             "rounds": dict(sorted(Counter(_round_of(s["betting"]) for s in ks if "betting" in s).items())),
         }
+    by_round: dict[str, dict] = {}
+    for rnd in ("flop", "turn", "river"):
+        rs = [s for s in solves if "betting" in s and _round_of(s["betting"]) == rnd]
+        if rs:
+            by_round[rnd] = {
+                "solves": len(rs),
+                "median_iterations": statistics.median(s["iterations"] for s in rs),
+                "min_iterations": min(s["iterations"] for s in rs),
+                "median_seconds": statistics.median(s["seconds"] for s in rs),
+                "stopped_early": sum(bool(s["stopped_early"]) for s in rs),
+            }
     return {
         "decisions": len(decisions),
         "hands_with_a_decision": len(hands),
         "sources": dict(Counter(e["source"] for e in decisions).most_common()),
         "extensions": dict(Counter(e["extension"] for e in decisions if "extension" in e).most_common()),
         "solves": by_kind,
+        "solves_by_round": by_round,
         "solves_lost": lost,
         "workers_replaced": replaced,
         "unreadable_lines": bad,
@@ -115,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
             f"median {k['median_nodes']:.0f} nodes; at most {k['max_past_deadline']:.3f} s past the deadline "
             f"({k['past_deadline_over_0.1s']} over 0.1 s); by round: "
             + ", ".join(f"{r} {n:,}" for r, n in k["rounds"].items())
+        )
+    for rnd, k in s["solves_by_round"].items():
+        print(
+            f"  {rnd} solves: {k['solves']:,}, median {k['median_iterations']:.0f} iterations "
+            f"(min {k['min_iterations']}), median {k['median_seconds']:.3f} s, {k['stopped_early']} stopped at the deadline"
         )
     print(f"solves lost: {s['solves_lost']}, workers replaced: {s['workers_replaced']}")
     print(

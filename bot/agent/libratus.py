@@ -46,7 +46,7 @@ from pokerbot.blueprint_store.continuations import attach_blueprint_continuation
 from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job
-from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
+from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget, TimePlan
 from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, blueprint_answer, merge_columns
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState
 from pokerbot.protocol.cards import cards_to_str
@@ -238,7 +238,7 @@ class LibratusAgent:
         seed: int | None = None,
         blueprint: str | Blueprint | None = None,
         safe: bool = True,
-        solve_seconds: float = 2.0,
+        solve_seconds: float | None = None,
         sizes: dict[int, BetSizes] | None = None,
         river_sizes: BetSizes | None = None,
         threads: int = 1,
@@ -250,13 +250,17 @@ class LibratusAgent:
         card_samples: int = CARD_SAMPLES,
         flop_rivers: int = FLOP_RIVERS,
         flop_warm_start: int = FLOP_WARM_START,
+        plan: TimePlan | None = None,
     ) -> None:
         self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
         self.bp = self.blueprint.bp
         self.keys = KeyedUniform(seed)
         self.safe = safe
         self.name = "libratus" if safe else "unsafe"
-        self.solve_seconds = solve_seconds
+        if solve_seconds is not None and solve_seconds <= 0:
+            raise ValueError(f"a solve's cap must be positive seconds, got {solve_seconds}")
+        self.solve_seconds = solve_seconds  # None: the time plan sets each solve's cap
+        self.plan = plan or TimePlan()
         self.sizes = sizes or SUBGAME_SIZES
         self.river_sizes = river_sizes or RIVER_SUBGAME_SIZES
         self.threads = threads
@@ -355,7 +359,8 @@ class LibratusAgent:
         extra: tuple[int, ...] = (),
     ) -> Solution:
         t_setup = time.perf_counter()
-        deadline = self.budget.solve_deadline(self.solve_seconds)
+        elapsed = t_setup - self._decision_t0  # a decision may solve twice (a new round, then a re-solve)
+        deadline = self.budget.solve_deadline(self.solve_cap(state, elapsed), elapsed)
         if deadline < MIN_SOLVE_SECONDS:
             raise SolveUnavailable("time budget")
         table = self.sizes if state.round < 3 else {3: self.river_sizes}
@@ -449,6 +454,14 @@ class LibratusAgent:
         )
         value_deals = FLOP_VALUE_DEALS if deals is not None and len(deals) > FLOP_VALUE_DEALS else 0
         return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy, value_deals, key, self.threads)
+
+    def solve_cap(self, state: BettingState, elapsed: float = 0.0) -> float:
+        """The cap of a solve at ``state`` before the dealer's limits: ``solve_seconds``,
+        else the time plan's share for its round and pot (public information only)."""
+        if self.solve_seconds is not None:
+            return self.solve_seconds
+        pot_weight = cfr.libratus_iterations(state.pot, state.game.big_blind) / cfr.libratus_iterations(0, 1)
+        return self.plan.cap(self.budget, state.round, pot_weight, elapsed)
 
     def _solve_next_round(self, state: BettingState, me: int, leaf: int) -> Solution:
         """An unsafe solve from the start of the round after a depth-limited solution,

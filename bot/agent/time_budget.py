@@ -7,6 +7,12 @@ own cap and what each limit still allows, less a safety share and a fixed overhe
 (transfer, tree building, the reply itself), so a deadline-stopped solve never makes
 the dealer end the match.
 
+``TimePlan`` spends the match's bank: a solve's cap is a share of what the hand may
+spend (its own allowance plus a part of the time earlier hands left unused), the share
+by the solving rounds still to come and the pot, so that a match whose hands end early
+gives its time to the hands that are solved. Every input is public: the round, the pot,
+the clock.
+
 ``ReplyClock`` makes the reply time a function of public information: the work of a
 decision is already card-independent (every solve covers all hands of both players,
 the iteration count and deadline come from the pot and the clock), and the reply is
@@ -59,8 +65,9 @@ class TimeBudget:
         self.used_hand += seconds
         self.used_match += seconds
 
-    def available(self) -> float:
-        """Seconds the next decision may take under every limit, after the safety share."""
+    def available(self, elapsed: float = 0.0) -> float:
+        """Seconds the next decision may take under every limit, after the safety
+        share; ``elapsed``: seconds the current decision has taken already."""
         s = self.safety
         return max(
             0.0,
@@ -68,13 +75,78 @@ class TimeBudget:
                 s * self.t_response,
                 s * self.t_hand - self.used_hand,
                 s * self.t_per_hand * self.hands - self.used_match,
-            ),
+            )
+            - elapsed,
         )
 
-    def solve_deadline(self, cap: float) -> float:
-        """The deadline of a solve starting now: at most ``cap`` seconds; 0 when the
-        budget leaves no time to solve (the agent then plays what it already has)."""
-        return max(0.0, min(cap, self.available() - self.overhead))
+    def solve_deadline(self, cap: float, elapsed: float = 0.0) -> float:
+        """The deadline of a solve starting now, ``elapsed`` seconds into the decision:
+        at most ``cap`` seconds; 0 when the budget leaves no time to solve (the agent
+        then plays what it already has)."""
+        return max(0.0, min(cap, self.available(elapsed) - self.overhead))
+
+
+#: Each solving round's weight in a hand's planned time (preflop, flop, turn, river): a
+#: solve gets its round's weight over the weights of the rounds from its own to the river.
+ROUND_WEIGHTS = (0.0, 3.0, 2.0, 1.0)
+
+
+@dataclass(frozen=True)
+class TimePlan:
+    """How much of the match's time one solve may take (``cap``).
+
+    A hand may spend its own allowance (``safety * t_per_hand`` less what the hand used
+    so far) plus ``carry`` of the bank earlier hands left unused; a solve on round r of
+    a hand solved from round f gets ``w[r] * pot_weight / (w[r] * pot_weight + sum of
+    w[r+1..])`` of that (``ROUND_WEIGHTS``; ``pot_weight``: the pot's iteration rule over
+    its small-pot count, so a big pot's solve weighs more), and never more than
+    ``ceiling`` hands' allowance. A solve that needs less time (its iterations done)
+    leaves the rest in the bank for later hands; a re-solve in the same round gets a
+    share of what is left. ``TimeBudget.solve_deadline`` then keeps the cap inside the
+    dealer's three limits."""
+
+    carry: float = 0.25
+    ceiling: float = 3.0
+    weights: tuple[float, ...] = ROUND_WEIGHTS
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.carry <= 1.0:
+            raise ValueError(f"a time plan's carry is a share in [0, 1], got {self.carry}")
+        if self.ceiling <= 0:
+            raise ValueError(f"a time plan's ceiling must be positive, got {self.ceiling}")
+
+    def hand_spend(self, budget: TimeBudget, elapsed: float = 0.0) -> float:
+        """Seconds the rest of the current hand may take, ``elapsed`` seconds into a
+        decision: its allowance left plus ``carry`` of the bank beyond it (never more
+        than the match has left)."""
+        allowance = budget.safety * budget.t_per_hand
+        match_left = allowance * budget.hands - budget.used_match - elapsed
+        own = max(0.0, allowance - budget.used_hand - elapsed)
+        bank = max(0.0, match_left - own)
+        return max(0.0, min(match_left, own + self.carry * bank))
+
+    def cap(self, budget: TimeBudget, round_: int, pot_weight: float = 1.0, elapsed: float = 0.0) -> float:
+        """The cap of a solve on round ``round_`` (0-based), ``elapsed`` seconds into the decision."""
+        w = self.weights
+        mine = w[round_] * pot_weight
+        later = sum(w[round_ + 1 :])
+        share = mine / (mine + later) if mine > 0 else 0.0
+        ceiling = self.ceiling * budget.safety * budget.t_per_hand
+        return min(ceiling, share * self.hand_spend(budget, elapsed))
+
+
+def verify_solving_fits(budget: TimeBudget, min_solve: float) -> None:
+    """Raise ValueError when the dealer's limits leave no solve ``min_solve`` seconds
+    long after the safety share and the overhead (the agent would only ever play its
+    blueprint)."""
+    tightest = budget.safety * min(budget.t_response, budget.t_hand, budget.t_per_hand)
+    if tightest - budget.overhead < min_solve:
+        raise ValueError(
+            f"the dealer's time limits leave no time to solve: {budget.safety:.0%} of the tightest limit is "
+            f"{tightest * 1000:.0f} ms, and a solve needs {budget.overhead * 1000:.0f} ms of overhead plus "
+            f"{min_solve * 1000:.0f} ms; give the dealer (and --t_response / --t_hand / --t_per_hand) more time, "
+            "or play --strategy blueprint"
+        )
 
 
 @dataclass

@@ -28,6 +28,36 @@ positive = number_type(int, "an integer", lambda v: v > 0, "must be positive")
 positive_float = number_type(float, "a number", lambda v: v > 0, "must be positive")
 
 
+def solve_seconds(text: str) -> float | None:
+    """``--solve-seconds``: "plan" (None: the time plan caps each solve) or positive seconds."""
+    if text == "plan":
+        return None
+    return positive_float(text)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def solver_threads(text: str) -> int:
+    """``--threads``: "auto" (the CPUs this process may use) or a positive count; a
+    count above them is clamped to them, with a note on standard error (more threads
+    than CPUs only slow a solve down)."""
+    usable = usable_cpus()
+    if text == "auto":
+        return usable
+    value = positive(text)
+    if value > usable:
+        print(f"pokerbot: --threads {value} is more than the {usable} CPUs this process may use; using {usable}",
+              file=sys.stderr)  # fmt: skip
+        return usable
+    return value
+
+
 def dealer_limit_options(p: argparse.ArgumentParser, whose: str) -> None:
     """The reference dealer's three time limits, in milliseconds, with its defaults."""
     p.add_argument(
@@ -46,9 +76,11 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     the turn's and the flop's solves (``agent_options`` reads them)."""
     p.add_argument(
         "--solve-seconds",
-        type=float,
-        default=2.0,
-        help="libratus/unsafe: deadline of one subgame solve in seconds (default 2)",
+        type=solve_seconds,
+        default=None,
+        metavar="plan|SECONDS",
+        help="libratus/unsafe: each solve's cap: 'plan' (default) spends the match's time bank, a share of "
+        "what the hand may use by round and pot; or a fixed number of seconds; inside the dealer's limits either way",
     )
     p.add_argument(
         "--solve-round",

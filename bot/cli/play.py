@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pokerbot.bot.cli.options import add_agent_options, agent_options, non_negative, port_number, positive
+from pokerbot.bot.cli.options import (
+    add_agent_options,
+    agent_options,
+    non_negative,
+    port_number,
+    positive,
+    solver_threads,
+)
 from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, load_gamedef
 
 
@@ -65,7 +72,14 @@ def add(sub) -> None:
         "$POKERBOT_BLUEPRINT, else blueprints/default.bp)",
     )
     add_agent_options(pl)
-    pl.add_argument("--threads", type=positive, default=1, help="libratus/unsafe: solver threads (default 1)")
+    pl.add_argument(
+        "--threads",
+        type=solver_threads,
+        default=1,
+        metavar="auto|N",
+        help="libratus/unsafe: solver threads (default 1; auto: the CPUs this process may use, for a machine "
+        "the bot has to itself; with several seats or agents on one machine, divide the CPUs among them)",
+    )
     pl.add_argument(
         "--workers",
         type=non_negative,

@@ -69,6 +69,10 @@ class PlayerSpec:
             value = words[i + 1] if w == "--threads" and i + 1 < len(words) else w.removeprefix("--threads=")
             if (w == "--threads" or w.startswith("--threads=")) and value.isdigit():
                 threads = max(1, int(value))
+            elif (w == "--threads" or w.startswith("--threads=")) and value == "auto":
+                from pokerbot.bot.cli.options import usable_cpus
+
+                threads = usable_cpus()
         return threads
 
     @property

@@ -136,6 +136,34 @@ def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
     assert 0 <= solve["exploitability_pct_pot"] < 5  # an unsafe solve reports how well it converged
 
 
+def test_the_time_plan_caps_a_solve_by_the_bank(small_blueprint):
+    """Without a fixed cap, a solve's deadline is the plan's share of what the hand may
+    spend: after hands that ended before any solve, more than one hand's allowance,
+    enough for the iterations that one hand's allowance cannot buy."""
+    from pokerbot.bot.agent.time_budget import TimeBudget, TimePlan
+
+    me = 1 - river_state("").current_player
+    st = river_state("r700", hand=20)
+
+    def solve_with(carry):
+        budget = TimeBudget(t_per_hand=0.25)
+        for hand in range(20):  # twenty hands folded before the river: 4 s saved
+            budget.start_hand(hand)
+        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, budget=budget, plan=TimePlan(carry, ceiling=10.0))
+        with capture_logs() as logs:
+            agent.act(MatchState(me, st))
+        line = next(e for e in logs if e["event"] == "decision")
+        assert budget.used_match == pytest.approx(line["reply_seconds"])
+        return next(e for e in logs if e["event"] == "solve")
+
+    # the river's share is the whole hand: its 0.2 s plus half the 4 s bank, less the setup
+    banked = solve_with(0.5)
+    assert 1.5 < banked["deadline"] <= 0.2 + 0.5 * 4.0
+    assert banked["iterations"] == banked["of"] and not banked["stopped_early"]
+    own = solve_with(0.0)  # the hand's own allowance only, less the overhead: too little
+    assert own["deadline"] <= 0.2 and own["stopped_early"] and own["iterations"] < own["of"]
+
+
 def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint):
     import os
     import signal

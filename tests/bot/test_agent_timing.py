@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import ks_2samp
 
 from pokerbot.bot.agent.libratus import LibratusAgent
-from pokerbot.bot.agent.time_budget import ReplyClock
+from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -105,10 +105,14 @@ def test_the_same_test_detects_a_card_dependent_delay(small_blueprint):
     assert ks_2samp(pairs, others).pvalue < 1e-6
 
 
-def test_river_solve_reply_times_do_not_depend_on_our_cards(small_blueprint):
+@pytest.mark.parametrize("planned", [False, True], ids=["fixed-cap", "time-plan"])
+def test_river_solve_reply_times_do_not_depend_on_our_cards(small_blueprint, planned):
+    """With a fixed cap, and with the time plan (each solve's cap from the bank, which
+    changes hand by hand: public, and the two kinds of hands are interleaved)."""
     rng = random.Random(3)
     me = 1 - river(0, [[48, 49], [20, 30]]).current_player  # act second: the opponent checked
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.15, clock=ReplyClock(0.02))
+    timing = {"budget": TimeBudget(t_per_hand=0.5)} if planned else {"solve_seconds": 0.15}
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, clock=ReplyClock(0.02), **timing)
 
     def after_check(hand, hole):
         return apply_betting(river(hand, hole), "r300c/cc/cc/c", len("r300c/cc/cc/"))

@@ -57,6 +57,26 @@ def test_play_refuses_a_missing_blueprint_before_starting_workers(capsys, tmp_pa
     assert "none.bp" in capsys.readouterr().err
 
 
+def test_agent_threads_and_solve_caps_are_checked(capsys, small_blueprint, monkeypatch):
+    from pokerbot.bot.cli.options import solve_seconds, solver_threads
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    assert solver_threads("auto") == 3 and solver_threads("2") == 2
+    assert solver_threads("64") == 3  # clamped to the CPUs this process may use, with a note
+    assert "more than the 3 CPUs" in capsys.readouterr().err
+    for bad in ("0", "-1", "x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            solver_threads(bad)
+    assert solve_seconds("plan") is None and solve_seconds("1.5") == 1.5
+    with pytest.raises(argparse.ArgumentTypeError):
+        solve_seconds("0")
+    with pytest.raises(SystemExit):
+        main(["play", "127.0.0.1", "9", "--threads", "0"])
+    # limits that leave no time to solve: refused before any connection
+    assert main(["play", "127.0.0.1", "9", "--blueprint", small_blueprint, "--t_per_hand", "300"]) == 2
+    assert "no time to solve" in capsys.readouterr().err
+
+
 def test_improve_reports_bad_input_clearly(capsys, tmp_path):
     assert (
         main(

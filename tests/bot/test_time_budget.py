@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget
+from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget, TimePlan, verify_solving_fits
 
 
 def test_budget_respects_every_limit_with_its_safety_share():
@@ -43,3 +43,65 @@ def test_reply_clock_rounds_up_to_the_grid():
     t0 = time.perf_counter()
     held = c.hold(t0)
     assert 0.01 <= held < 0.05 and time.perf_counter() - t0 >= 0.01
+
+
+def test_plan_shares_a_hand_by_its_solving_rounds_and_pot():
+    b = TimeBudget(t_per_hand=7.0)
+    b.start_hand(1)
+    plan = TimePlan()
+    allowance = 0.8 * 7.0
+    assert plan.cap(b, 3) == pytest.approx(allowance)  # the river: the rest of the hand
+    assert plan.cap(b, 2) == pytest.approx(allowance * 2 / 3)  # the turn leaves a third for the river
+    assert plan.cap(b, 1) == pytest.approx(allowance * 3 / 6)
+    assert plan.cap(b, 2, pot_weight=1.9) == pytest.approx(allowance * 3.8 / 4.8)  # a big pot weighs more
+    assert plan.cap(b, 0) == 0.0  # preflop is never solved
+    assert plan.cap(b, 2, elapsed=1.0) == pytest.approx((allowance - 1.0) * 2 / 3)
+    b.record(3.0)  # the turn's decision took 3 s: the river gets what is left
+    assert plan.cap(b, 3) == pytest.approx(allowance - 3.0)
+
+
+def test_plan_spends_part_of_the_bank_and_never_more_than_its_ceiling():
+    b = TimeBudget(t_per_hand=7.0)
+    plan = TimePlan(carry=0.25, ceiling=3.0)
+    allowance = 0.8 * 7.0
+    for hand in range(10):  # ten hands over before any solve: 56 s saved
+        b.start_hand(hand)
+    b.start_hand(10)
+    assert plan.hand_spend(b) == pytest.approx(allowance + 0.25 * 10 * allowance)
+    assert plan.cap(b, 3) == pytest.approx(3.0 * allowance)  # the ceiling
+    assert plan.cap(b, 2) == pytest.approx(2 / 3 * 3.5 * allowance)
+    b.used_match += 100.0  # earlier hands overspent: only what the match has left
+    assert plan.hand_spend(b) == 0.0
+    with pytest.raises(ValueError, match="carry"):
+        TimePlan(carry=1.5)
+
+
+def test_plan_spends_the_bank_inside_the_match_limit():
+    """A match where three hands in four end before any solve and the fourth solves the
+    turn and the river, every solve running to its deadline (the worst case): the
+    solving hands take the time the others left, the match stays inside its average."""
+    import random
+
+    rng = random.Random(5)
+    b = TimeBudget(t_per_hand=7.0)
+    plan = TimePlan()
+    worst_margin = 1e9
+    for hand in range(400):
+        b.start_hand(hand)
+        if hand % 4 == 3:
+            for rnd in (2, 3, 3):  # the turn, the river, a river re-solve
+                overhead = rng.uniform(0.0, b.overhead)  # what a decision takes besides its solve
+                b.record(b.solve_deadline(plan.cap(b, rnd)) + overhead)
+        worst_margin = min(worst_margin, 7.0 * b.hands - b.used_match)
+    assert worst_margin > 0.0  # the dealer's limit: never reached
+    solving_hand = b.used_match / 100
+    assert solving_hand > 3.5 * 0.8 * 7.0  # the bank was spent: far more than one hand's allowance each
+    assert b.used_match > 0.9 * 0.8 * 7.0 * b.hands
+
+
+def test_limits_that_leave_no_solve_are_refused():
+    verify_solving_fits(TimeBudget(), 0.05)
+    with pytest.raises(ValueError, match="no time to solve"):
+        verify_solving_fits(TimeBudget(t_per_hand=0.3), 0.05)
+    with pytest.raises(ValueError, match="no time to solve"):
+        verify_solving_fits(TimeBudget(t_response=0.2), 0.05)
