@@ -101,6 +101,20 @@ class CardAbstraction:
     build_seconds: float = 0.0
 
 
+def stand_in_cards(buckets: tuple[int, int, int, int]) -> CardAbstraction:
+    """A card abstraction with ``buckets`` per round whose buckets say nothing about
+    strength (a hand's class number modulo the round's count): for timing training and
+    solving, whose cost does not depend on how hands are grouped, without the hours a
+    real fit takes. The river's buckets are computed when asked, as for any abstraction."""
+    ix = HandIndexer(HOLDEM_ROUNDS)
+    return CardAbstraction(
+        CardAbstractionSpec(buckets=buckets),
+        ix.index_many(HOLE_PAIRS).astype(np.uint16),
+        (np.arange(ix.size(1)) % buckets[1]).astype(np.uint16),
+        (np.arange(ix.size(2)) % buckets[2]).astype(np.uint16),
+    )
+
+
 # ----------------------------------------------------------------------- kernels
 @nb.njit(cache=True)
 def _histograms(board, runouts, bins, ht, hist, counts):

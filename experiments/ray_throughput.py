@@ -20,12 +20,10 @@ import time
 
 import numpy as np
 
-from pokerbot.blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, HoldemDeals
-from pokerbot.blueprint_store.indexer import HandIndexer
+from pokerbot.blueprint_store.abstraction import HoldemDeals, stand_in_cards
 from pokerbot.blueprint_store.ray_train import RayShards, batch_bytes, connect
 from pokerbot.blueprint_store.train import PRESETS, blueprint_settings
 from pokerbot.protocol.gamedef import bundled_game
-from pokerbot.solver import evaluator as ev
 from pokerbot.solver.betting_tree import build_betting_tree
 from pokerbot.solver.mccfr import MCCFR
 from pokerbot.solver.mccfr_shards import LocalShards, ShardedMCCFR, plan_shards
@@ -40,19 +38,6 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
-
-
-def stand_in_cards(buckets: tuple[int, ...]) -> CardAbstraction:
-    ix = HandIndexer(HOLDEM_ROUNDS)
-    from pokerbot.blueprint_store.abstraction import CardAbstractionSpec
-
-    return CardAbstraction(
-        CardAbstractionSpec(buckets=buckets),
-        ix.index_many(ev.all_hole_pairs()).astype(np.uint16),
-        (np.arange(ix.size(1)) % buckets[1]).astype(np.uint16),
-        (np.arange(ix.size(2)) % buckets[2]).astype(np.uint16),
-        0.0,
-    )
 
 
 def timed(train_batch, seconds: float) -> tuple[int, float]:

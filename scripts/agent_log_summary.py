@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     for rnd, k in s["solves_by_round"].items():
         print(
             f"  {rnd} solves: {k['solves']:,}, median {k['median_iterations']:.0f} iterations "
-            f"(min {k['min_iterations']}), median {k['median_seconds']:.3f} s, {k['stopped_early']} stopped at the deadline"
+            f"(min {k['min_iterations']}), median {k['median_seconds']:.3f} s, "
+            f"{k['stopped_early']} stopped at the deadline"
         )
     print(f"solves lost: {s['solves_lost']}, workers replaced: {s['workers_replaced']}")
     print(

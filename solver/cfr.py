@@ -204,7 +204,7 @@ def solve(
         )
     use = usable_threads(threads)
     leaves = leaf_data(sub, SOLVE_DTYPE, card_samples, seed, independent=independent_cards, shares=use)
-    parallel = use > 1 and (len(t.blocks) > 1 or len(leaves.share_start) > 2)
+    parallel = use > 1 and (len(t.blocks) > 1 or max(len(leaves.share_start), len(leaves.item_start)) > 2)
     reach = sub.reach.astype(SOLVE_DTYPE)
     copies = use if parallel else 1  # one per share of the blocks
     blocks = sub.block_arrays(copies, SOLVE_DTYPE)
@@ -328,7 +328,7 @@ def evaluation_pass(
         )
     else:
         leaves = no_leaves(np.float64)
-    parallel = use > 1 and len(leaves.share_start) > 2
+    parallel = use > 1 and max(len(leaves.share_start), len(leaves.item_start)) > 2
     (traverse_parallel if parallel else traverse)(
         player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves
     )

@@ -166,6 +166,11 @@ def attach_continuations(
     )
 
 
+#: The most memory (bytes) the (leaf, card) items' values may take (``LeafData.parts``);
+#: a pass with more cards values its leaves by shares (the same values, fewer threads busy).
+MAX_ITEM_BYTES = 256 * 2**20
+
+
 def leaf_data(
     sub,
     dtype=np.float64,
@@ -203,8 +208,12 @@ def leaf_data(
     cards = c.cards if sample == 0 else np.random.default_rng(seed).permutation(c.cards)
     if full_response and (np.diff(c.group[cards]) != 0).sum() != len(np.unique(c.group[cards])) - 1:
         raise ValueError("the deals of a turn card must be listed together")
-    share_start, share_leaves = leaf_shares(np.diff(c.start), shares)
-    T = len(share_start) - 1
+    sizes = np.diff(c.start)
+    share_start, share_leaves = leaf_shares(sizes, shares)
+    draws = len(cards) if sample == 0 else sample
+    item_draws = draws if shares > 1 and L * draws * K * H * np.dtype(dtype).itemsize <= MAX_ITEM_BYTES else 0
+    item_start, items = leaf_items(sizes, item_draws, shares) if item_draws else (np.zeros(1, np.int64), sizes[:0])
+    T = max(len(share_start), len(item_start)) - 1
     return LeafData(
         c.node,
         c.start,
@@ -234,6 +243,10 @@ def leaf_data(
         np.zeros((T, K, H), dtype=dtype),
         np.zeros((T, H), dtype=dtype),
         np.zeros((T, 3, widest, H) if full_response else (T, 3, 0, 0), dtype=dtype),
+        item_start,
+        items.astype(np.int64),
+        int(item_draws),
+        np.zeros((L * item_draws, K, H), dtype=dtype),
     )
 
 
@@ -261,6 +274,20 @@ def leaf_shares(sizes: np.ndarray, shares: int) -> tuple[np.ndarray, np.ndarray]
     start = np.cumsum([0] + [len(m) for m in members]).astype(np.int64)
     order = np.array([x for m in members for x in sorted(m)], dtype=np.int64)
     return start, order
+
+
+def leaf_items(sizes: np.ndarray, draws: int, shares: int) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf, card) items, leaf l's ``draws`` cards as items l * draws + j, cut into at
+    most ``shares`` shares of about equal work as ``leaf_shares`` cuts leaves (an item's
+    work: its leaf's continuation tree size): (item_start, items), each share's items
+    in increasing order.
+
+    >>> leaf_items(np.array([5, 1]), 2, 2)
+    (array([0, 2, 4]), array([0, 2, 1, 3]))
+    """
+    if draws < 1:
+        raise ValueError(f"a leaf values at least one card a pass, got {draws}")
+    return leaf_shares(np.repeat(np.asarray(sizes), draws), shares)
 
 
 def normalised_leaf_strategy(avg: np.ndarray) -> np.ndarray:

@@ -149,7 +149,12 @@ class LeafData(NamedTuple):
     cut into shares (``share_leaves[share_start[s]:share_start[s + 1]]``), each with
     its own scratch (the first axis of ``forward`` .. ``response``), so that shares
     can be valued on threads of their own (``_leaf_values_parallel``): no leaf's
-    values depend on another's."""
+    values depend on another's. On threads a pass with ``item_draws`` cards per leaf
+    values (leaf, card) items instead: share s takes the items
+    ``items[item_start[s]:item_start[s + 1]]`` (item l * item_draws + j: card j of leaf
+    l), each into its row of ``parts``, then each leaf sums its rows in card order, as
+    one thread does: the same values bit for bit, and k cards a pass keep k threads
+    busy however few the leaves (``item_draws`` 0: no items, leaves by shares)."""
 
     node: np.ndarray
     start: np.ndarray
@@ -179,6 +184,10 @@ class LeafData(NamedTuple):
     values: np.ndarray  # (shares, K, hands)
     summed: np.ndarray  # (shares, hands)
     response: np.ndarray  # (shares, 3, widest, hands) with full_response, else (shares, 3, 0, 0)
+    item_start: np.ndarray  # (shares + 1,) int64
+    items: np.ndarray  # (leaves * item_draws,) int64
+    item_draws: int
+    parts: np.ndarray  # (leaves * item_draws, K, hands)
 
 
 def no_leaves(dtype=np.float64) -> LeafData:
@@ -193,6 +202,7 @@ def no_leaves(dtype=np.float64) -> LeafData:
         np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros(2, dtype=np.int64),
         z64.copy(), np.zeros((1, 1, 1, 0), dtype=dtype), np.zeros((1, 1, 1, 0), dtype=dtype),
         np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype), np.zeros((1, 3, 0, 0), dtype=dtype),
+        np.zeros(1, dtype=np.int64), z64.copy(), 0, np.zeros((0, 1, 0), dtype=dtype),
     )  # fmt: skip
 
 
@@ -726,13 +736,142 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
 
 @nb.njit(cache=True, parallel=True)
 def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
-    """``_leaf_values`` with each share of the leaves on a thread, in its own scratch
-    (the values are the same: each leaf's arithmetic is unchanged)."""
+    """``_leaf_values`` on threads, the same values bit for bit: (leaf, card) items
+    when the pass values ``item_draws`` cards a leaf (``LeafData``), each thread's
+    share of them in its own scratch, then the leaves' sums on threads; else each
+    share of the leaves on a thread."""
     if leaves.node.shape[0] == 0:
+        return
+    draws, _ = _leaf_scale(leaves)
+    if leaves.item_draws > 0 and draws == leaves.item_draws and not (rule.best_response and leaves.full_response):
+        for s in nb.prange(leaves.item_start.shape[0] - 1):
+            _leaf_items(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, np.empty_like(work.tmp),
+                        np.empty_like(work.qs))  # fmt: skip
+        K, H = leaves.sigma.shape[2], leaves.sigma.shape[3]
+        for l in nb.prange(leaves.node.shape[0]):
+            _leaf_sum(leaves, np.int64(l), i, base, tree, rule, work.reach, work.cfv,
+                      np.empty((K, H), dtype=work.cfv.dtype))  # fmt: skip
         return
     for s in nb.prange(leaves.share_start.shape[0] - 1):
         _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv, np.empty_like(work.tmp),
                     np.empty_like(work.qs))  # fmt: skip
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, qsum, tmp, qs):
+    """Player i's values under each of its continuations at leaf l in deal d:
+    ``bw[k, 0, h]`` (valid for the hands that do not hold a card of d), in the scratch
+    rows ``fw``, ``bw``, ``qsum``, ``tmp``, ``qs``."""
+    slot = tree.slot
+    c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
+    H = c1.shape[0]
+    o = 1 - i
+    K = leaves.sigma.shape[2]
+    zero = bw.dtype.type(0.0)
+    node = leaves.node[l]
+    rs = leaves.start[l]
+    R = leaves.start[l + 1] - rs
+    qo = reach[o, slot[o, node] - base]
+    bd = leaves.bucket[d]
+    _continuation_reach(leaves, l, o, qo, bd, fw)
+    b = leaves.board[d]
+    for t in range(R - 1, -1, -1):  # i's values under each of its continuations
+        n = rs + t
+        kd = leaves.kind[n]
+        if kd == FOLD_TERMINAL or kd == SHOWDOWN:
+            for h in range(H):
+                x = zero
+                for k in range(K):
+                    x += fw[k, t, h]
+                qsum[h] = x
+            out = bw[0, t]
+            if kd == FOLD_TERMINAL:
+                folder = leaves.player[n]
+                v = leaves.spent[n, folder] * (-1.0 if folder == i else 1.0)
+                compat_sums(qsum, c1, c2, dup, tmp)
+                for h in range(H):
+                    out[h] = v * tmp[h]
+            else:
+                stake = min(leaves.spent[n, 0], leaves.spent[n, 1])
+                s0 = board_start[b]
+                e0 = s0 + board_len[b]
+                showdown_values(
+                    qsum, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
+                    np.bool_(False), stake, qs, out, np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
+                )  # fmt: skip
+            for k in range(1, K):
+                for h in range(H):
+                    bw[k, t, h] = out[h]
+        elif kd == DECISION:
+            f = leaves.first_child[n]
+            m = leaves.num_children[n]
+            bs = bd[leaves.stage[n]]
+            for k in range(K):
+                for h in range(H):
+                    bw[k, t, h] = zero
+            for c in range(f, f + m):
+                tc = c - rs
+                if leaves.player[n] == i:
+                    for k in range(K):
+                        for h in range(H):
+                            b2 = bs[h]
+                            if b2 >= 0:
+                                bw[k, t, h] += leaves.strategy[c, k, b2] * bw[k, tc, h]
+                else:
+                    for k in range(K):
+                        for h in range(H):
+                            bw[k, t, h] += bw[k, tc, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_scale(leaves):
+    """(cards a pass values at each leaf, the factor on their sum)."""
+    ncards = leaves.cards.shape[0]
+    if leaves.sample <= 0:
+        return ncards, leaves.weight
+    return leaves.sample, leaves.weight * ncards / leaves.sample
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_finish(leaves, l, i, base, tree, rule, reach, cfv, vals, scale):
+    """Leaf l's value for player i from ``vals`` (its continuations' values summed over
+    the pass's cards, scaled here by ``scale``): the mix by i's leaf strategy (or the
+    best continuation when ``rule.best_response``), and with ``rule.update`` regret
+    matching+ on i's leaf choices, the weighted average and the next leaf strategy."""
+    slot = tree.slot
+    weight, update, best_response = rule.weight, rule.update, rule.best_response
+    H = vals.shape[1]
+    K = vals.shape[0]
+    zero = cfv.dtype.type(0.0)
+    node = leaves.node[l]
+    row = node - base
+    sg = leaves.sigma[i, l]
+    sc = cfv.dtype.type(scale)
+    for h in range(H):
+        best = vals[0, h] * sc
+        mixed = zero
+        for k in range(K):
+            x = vals[k, h] * sc
+            vals[k, h] = x
+            mixed += sg[k, h] * x
+            if x > best:
+                best = x
+        cfv[row, h] = best if best_response else mixed
+    if update:
+        rg_ = leaves.regret[i, l]
+        av = leaves.avg[i, l]
+        me = reach[i, slot[i, node] - base]
+        w = av.dtype.type(weight)
+        for h in range(H):
+            total = zero
+            for k in range(K):
+                r = rg_[k, h] + vals[k, h] - cfv[row, h]
+                r = r if r > zero else zero
+                rg_[k, h] = r
+                av[k, h] += w * me[h] * sg[k, h]
+                total += r
+            for k in range(K):
+                sg[k, h] = rg_[k, h] / total if total > zero else sg.dtype.type(1.0 / K)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -741,114 +880,69 @@ def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs):
     if rule.best_response and leaves.full_response:
         _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs)
         return
-    slot = tree.slot
-    c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
-    weight, update, best_response = rule.weight, rule.update, rule.best_response
-    H = c1.shape[0]
-    o = 1 - i
+    H = hands.c1.shape[0]
     K = leaves.sigma.shape[2]
     fw = leaves.forward[s]
     bw = leaves.backward[s]
     vals = leaves.values[s]
-    qsum = leaves.summed[s]
     zero = cfv.dtype.type(0.0)
-    ncards = leaves.cards.shape[0]
-    draws = ncards if leaves.sample <= 0 else leaves.sample
-    scale = leaves.weight if leaves.sample <= 0 else leaves.weight * ncards / leaves.sample
-    iteration = np.int64(weight)
+    draws, scale = _leaf_scale(leaves)
+    iteration = np.int64(rule.weight)
     for x_ in range(leaves.share_start[s], leaves.share_start[s + 1]):
         l = leaves.share_leaves[x_]
-        node = leaves.node[l]
-        rs = leaves.start[l]
-        R = leaves.start[l + 1] - rs
-        qo = reach[o, slot[o, node] - base]
         for k in range(K):
             for h in range(H):
                 vals[k, h] = zero
         for j in range(draws):
             d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
-            bd = leaves.bucket[d]
-            bk = bd[0]  # also the deal's mask: -1 for hands holding one of its cards
-            _continuation_reach(leaves, l, o, qo, bd, fw)
-            b = leaves.board[d]
-            for t in range(R - 1, -1, -1):  # i's values under each of its continuations
-                n = rs + t
-                kd = leaves.kind[n]
-                if kd == FOLD_TERMINAL or kd == SHOWDOWN:
-                    for h in range(H):
-                        x = zero
-                        for k in range(K):
-                            x += fw[k, t, h]
-                        qsum[h] = x
-                    out = bw[0, t]
-                    if kd == FOLD_TERMINAL:
-                        folder = leaves.player[n]
-                        v = leaves.spent[n, folder] * (-1.0 if folder == i else 1.0)
-                        compat_sums(qsum, c1, c2, dup, tmp)
-                        for h in range(H):
-                            out[h] = v * tmp[h]
-                    else:
-                        stake = min(leaves.spent[n, 0], leaves.spent[n, 1])
-                        s0 = board_start[b]
-                        e0 = s0 + board_len[b]
-                        showdown_values(
-                            qsum, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
-                            np.bool_(False), stake, qs, out, np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
-                        )  # fmt: skip
-                    for k in range(1, K):
-                        for h in range(H):
-                            bw[k, t, h] = out[h]
-                elif kd == DECISION:
-                    f = leaves.first_child[n]
-                    m = leaves.num_children[n]
-                    bs = bd[leaves.stage[n]]
-                    for k in range(K):
-                        for h in range(H):
-                            bw[k, t, h] = zero
-                    for c in range(f, f + m):
-                        tc = c - rs
-                        if leaves.player[n] == i:
-                            for k in range(K):
-                                for h in range(H):
-                                    b2 = bs[h]
-                                    if b2 >= 0:
-                                        bw[k, t, h] += leaves.strategy[c, k, b2] * bw[k, tc, h]
-                        else:
-                            for k in range(K):
-                                for h in range(H):
-                                    bw[k, t, h] += bw[k, tc, h]
+            _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, leaves.summed[s], tmp, qs)
+            bk = leaves.bucket[d, 0]  # the deal's mask: -1 for hands holding one of its cards
             for k in range(K):
                 for h in range(H):
                     if bk[h] >= 0:
                         vals[k, h] += bw[k, 0, h]
-        row = node - base
-        sg = leaves.sigma[i, l]
-        sc = cfv.dtype.type(scale)
+        _leaf_finish(leaves, l, i, base, tree, rule, reach, cfv, vals, scale)
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_items(leaves, s, i, base, tree, hands, rule, reach, tmp, qs):
+    """The (leaf, card) items of share s: each one's continuation values into its row
+    of ``leaves.parts`` (see ``LeafData``)."""
+    draws = leaves.item_draws
+    iteration = np.int64(rule.weight)
+    bw = leaves.backward[s]
+    part = leaves.parts
+    for x_ in range(leaves.item_start[s], leaves.item_start[s + 1]):
+        item = leaves.items[x_]
+        l = item // draws
+        j = item - l * draws
+        d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
+        _leaf_deal(leaves, l, i, d, base, tree, hands, reach, leaves.forward[s], bw, leaves.summed[s], tmp, qs)
+        for k in range(bw.shape[0]):
+            for h in range(bw.shape[2]):
+                part[item, k, h] = bw[k, 0, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_sum(leaves, l, i, base, tree, rule, reach, cfv, vals):
+    """Leaf l's rows of ``leaves.parts`` summed in card order (as ``_leaf_share`` sums
+    its cards), then ``_leaf_finish``."""
+    draws, scale = _leaf_scale(leaves)
+    K, H = vals.shape[0], vals.shape[1]
+    zero = cfv.dtype.type(0.0)
+    iteration = np.int64(rule.weight)
+    for k in range(K):
         for h in range(H):
-            best = vals[0, h] * sc
-            mixed = zero
-            for k in range(K):
-                x = vals[k, h] * sc
-                vals[k, h] = x
-                mixed += sg[k, h] * x
-                if x > best:
-                    best = x
-            cfv[row, h] = best if best_response else mixed
-        if update:
-            rg_ = leaves.regret[i, l]
-            av = leaves.avg[i, l]
-            me = reach[i, slot[i, node] - base]
-            w = av.dtype.type(weight)
+            vals[k, h] = zero
+    for j in range(draws):
+        d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
+        bk = leaves.bucket[d, 0]
+        part = leaves.parts[l * draws + j]
+        for k in range(K):
             for h in range(H):
-                total = zero
-                for k in range(K):
-                    r = rg_[k, h] + vals[k, h] - cfv[row, h]
-                    r = r if r > zero else zero
-                    rg_[k, h] = r
-                    av[k, h] += w * me[h] * sg[k, h]
-                    total += r
-                for k in range(K):
-                    sg[k, h] = rg_[k, h] / total if total > zero else sg.dtype.type(1.0 / K)
+                if bk[h] >= 0:
+                    vals[k, h] += part[k, h]
+    _leaf_finish(leaves, l, i, base, tree, rule, reach, cfv, vals, scale)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)

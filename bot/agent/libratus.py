@@ -98,7 +98,8 @@ SOLVE_ROUND = 2
 #: anew when it comes, from the turn solution's ranges.
 TURN_SOLVERS = ("full", "depth-limited")
 TURN_SOLVER = "depth-limited"
-#: Depth-limited solves: river cards (from the flop: runouts) drawn per pass to value the leaves.
+#: Depth-limited solves: river cards (from the flop: runouts) drawn per pass and solver
+#: thread to value the leaves (``LibratusAgent.pass_samples``).
 CARD_SAMPLES = 1
 #: A flop solve values its leaves on every turn card, each with this many river cards
 #: (keyed draws): the runout sample (``depth_limited.runout_sample``).
@@ -263,6 +264,8 @@ class LibratusAgent:
         self.plan = plan or TimePlan()
         self.sizes = sizes or SUBGAME_SIZES
         self.river_sizes = river_sizes or RIVER_SUBGAME_SIZES
+        if threads < 1:
+            raise ValueError(f"solver threads must be at least 1, got {threads}")
         self.threads = threads
         if solve_round not in (1, 2, 3):
             raise ValueError("solving starts on the flop (1), the turn (2) or the river (3)")
@@ -403,7 +406,7 @@ class LibratusAgent:
         iters = cfr.libratus_iterations(sub.pot, state.game.big_blind)
         t0 = time.perf_counter()
         try:
-            samples = self.card_samples if depth_limited else 0
+            samples = self.pass_samples(sub) if depth_limited else 0
             exponent = average_exponent(state.round, samples > 0)
             if self.pool is None:
                 job = SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key, exponent, warm)
@@ -454,6 +457,16 @@ class LibratusAgent:
         )
         value_deals = FLOP_VALUE_DEALS if deals is not None and len(deals) > FLOP_VALUE_DEALS else 0
         return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy, value_deals, key, self.threads)
+
+    def pass_samples(self, sub: Subgame) -> int:
+        """Next cards (from the flop: runouts) a depth-limited pass values its leaves on:
+        ``card_samples`` per solver thread, so that more threads buy passes of lower
+        variance in the same time (each card of each leaf is work for a thread); 0
+        (every card) when that is all of them or ``card_samples`` is 0."""
+        if self.card_samples == 0:
+            return 0
+        samples = self.card_samples * self.threads
+        return 0 if sub.continuations is None or samples >= len(sub.continuations.cards) else samples
 
     def solve_cap(self, state: BettingState, elapsed: float = 0.0) -> float:
         """The cap of a solve at ``state`` before the dealer's limits: ``solve_seconds``,

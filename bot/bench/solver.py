@@ -15,7 +15,7 @@ from pokerbot.bot.bench.common import machine_description, per_iteration, pin_to
 REFERENCE_RULES = {"force_allin": 0.15, "merge": 0.1, "max_raises": 1000}
 
 
-def _reference_river_spot():
+def reference_river_spot():
     """The reference river spot: board Qs Jh 2h 8d 3c, pot 1000, 4000 behind each, full
     ranges; bets 25/50/100/200 % + all-in, raises 50/100 % + all-in, postflop-solver's
     tree rules."""
@@ -33,7 +33,7 @@ def _reference_river_spot():
     return state, BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), **REFERENCE_RULES)
 
 
-def _reference_turn_spot():
+def reference_turn_spot():
     """The reference turn spot on Qs Jh 2h 8d: turn bets 50 % + all-in, raises 60 % +
     all-in; river bets 50 % + all-in, raises 60/100 % + all-in; postflop-solver's tree
     rules (before 2026-11-25 the bench capped raises at two a round instead: 2,314
@@ -42,7 +42,7 @@ def _reference_turn_spot():
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.solver.tree import BetSizes
 
-    river_state, _ = _reference_river_spot()
+    river_state, _ = reference_river_spot()
     state = apply_betting(BettingState(river_state.game, 0, None, parse_cards("QsJh2h8d")), "r500c/cc/")
     sizes = {
         2: BetSizes(bets=((0.5,), (0.6,)), **REFERENCE_RULES),
@@ -64,7 +64,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
     from pokerbot.solver.subgame import make_subgame
 
     cpu = pin_to_one_core()
-    state, sizes = _reference_river_spot()
+    state, sizes = reference_river_spot()
     sub = make_subgame(state, sizes)
     # per iteration as for the turn: solves of 0 and ``iterations`` iterations, so the
     # setup of a solve (allocating its arrays, normalising the average) is apart
@@ -76,7 +76,7 @@ def bench_solver(repeats: int = 5, iterations: int = 100) -> dict:
             reached = (n, r.seconds)
             break
     full = cfr.solve(sub, 1000)
-    turn_state, turn_sizes = _reference_turn_spot()
+    turn_state, turn_sizes = reference_turn_spot()
     turn = make_subgame(turn_state, turn_sizes)
     turn_setup, turn_iter = per_iteration(lambda n: cfr.solve(turn, n), TURN_ITERATIONS, repeats)
     turn_iter_2 = None

@@ -15,7 +15,7 @@ def add(sub) -> None:
     b = sub.add_parser("bench", help="benchmarks that print their figures")
     b.add_argument(
         "what",
-        choices=["evaluator", "dealer", "solver", "depth-limited", "mccfr", "store", "compile"],
+        choices=["evaluator", "dealer", "solver", "depth-limited", "mccfr", "store", "compile", "scale"],
         help="what to measure",
     )
     b.add_argument(
@@ -39,9 +39,10 @@ def add(sub) -> None:
     )
     b.add_argument(
         "--threads",
-        type=positive,
-        default=1,
-        help="compile: the agent's kernels for solves on this many threads (default 1)",
+        default=None,
+        metavar="N|N,N,...",
+        help="compile: the agent's kernels for solves on this many threads (default 1); scale: the thread "
+        "counts to time (default 1, 2, 4, ... up to the CPUs this process may use)",
     )
     b.add_argument(
         "--training",
@@ -75,8 +76,29 @@ def run(args: argparse.Namespace) -> int:
     elif args.what == "compile":
         from pokerbot.bot.bench import compile as bench_compile
 
-        report = bench_compile.bench_compile(args.threads, args.training)
+        try:
+            threads = 1 if args.threads is None else positive(args.threads)
+        except argparse.ArgumentTypeError as e:
+            print(f"pokerbot bench compile: --threads: {e}", file=sys.stderr)
+            return 2
+        report = bench_compile.bench_compile(threads, args.training)
         printer = bench_compile.print_compile_report
+    elif args.what == "scale":
+        from pokerbot.bot.bench import scale as bench_scale
+        from pokerbot.bot.cli.options import usable_cpus
+
+        usable = usable_cpus()
+        try:
+            counts = (
+                bench_scale.default_thread_counts(usable)
+                if args.threads is None
+                else bench_scale.parse_thread_counts(args.threads, usable)
+            )
+        except ValueError as e:
+            print(f"pokerbot bench scale: --threads: {e}", file=sys.stderr)
+            return 2
+        report = bench_scale.bench_scale(counts, repeats=min(args.repeats, 5))
+        printer = bench_scale.print_scale_report
     elif args.what == "mccfr":
         report, printer = bench_mccfr.bench_mccfr(), bench_mccfr.print_mccfr_report
     else:  # store, depth-limited: a blueprint's

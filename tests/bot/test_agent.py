@@ -149,7 +149,8 @@ def test_the_time_plan_caps_a_solve_by_the_bank(small_blueprint):
         budget = TimeBudget(t_per_hand=0.25)
         for hand in range(20):  # twenty hands folded before the river: 4 s saved
             budget.start_hand(hand)
-        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, budget=budget, plan=TimePlan(carry, ceiling=10.0))
+        plan = TimePlan(carry, ceiling=10.0)
+        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, budget=budget, plan=plan)
         with capture_logs() as logs:
             agent.act(MatchState(me, st))
         line = next(e for e in logs if e["event"] == "decision")

@@ -138,3 +138,16 @@ def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_els
     assert flop.can_apply(searcher.act(MatchState(1, flop)))
     sampled = agent_module.CARD_SAMPLES
     assert jobs == [(sampled, 1.0), (0, 2.0), (sampled, 2.0)] and sampled > 0
+
+
+def test_more_solver_threads_value_more_cards_a_pass(small_blueprint):
+    """card_samples per thread: k threads value k river cards (runouts) a pass, every
+    card once that is all of them; 0 stays every card."""
+    from types import SimpleNamespace
+
+    turn = SimpleNamespace(continuations=SimpleNamespace(cards=list(range(48))))
+    full = SimpleNamespace(continuations=None)  # a tree without leaves (after an all-in)
+    for threads, card_samples, expected in ((1, 1, 1), (4, 1, 4), (16, 2, 32), (48, 1, 0), (64, 1, 0), (4, 0, 0)):
+        bot = LibratusAgent(seed=1, blueprint=small_blueprint, threads=threads, card_samples=card_samples)
+        assert bot.pass_samples(turn) == expected, (threads, card_samples)
+        assert bot.pass_samples(full) == 0

@@ -3,6 +3,7 @@ tree whose leaves continue by fixed continuation strategies is the full tree wit
 those strategies played below the leaves, so its values must equal the full tree's
 exactly (the full-tree evaluator is checked against brute force in test_cfr)."""
 
+import copy
 import doctest
 
 import numpy as np
@@ -83,6 +84,12 @@ def leaf_state(sub, node, root=None, deal=True):
 
 @pytest.fixture(scope="module")
 def spot():
+    return make_spot()
+
+
+def make_spot():
+    """A turn subgame with random continuations, the full subgame, a random strategy
+    and leaf mix (the same every call)."""
     rng = np.random.default_rng(3)
     state = turn_state()
     reach = rng.random((2, 1326))
@@ -230,6 +237,63 @@ def test_leaves_valued_on_two_threads_solve_bit_for_bit_as_on_one(spot, flop_spo
     assert doctest.testmod(depth_limited).failed == 0
     with pytest.raises(ValueError, match="shares"):
         depth_limited.leaf_data(sub, shares=0)
+
+
+#: Solves and values at several thread counts in a process whose numba pool has 8
+#: threads (more than this machine may have: the shares are what is tested).
+THREAD_COUNTS_SCRIPT = """
+import hashlib, sys
+sys.path.insert(0, sys.argv[1])
+from test_depth_limited import make_spot
+from pokerbot.solver import cfr
+sub, _, strategy, mix = make_spot()
+for threads in (1, 2, 3, 8):
+    h = hashlib.sha256()
+    for samples in (3, 0):
+        r = cfr.solve(sub, 10, card_samples=samples, seed=3, threads=threads)
+        h.update(r.strategy.tobytes()); h.update(r.leaf_strategy.tobytes())
+    h.update(cfr.node_values(sub, strategy, 0, leaf_strategy=mix, leaf_sample=5, seed=2, threads=threads)[0].tobytes())
+    print(threads, h.hexdigest())
+"""
+
+
+def test_leaf_items_solve_bit_for_bit_at_any_thread_count(spot, monkeypatch):
+    """(leaf, card) items on threads (k cards a pass keep k threads busy with fewer
+    leaves than threads) sum each leaf's cards in the order one thread does: solves and
+    values are the same bit for bit at 1, 2, 3 and 8 threads, and the same as the
+    leaves valued by shares. Negative control: the same cards summed in another order
+    give other bits, so the comparison would catch an order that depends on threads."""
+    import os
+    import subprocess
+    import sys
+
+    sub = spot[0]
+    leaves = depth_limited.leaf_data(sub, sample=3, shares=8)
+    L = sub.continuations.num_leaves
+    assert L < 8 and leaves.item_draws == 3 and len(leaves.item_start) == 9  # more threads than leaves
+    assert sorted(leaves.items.tolist()) == list(range(3 * L))
+    env = {**os.environ, "NUMBA_NUM_THREADS": "8"}
+    out = subprocess.run(
+        [sys.executable, "-c", THREAD_COUNTS_SCRIPT, os.path.dirname(__file__)],
+        env=env, capture_output=True, text=True, timeout=600, check=True,
+    ).stdout.split()  # fmt: skip
+    digests = dict(zip(out[::2], out[1::2]))
+    assert len(digests) == 4 and len(set(digests.values())) == 1, digests
+    items = cfr.solve(sub, 10, card_samples=3, seed=3, threads=2)
+    monkeypatch.setattr(depth_limited, "MAX_ITEM_BYTES", 0)  # no room for items: the leaves by shares
+    assert depth_limited.leaf_data(sub, sample=3, shares=2).item_draws == 0
+    shares = cfr.solve(sub, 10, card_samples=3, seed=3, threads=2)
+    np.testing.assert_array_equal(items.strategy, shares.strategy)
+    np.testing.assert_array_equal(items.leaf_strategy, shares.leaf_strategy)
+    # the control: every card each pass (sample 0), in reverse order
+    import dataclasses
+
+    forward = cfr.solve(sub, 10, seed=3)
+    backward_sub = copy.copy(sub)
+    backward_sub.continuations = dataclasses.replace(sub.continuations, cards=sub.continuations.cards[::-1].copy())
+    backward = cfr.solve(backward_sub, 10, seed=3)
+    assert not np.array_equal(forward.strategy, backward.strategy)
+    np.testing.assert_allclose(forward.strategy, backward.strategy, atol=1e-4)  # the same solve up to rounding
 
 
 def test_pluribus_biases_multiply_one_kind_of_action_and_renormalise():

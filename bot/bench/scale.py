@@ -1,0 +1,193 @@
+"""``pokerbot bench scale``: what more threads buy, per thread count: ms per CFR+
+iteration of the reference turn solve (``bench solver``'s spot), of the agent's
+depth-limited flop solve with one runout a pass, and with k runouts a pass on k threads
+(the runout throughput), and blueprint MCCFR's iterations per second, each with its
+speedup over one thread and its parallel efficiency (speedup / threads).
+
+The flop solve and MCCFR run on the ``default`` preset's action tree with stand-in
+cards (``abstraction.stand_in_cards``) and a uniform blueprint: their cost does not
+depend on the strategy or on how hands are grouped, so any machine computes the same
+work without a trained blueprint."""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+
+import numpy as np
+
+from pokerbot.bot.bench.common import machine_description, per_iteration
+
+#: Iterations of the timed solves (each against a solve of none, see ``per_iteration``).
+TURN_ITERATIONS = 20
+FLOP_ITERATIONS = 10
+#: Seconds of MCCFR per thread count (after a warm-up batch) and its batch size.
+MCCFR_SECONDS = 8.0
+MCCFR_BATCH = 20_000
+
+
+def parse_thread_counts(text: str, usable: int) -> list[int]:
+    """ "1,2,4" -> [1, 2, 4]: positive, at most ``usable``, 1 first (the baseline)."""
+    try:
+        counts = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise ValueError(f"thread counts are integers separated by commas, got {text!r}") from None
+    if not counts or counts[0] < 1:
+        raise ValueError(f"thread counts must be positive, got {text!r}")
+    if counts[-1] > usable:
+        raise ValueError(f"{counts[-1]} threads asked, but this process may use {usable} CPUs")
+    return counts if counts[0] == 1 else [1, *counts]
+
+
+def default_thread_counts(usable: int) -> list[int]:
+    """1, 2, 4, ... up to ``usable`` (and ``usable`` itself)."""
+    out, t = [], 1
+    while t < usable:
+        out.append(t)
+        t *= 2
+    return [*out, usable]
+
+
+def uniform_blueprint(path: str, preset: str = "default") -> str:
+    """Write a store with ``preset``'s action tree and bucket counts, stand-in cards and
+    every decision uniform; returns ``path``."""
+    from pokerbot.blueprint_store.abstraction import stand_in_cards
+    from pokerbot.blueprint_store.store import BlueprintContents, write_blueprint
+    from pokerbot.blueprint_store.train import PRESETS
+    from pokerbot.protocol.gamedef import bundled_game
+    from pokerbot.solver.betting_tree import build_betting_tree
+    from pokerbot.solver.tree import DECISION
+
+    p = PRESETS[preset]
+    game = bundled_game("holdem.nolimit.2p")
+    tree = build_betting_tree(game, p.actions.sizes(), p.cards.buckets)
+    strategy = np.zeros(tree.num_slots, dtype=np.float32)
+    for n in np.nonzero(tree.kind == DECISION)[0]:
+        k = int(tree.num_children[n])
+        base = int(tree.slot_offset[n])
+        strategy[base : base + int(tree.buckets[int(tree.round[n])]) * k] = 1.0 / k
+    cards = stand_in_cards(p.cards.buckets)
+    write_blueprint(path, BlueprintContents(game, p.actions, cards, tree, strategy, {"preset": f"{preset}, uniform"}))
+    return path
+
+
+def _speedups(times: dict[int, float], higher_is_faster: bool = False) -> dict[int, dict]:
+    base = times[1]
+    rows = {}
+    for t, x in times.items():
+        speedup = x / base if higher_is_faster else base / x
+        rows[t] = {"value": x, "speedup": speedup, "efficiency": speedup / t}
+    return rows
+
+
+def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCCFR_SECONDS) -> dict:
+    from pokerbot.blueprint_store import continuations
+    from pokerbot.blueprint_store.abstraction import HoldemDeals
+    from pokerbot.blueprint_store.real_play import BlueprintPlay
+    from pokerbot.blueprint_store.store import Blueprint
+    from pokerbot.blueprint_store.train import PRESETS, mccfr_solver
+    from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
+    from pokerbot.bot.bench.depth_limited import FLOP_BETTING, FLOP_BOARD
+    from pokerbot.bot.bench.solver import reference_turn_spot
+    from pokerbot.protocol.betting import BettingState, apply_betting
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.solver import cfr
+    from pokerbot.solver.depth_limited import runout_sample
+    from pokerbot.solver.subgame import make_subgame
+
+    out: dict = {"machine": machine_description(), "threads": threads, "repeats": repeats}
+    turn_state, turn_sizes = reference_turn_spot()
+    turn = make_subgame(turn_state, turn_sizes)
+    ms = {}
+    for t in threads:
+
+        def turn_solve(n: int, t: int = t) -> object:
+            return cfr.solve(turn, n, threads=t)
+
+        ms[t] = 1000 * per_iteration(turn_solve, TURN_ITERATIONS, repeats)[1]
+    out["turn"] = {"nodes": turn.tree.num_nodes, "hands": int(turn.hands.shape[0]), "ms_per_iteration": _speedups(ms)}
+
+    with tempfile.TemporaryDirectory(prefix="pokerbot-scale-") as tmp:
+        t0 = time.perf_counter()
+        bp = Blueprint(uniform_blueprint(os.path.join(tmp, "uniform.bp")))
+        out["blueprint_seconds"] = time.perf_counter() - t0
+        player = BlueprintPlay(bp, random.Random(1))
+        state = apply_betting(BettingState(bp.game, 7, None, parse_cards(FLOP_BOARD)), FLOP_BETTING)
+        deals = runout_sample(bp.game.deck(), state.board_cards, FLOP_RIVERS, 100)
+        sub = make_subgame(state, {1: SUBGAME_SIZES[1]}, None, leaf_round=2, leaf_deals=deals)
+        continuations.attach_blueprint_continuations(sub, state, player.view, player.walk(state)[0])
+        one, many = {}, {}
+        for t in threads:
+
+            def one_runout(n: int, t: int = t) -> object:
+                return cfr.solve(sub, n, threads=t, card_samples=1, seed=1)
+
+            def k_runouts(n: int, t: int = t) -> object:
+                return cfr.solve(sub, n, threads=t, card_samples=t, seed=1)
+
+            one[t] = 1000 * per_iteration(one_runout, FLOP_ITERATIONS, repeats)[1]
+            many[t] = 1000 * per_iteration(k_runouts, FLOP_ITERATIONS, repeats)[1]
+        c = sub.continuations
+        assert c is not None  # attached above
+        out["flop"] = {
+            "spot": f"{FLOP_BOARD} {FLOP_BETTING}",
+            "nodes": sub.tree.num_nodes,
+            "leaves": c.num_leaves,
+            "continuation_nodes": int(c.start[-1]),
+            "runouts": len(c.cards),
+            "ms_per_iteration_one_runout": _speedups(one),
+            "ms_per_iteration_k_runouts": {t: many[t] for t in threads},
+            # runouts valued per second, k runouts a pass on k threads, against one on one
+            "runouts_per_second": _speedups({t: 1000 * t / many[t] for t in threads}, higher_is_faster=True),
+        }
+
+        preset = PRESETS["default"]
+        cards = bp.cards
+        rates = {}
+        for t in threads:
+            solver = mccfr_solver(bp.tree, bp.game, preset.prune_threshold, preset.regret_floor, seed=3)
+            sampler = HoldemDeals(cards, threads=t)
+            solver.load_kernels(sampler, t)
+            solver.train(sampler, MCCFR_BATCH, batch=MCCFR_BATCH, threads=t)  # warm: first touch of the regrets
+            runs = []
+            for _ in range(repeats):
+                done, t0 = 0, time.perf_counter()
+                while time.perf_counter() - t0 < mccfr_seconds / repeats:
+                    done += solver.train(sampler, MCCFR_BATCH, batch=MCCFR_BATCH, threads=t).iterations
+                runs.append(done / (time.perf_counter() - t0))
+            rates[t] = statistics.median(runs)
+        out["mccfr"] = {
+            "preset": "default",
+            "slots": int(bp.tree.num_slots),
+            "iterations_per_second": _speedups(rates, higher_is_faster=True),
+        }
+    return out
+
+
+def print_scale_report(r: dict) -> None:
+    print(f"What more threads buy, medians of {r['repeats']} (speedup over one thread, efficiency = speedup / threads)")
+    print(f"machine: {r['machine']}")
+
+    def line(label: str, rows: dict, unit: str, fmt: str) -> None:
+        cells = "  ".join(
+            f"{t}: {format(x['value'], fmt)} {unit} {x['speedup']:.2f}x ({100 * x['efficiency']:.0f} %)"
+            for t, x in sorted(rows.items(), key=lambda kv: int(kv[0]))
+        )
+        print(f"  {label}\n    {cells}")
+
+    u = r["turn"]
+    line(f"turn reference solve ({u['nodes']} nodes, {u['hands']} hands), ms per iteration", u["ms_per_iteration"],
+         "ms", ".2f")  # fmt: skip
+    f = r["flop"]
+    print(
+        f"  flop depth-limited solve ({f['spot']}, default action tree, uniform blueprint): {f['nodes']} nodes, "
+        f"{f['leaves']} leaves, {f['continuation_nodes']:,} continuation nodes, {f['runouts']} runouts"
+    )
+    line("one runout a pass, ms per iteration", f["ms_per_iteration_one_runout"], "ms", ".2f")
+    line("k runouts a pass on k threads, runouts valued per second", f["runouts_per_second"], "/s", ",.0f")
+    m = r["mccfr"]
+    line(f"MCCFR, default action tree ({m['slots']:,} slots), iterations per second", m["iterations_per_second"],
+         "it/s", ",.0f")  # fmt: skip

@@ -1,0 +1,33 @@
+"""``pokerbot bench scale``: the thread counts it accepts, and (slow) one run end to end."""
+
+import pytest
+from conftest import cli_json
+
+from pokerbot.bot.bench import scale
+from pokerbot.bot.cli import main
+
+
+def test_thread_counts_are_checked_and_start_at_one():
+    assert scale.parse_thread_counts("2,1,4", 4) == [1, 2, 4]
+    assert scale.parse_thread_counts("4", 4) == [1, 4]  # the baseline is always timed
+    assert scale.default_thread_counts(16) == [1, 2, 4, 8, 16]
+    assert scale.default_thread_counts(6) == [1, 2, 4, 6]
+    assert scale.default_thread_counts(1) == [1]
+    for bad, words in (("0,2", "positive"), ("a,b", "integers"), ("1,64", "may use"), ("", "positive")):
+        with pytest.raises(ValueError, match=words):
+            scale.parse_thread_counts(bad, 8)
+
+
+def test_bench_scale_refuses_more_threads_than_cpus(capsys):
+    assert main(["bench", "scale", "--threads", "1,100000"]) == 2
+    assert "may use" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_bench_scale_reports_each_row_with_its_speedups():
+    r = cli_json("bench", "scale", "--threads", "1,2", "--repeats", "1", "--json")
+    for rows in (r["turn"]["ms_per_iteration"], r["flop"]["ms_per_iteration_one_runout"],
+                 r["flop"]["runouts_per_second"], r["mccfr"]["iterations_per_second"]):  # fmt: skip
+        assert set(rows) == {"1", "2"} and rows["1"]["speedup"] == 1.0
+        assert rows["2"]["value"] > 0 and rows["2"]["efficiency"] == pytest.approx(rows["2"]["speedup"] / 2)
+    assert r["flop"]["leaves"] > 10 and r["mccfr"]["slots"] > 10_000_000  # the default action tree
