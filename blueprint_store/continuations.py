@@ -37,6 +37,7 @@ from pokerbot.solver.tree import (
 )
 
 from .abstraction import hand_buckets, river_bucket_table, runout_bucket_table
+from .actions import pot_fraction
 from .real_play import concrete_action, map_action, raise_war_node
 from .store import Blueprint
 
@@ -165,7 +166,7 @@ def _continuation_strategy(
             played_as = _real_children(view, st, me, a_node, real_actions)
             for j, r in enumerate(played_as):
                 out[f + r, :, : table.shape[2]] += table[j]
-        _push_children(stack, st, f, real_actions, view, a_node, played_as, path, deal=True)
+        _push_children(stack, st, f, real_actions, view, a_node, path, deal=True)
     return out
 
 
@@ -203,11 +204,24 @@ def _real_children(
     view: Blueprint, st: BettingState, me: int, node: int, real_actions: list[Action | None]
 ) -> list[int]:
     """Per child of abstract ``node``: the index among ``real_actions`` of the real
-    action it is played as in ``st`` (a call where the real tree lacks it)."""
+    action it is played as in ``st``: the same action; for a raise the real tree lacks
+    (its sizes scaled, or others than the blueprint's), the real raise nearest its pot
+    fraction (all-in stays all-in); a call where the real tree has no raise."""
+    raises = [
+        (pot_fraction(a.size, st.spent, me), i)
+        for i, a in enumerate(real_actions)
+        if a is not None and a.type is ActionType.RAISE
+    ]
     out = []
     for c in view.child_actions(node):
         a = concrete_action(view, st, me, node, c)
-        out.append(real_actions.index(a) if a in real_actions else real_actions.index(CALL))
+        if a in real_actions:
+            out.append(real_actions.index(a))
+        elif a.type is ActionType.RAISE and raises:
+            x = pot_fraction(a.size, st.spent, me)
+            out.append(min(raises, key=lambda fi: (abs(fi[0] - x), fi[1]))[1])
+        else:
+            out.append(real_actions.index(CALL))
     return out
 
 
@@ -223,30 +237,29 @@ def _push_children(
     real_actions: list[Action | None],
     view: Blueprint,
     node: int | None,
-    played_as: list[int],
     path: tuple[int, ...],
     deal: bool = False,
 ) -> None:
     """Push the real children of a decision (nodes ``first``.., reached from ``st`` by
-    ``real_actions``), each with the abstract child of ``node`` it follows: the first
-    one played as it (``played_as``: per abstract child, its real index); for a raise
-    where ``node`` has none (past the tree's cap), the node its raise war goes on from
-    (``raise_war_node``); else None. ``deal``: a child that starts a round gets its
-    cards (any: a continuation tree leaves them out)."""
-    abstract_of: dict[int, int] = {}
-    for j, r in enumerate(played_as):
-        abstract_of.setdefault(r, int(view.tree.first_child[node]) + j)
+    ``real_actions``), each with the abstract child of ``node`` it follows, as the
+    blueprint player follows a real action (``map_action``, deterministic
+    translation); a raise past the tree's cap goes on from the node its raise war goes
+    on from (``raise_war_node``); else None. ``deal``: a child that starts a round gets
+    its cards (any: a continuation tree leaves them out)."""
     on = path if node is None else (*path, node)
-    capped = node is not None and not any(c.type is ActionType.RAISE for c in view.child_actions(node))
     for r, action in enumerate(real_actions):
         assert action is not None  # every child has its action
+        follows = None
+        if node is not None and int(view.tree.round[node]) == st.round:
+            pick = map_action(view, node, st, action, None)
+            if pick is not None:
+                follows = int(view.tree.first_child[node]) + pick
+            else:
+                follows = raise_war_node(view, list(on), st, action)
         nxt = st.copy()
         nxt.apply(action)
         if deal:
             nxt = with_round_cards(nxt)
-        follows = abstract_of.get(r)
-        if follows is None and capped:
-            follows = raise_war_node(view, list(on), st, action)
         stack.append((first + r, nxt, follows, on))
 
 
@@ -292,5 +305,5 @@ def blueprint_subgame_strategy(sub: Subgame, root: BettingState, view: Blueprint
             played_as = _real_children(view, st, int(tree.player[n]), a_node, real_actions)
             for j, r in enumerate(played_as):
                 out[f + r] += per_hand[:, j]
-        _push_children(stack, st, f, real_actions, view, a_node, played_as, path)
+        _push_children(stack, st, f, real_actions, view, a_node, path)
     return out

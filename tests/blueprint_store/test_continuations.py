@@ -163,8 +163,25 @@ def test_the_blueprint_past_its_raise_cap_on_a_subgame_tree_plays_what_the_playe
             else:
                 stack.append((c, rnd, raises + (t.actions[c].type is ActionType.RAISE)))
     assert len(past) > 10
-    picks = np.random.default_rng(1).choice(sorted(past), 12, replace=False)
-    assert_nodes_play_what_the_player_answers(full, strategy, root, player, picks)
+    assert_nodes_play_what_the_player_answers(full, strategy, root, player, sorted(past))  # every one
+
+
+def test_the_blueprint_on_a_scaled_subgame_tree_plays_its_sizes_nearest_as_on_its_own(setup):
+    """The agent scales a hand's subgame sizes (0.92-1.08): the blueprint's strategy on
+    the scaled tree gives each abstract bet to the real bet nearest it and follows the
+    hand below by translation, so node by node it is the strategy on the unscaled tree
+    (the old mapping moved an unmatched bet's probability to the check and checked or
+    called below it)."""
+    bp, _, root, node = setup
+    sizes = bp.actions.sizes()
+    plain = make_subgame(root, {2: sizes[2], 3: sizes[3]})
+    scaled = make_subgame(root, {r: dataclasses.replace(sizes[r], scale=1.05) for r in (2, 3)})
+    assert np.array_equal(plain.tree.kind, scaled.tree.kind) and not np.array_equal(plain.tree.spent, scaled.tree.spent)
+    ours = blueprint_subgame_strategy(scaled, root, bp, node)
+    np.testing.assert_allclose(ours, blueprint_subgame_strategy(plain, root, bp, node), atol=1e-12)
+    f, m = int(scaled.tree.first_child[0]), int(scaled.tree.num_children[0])
+    raises = [f + j for j in range(m) if scaled.tree.actions[f + j].type is ActionType.RAISE]
+    assert ours[raises].sum() > 0  # the bets keep their probability
 
 
 def test_a_depth_limited_solve_with_blueprint_continuations_beats_the_blueprint(setup):
