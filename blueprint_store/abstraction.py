@@ -670,7 +670,8 @@ def _sample_deals(seeds, per, tb, buckets, outcomes):
 
 
 class HoldemDeals(Deals):
-    """Random hold'em deals bucketed by a ``CardAbstraction`` (for MCCFR)."""
+    """Random hold'em deals bucketed by a ``CardAbstraction`` (for MCCFR), sampled on
+    ``threads`` of numba's threads."""
 
     def __init__(self, abstraction: CardAbstraction, threads: int = 1) -> None:
         self.a = abstraction
@@ -682,6 +683,9 @@ class HoldemDeals(Deals):
         outcomes = np.empty(n, dtype=np.int8)
         workers = self.threads * 4
         seeds = rng.integers(0, 2**31 - 1, workers)
+        # on this many of numba's threads (its count is per calling thread, and may
+        # have been set higher for something else)
+        nb.set_num_threads(min(self.threads, nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
         per = -(-n // workers)
         _sample_deals(seeds, per, self.tables, buckets, outcomes)
         return buckets, outcomes

@@ -298,6 +298,7 @@ class LibratusAgent:
         #: plays from the same solution when nothing it started from has changed since
         self._answered: dict[tuple, AnsweredSolve] = {}
         self._decision_t0 = time.perf_counter()
+        self._first_solve_t0: float | None = None  # when the current decision's first solve began
 
     @property
     def solution(self) -> Solution | None:
@@ -362,7 +363,11 @@ class LibratusAgent:
         extra: tuple[int, ...] = (),
     ) -> Solution:
         t_setup = time.perf_counter()
-        elapsed = t_setup - self._decision_t0  # a decision may solve twice (a new round, then a re-solve)
+        # a decision may solve twice (a new round, then a re-solve): the second gets what
+        # the first left (the work before a decision's first solve is in the overhead)
+        if self._first_solve_t0 is None:
+            self._first_solve_t0 = t_setup
+        elapsed = t_setup - self._first_solve_t0
         deadline = self.budget.solve_deadline(self.solve_cap(state, elapsed), elapsed)
         if deadline < MIN_SOLVE_SECONDS:
             raise SolveUnavailable("time budget")
@@ -530,6 +535,7 @@ class LibratusAgent:
     # ------------------------------------------------------------------ acting
     def act(self, ms: MatchState) -> Action:
         t0 = self._decision_t0 = time.perf_counter()
+        self._first_solve_t0 = None
         state = ms.state
         self.budget.start_hand(state.hand_id)
         self._last_solve = {}
@@ -673,6 +679,7 @@ class LibratusAgent:
             self._start_hand(state)
             self.budget.start_hand(state.hand_id)  # as act does: the hand's time budget
             self._decision_t0 = time.perf_counter()
+            self._first_solve_t0 = None
             if state.round < self.solve_round or state.game.num_rounds != 4:
                 return self.blueprint_action_probabilities(state, seat)
             if self._decided is not None and self._decided[0] == self._state_key(state, seat):
