@@ -85,6 +85,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"pokerbot match: {e}", file=sys.stderr)
         return 2
     limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
+    if any(
+        match.PlayerSpec(seat, spec).solver_threads is not None
+        for seat, spec in (("A", args.player_a), ("B", args.player_b))
+    ):
+        from pokerbot.bot.agent.libratus import MIN_SOLVE_SECONDS
+        from pokerbot.bot.agent.time_budget import TimeBudget, verify_solving_fits
+
+        try:  # an agent could never solve: say so before anything starts
+            verify_solving_fits(TimeBudget(*(limits[k] / 1000 for k in ("t_response", "t_hand", "t_per_hand"))),
+                                MIN_SOLVE_SECONDS)  # fmt: skip
+        except ValueError as e:
+            print(f"pokerbot match: {e}", file=sys.stderr)
+            return 2
     if args.concurrent and not args.duplicate:
         print("pokerbot match: --concurrent needs --duplicate", file=sys.stderr)
         return 2

@@ -75,6 +75,8 @@ def test_agent_threads_and_solve_caps_are_checked(capsys, small_blueprint, monke
     # limits that leave no time to solve: refused before any connection
     assert main(["play", "127.0.0.1", "9", "--blueprint", small_blueprint, "--t_per_hand", "300"]) == 2
     assert "no time to solve" in capsys.readouterr().err
+    assert main(["match", "call", "libratus", "--hands", "5", "--t_per_hand", "200", "--no-train"]) == 2
+    assert "no time to solve" in capsys.readouterr().err
 
 
 def test_improve_reports_bad_input_clearly(capsys, tmp_path):
