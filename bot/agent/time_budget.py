@@ -97,11 +97,11 @@ class TimePlan:
 
     A hand may spend its own allowance (``safety * t_per_hand`` less what the hand used
     so far) plus ``carry`` of the bank earlier hands left unused; a solve on round r gets
-    ``w[r] * pot_weight / (w[r] * pot_weight + sum of w[r+1..])`` of that (``ROUND_WEIGHTS``; ``pot_weight``: the pot's iteration rule over
-    its small-pot count, so a big pot's solve weighs more), and never more than
-    ``ceiling`` hands' allowance. A solve that needs less time (its iterations done)
-    leaves the rest in the bank for later hands; a re-solve in the same round gets a
-    share of what is left. ``TimeBudget.solve_deadline`` then keeps the cap inside the
+    ``w[r] * p / (w[r] * p + sum of w[r+1..])`` of that (``ROUND_WEIGHTS``; p: the pot's
+    iteration rule over its small-pot count, so a big pot's solve weighs more), and never
+    more than ``ceiling`` hands' allowance. A solve that needs less time (its iterations
+    done) leaves the rest in the bank for later hands; a re-solve in the same round gets
+    a share of what is left. ``TimeBudget.solve_deadline`` then keeps the cap inside the
     dealer's three limits."""
 
     carry: float = 0.25

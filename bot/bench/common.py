@@ -56,3 +56,23 @@ def per_iteration(solve: Callable[[int], object], iterations: int, repeats: int)
             out.append(time.perf_counter() - t0)
     s = statistics.median(setup)
     return s, max(statistics.median(full) - s, 0.0) / iterations
+
+
+def per_iteration_interleaved(
+    solves: dict[int, Callable[[int], object]], iterations: int, repeats: int
+) -> dict[int, float]:
+    """Seconds per iteration of each of ``solves`` (key -> ``solve(n)``), as
+    ``per_iteration`` measures one, the solves taking turns within each repeat, so that a
+    drift of the machine's speed hits every key alike (two thread counts timed one
+    after the other on a VM whose speed moves would compare two machines)."""
+    for solve in solves.values():
+        solve(1)  # compile and warm up
+    setup: dict[int, list[float]] = {k: [] for k in solves}
+    full: dict[int, list[float]] = {k: [] for k in solves}
+    for _ in range(repeats):
+        for k, solve in solves.items():
+            for n, out in ((0, setup[k]), (iterations, full[k])):
+                t0 = time.perf_counter()
+                solve(n)
+                out.append(time.perf_counter() - t0)
+    return {k: max(statistics.median(full[k]) - statistics.median(setup[k]), 0.0) / iterations for k in solves}

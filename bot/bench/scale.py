@@ -16,10 +16,11 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 
 import numpy as np
 
-from pokerbot.bot.bench.common import machine_description, per_iteration
+from pokerbot.bot.bench.common import machine_description, per_iteration_interleaved
 
 #: Iterations of the timed solves (each against a solve of none, see ``per_iteration``).
 TURN_ITERATIONS = 20
@@ -101,13 +102,12 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
     out: dict = {"machine": machine_description(), "threads": threads, "repeats": repeats}
     turn_state, turn_sizes = reference_turn_spot()
     turn = make_subgame(turn_state, turn_sizes)
-    ms = {}
-    for t in threads:
 
-        def turn_solve(n: int, t: int = t) -> object:
-            return cfr.solve(turn, n, threads=t)
+    def turn_solve(t: int) -> Callable[[int], object]:
+        return lambda n: cfr.solve(turn, n, threads=t)
 
-        ms[t] = 1000 * per_iteration(turn_solve, TURN_ITERATIONS, repeats)[1]
+    per = per_iteration_interleaved({t: turn_solve(t) for t in threads}, TURN_ITERATIONS, repeats)
+    ms = {t: 1000 * per[t] for t in threads}
     out["turn"] = {"nodes": turn.tree.num_nodes, "hands": int(turn.hands.shape[0]), "ms_per_iteration": _speedups(ms)}
 
     with tempfile.TemporaryDirectory(prefix="pokerbot-scale-") as tmp:
@@ -119,17 +119,18 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
         deals = runout_sample(bp.game.deck(), state.board_cards, FLOP_RIVERS, 100)
         sub = make_subgame(state, {1: SUBGAME_SIZES[1]}, None, leaf_round=2, leaf_deals=deals)
         continuations.attach_blueprint_continuations(sub, state, player.view, player.walk(state)[0])
-        one, many = {}, {}
-        for t in threads:
 
-            def one_runout(n: int, t: int = t) -> object:
-                return cfr.solve(sub, n, threads=t, card_samples=1, seed=1)
+        def flop_solve(t: int, samples: int) -> Callable[[int], object]:
+            return lambda n: cfr.solve(sub, n, threads=t, card_samples=samples, seed=1)
 
-            def k_runouts(n: int, t: int = t) -> object:
-                return cfr.solve(sub, n, threads=t, card_samples=t, seed=1)
-
-            one[t] = 1000 * per_iteration(one_runout, FLOP_ITERATIONS, repeats)[1]
-            many[t] = 1000 * per_iteration(k_runouts, FLOP_ITERATIONS, repeats)[1]
+        # one runout a pass, and k on k threads (keys -t), all taking turns
+        per = per_iteration_interleaved(
+            {**{t: flop_solve(t, 1) for t in threads}, **{-t: flop_solve(t, t) for t in threads}},
+            FLOP_ITERATIONS,
+            repeats,
+        )
+        one = {t: 1000 * per[t] for t in threads}
+        many = {t: 1000 * per[-t] for t in threads}
         c = sub.continuations
         assert c is not None  # attached above
         out["flop"] = {
@@ -145,20 +146,22 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
         }
 
         preset = PRESETS["default"]
-        cards = bp.cards
-        rates = {}
+        runs: dict[int, list[float]] = {t: [] for t in threads}
+        solvers = {}
         for t in threads:
             solver = mccfr_solver(bp.tree, bp.game, preset.prune_threshold, preset.regret_floor, seed=3)
-            sampler = HoldemDeals(cards, threads=t)
+            sampler = HoldemDeals(bp.cards, threads=t)
             solver.load_kernels(sampler, t)
             solver.train(sampler, MCCFR_BATCH, batch=MCCFR_BATCH, threads=t)  # warm: first touch of the regrets
-            runs = []
-            for _ in range(repeats):
+            solvers[t] = (solver, sampler)
+        for _ in range(repeats):  # the thread counts take turns, as the solves above
+            for t, (solver, sampler) in solvers.items():
                 done, t0 = 0, time.perf_counter()
                 while time.perf_counter() - t0 < mccfr_seconds / repeats:
                     done += solver.train(sampler, MCCFR_BATCH, batch=MCCFR_BATCH, threads=t).iterations
-                runs.append(done / (time.perf_counter() - t0))
-            rates[t] = statistics.median(runs)
+                runs[t].append(done / (time.perf_counter() - t0))
+        del solvers
+        rates = {t: statistics.median(runs[t]) for t in threads}
         out["mccfr"] = {
             "preset": "default",
             "slots": int(bp.tree.num_slots),
