@@ -257,6 +257,7 @@ for threads in (1, 2, 3, 8):
 """
 
 
+@pytest.mark.slow  # a second process compiles the parallel kernels for an 8-thread pool
 def test_leaf_items_solve_bit_for_bit_at_any_thread_count(spot, monkeypatch):
     """(leaf, card) items on threads (k cards a pass keep k threads busy with fewer
     leaves than threads) sum each leaf's cards in the order one thread does: solves and

@@ -17,6 +17,7 @@ from pokerbot.solver import kernel_cache, ranges
 go, locks = sys.argv[1], sys.argv[2]
 if locks != "shared":
     kernel_cache.lock_directory = lambda: locks  # a lock folder of its own: nothing shared
+open(go + "." + sys.argv[3], "w").close()  # imported, waiting
 while not os.path.exists(go):
     time.sleep(0.002)
 hands = ranges.hole_hands(bundled_game("holdem.nolimit.2p"))
@@ -32,14 +33,24 @@ def start_together(tmp_path, locks):
     go = tmp_path / "go"
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(go), "shared" if locks == "shared" else str(tmp_path / f"locks{i}")],
+            [
+                sys.executable,
+                "-c",
+                CHILD,
+                str(go),
+                "shared" if locks == "shared" else str(tmp_path / f"locks{i}"),
+                str(i),
+            ],
             env=env,
             stdout=subprocess.PIPE,
             text=True,
         )
         for i in range(2)
     ]
-    time.sleep(3.0)  # both imported and waiting
+    deadline = time.monotonic() + 240
+    while not all(os.path.exists(f"{go}.{i}") for i in range(2)):  # both imported and waiting (a busy machine is slow)
+        assert time.monotonic() < deadline, "the two processes did not start"
+        time.sleep(0.01)
     go.write_text("")
     outs = [p.communicate(timeout=300)[0].strip() for p in procs]
     assert all(p.returncode == 0 for p in procs)
