@@ -38,6 +38,16 @@ def _round_of(betting: str) -> str:
     return ("preflop", "flop", "turn", "river")[min(betting.count("/"), 3)]
 
 
+def _solve_figures(solves: list[dict]) -> dict:
+    """How many solves, their median seconds and iterations, and the deadline-stopped."""
+    return {
+        "solves": len(solves),
+        "median_seconds": statistics.median(s["seconds"] for s in solves),
+        "median_iterations": statistics.median(s["iterations"] for s in solves),
+        "stopped_early": sum(bool(s["stopped_early"]) for s in solves),
+    }
+
+
 def summarise(paths: list[str]) -> dict:
     decisions: list[dict] = []
     solves: list[dict] = []
@@ -62,11 +72,8 @@ def summarise(paths: list[str]) -> dict:
     for kind in sorted({s["kind"] for s in solves}):
         ks = [s for s in solves if s["kind"] == kind]
         by_kind[kind] = {
-            "solves": len(ks),
-            "median_seconds": statistics.median(s["seconds"] for s in ks),
+            **_solve_figures(ks),
             "max_seconds": max(s["seconds"] for s in ks),
-            "median_iterations": statistics.median(s["iterations"] for s in ks),
-            "stopped_early": sum(bool(s["stopped_early"]) for s in ks),
             "median_nodes": statistics.median(s["nodes"] for s in ks),
             # the solve's time (with the hand-over to the worker) past its deadline
             "max_past_deadline": max(s["seconds"] - s["deadline"] for s in ks if "deadline" in s)
@@ -79,13 +86,7 @@ def summarise(paths: list[str]) -> dict:
     for rnd in ("flop", "turn", "river"):
         rs = [s for s in solves if "betting" in s and _round_of(s["betting"]) == rnd]
         if rs:
-            by_round[rnd] = {
-                "solves": len(rs),
-                "median_iterations": statistics.median(s["iterations"] for s in rs),
-                "min_iterations": min(s["iterations"] for s in rs),
-                "median_seconds": statistics.median(s["seconds"] for s in rs),
-                "stopped_early": sum(bool(s["stopped_early"]) for s in rs),
-            }
+            by_round[rnd] = {**_solve_figures(rs), "min_iterations": min(s["iterations"] for s in rs)}
     return {
         "decisions": len(decisions),
         "hands_with_a_decision": len(hands),
