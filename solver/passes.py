@@ -113,7 +113,10 @@ class BlockArrays(NamedTuple):
     ``_walk_block``): the nodes above them end at ``top_end``; per block its node range,
     the chance child above it and its chance node, its showdowns' one board (or -1);
     per node whether a block walk computes it and its block-local reach row; the
-    block-local reaches and values, one copy per share of the blocks."""
+    chance nodes whose children are all blocks' (``block_chances``: on threads their
+    values are summed by hand ranges after the blocks, ``top_done`` then marks them
+    with the blocks' nodes for the top's backward pass); the block-local reaches and
+    values, one copy per share of the blocks."""
 
     top_end: int
     blocks: np.ndarray
@@ -122,6 +125,8 @@ class BlockArrays(NamedTuple):
     in_block: np.ndarray
     local_slot: np.ndarray
     block_board: np.ndarray
+    block_chances: np.ndarray
+    top_done: np.ndarray
     block_reach: np.ndarray
     block_cfv: np.ndarray
 
@@ -524,7 +529,9 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
             update, best_response, block_reach, block_cfv, tmp, Hb,
         )  # fmt: skip
     else:
-        _chance_values(parent, np.int64(0), base, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv)
+        _chance_values(
+            parent, np.int64(0), base, 0, H, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv
+        )  # fmt: skip
     if in_order:
         for h in range(H):  # the hands holding the dealt card
             cfv[parent, h] = 0.0
@@ -565,7 +572,18 @@ def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, le
         share = Scratch(blocks.block_reach[t], blocks.block_cfv[t], np.empty_like(work.tmp), np.empty_like(work.qs))
         for b in range(np.int64(t), blocks.blocks.shape[0], T):
             _walk_block(b, i, tree, hands, rule, work, share, blocks)
-    _backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.in_block, np.bool_(False))
+    # the chance nodes above the blocks, each cut into T ranges of hands (one thread
+    # would otherwise sum 48 children per node while the others wait)
+    H = hands.c1.shape[0]
+    C = blocks.block_chances.shape[0]
+    for j in nb.prange(C * T):
+        n = blocks.block_chances[j // T]
+        s = j % T
+        _chance_values(
+            n, n, np.int64(0), H * s // T, H * (s + 1) // T, tree.first_child, tree.num_children, tree.dealt,
+            tree.chance_weight, hands.c1, hands.c2, work.cfv,
+        )  # fmt: skip
+    _backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.top_done, np.bool_(False))
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -1122,7 +1140,7 @@ def _backward_nodes(
                 board_start, board_len, board_rows, board_identity, qs, tmp, in_order,
             )  # fmt: skip
         elif k == CHANCE:
-            _chance_values(n, n - base, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
+            _chance_values(n, n - base, base, 0, H, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
         else:
             _terminal_children(
                 n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders, c1s,
@@ -1136,19 +1154,19 @@ def _backward_nodes(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _chance_values(n, row, base, first_child, num_children, dealt, chance_weight, c1, c2, cfv):
-    """Values at chance node n (into ``row``): its children's (rows c - base)
-    averaged over the cards each hand allows."""
-    H = c1.shape[0]
+def _chance_values(n, row, base, lo, hi, first_child, num_children, dealt, chance_weight, c1, c2, cfv):
+    """Values at chance node n (into ``row``) of hands lo..hi-1: its children's (rows
+    c - base) averaged over the cards each hand allows. Each hand's sum runs over the
+    children in order, whatever the range: the same bits however the hands are cut."""
     f = first_child[n]
-    for h in range(H):
-        cfv[row, h] = 0.0
+    zero = cfv.dtype.type(0.0)  # adding it leaves a sum's bits as skipping would, and lets the loop vectorise
+    for h in range(lo, hi):
+        cfv[row, h] = zero
     for c in range(f, f + num_children[n]):
         d = dealt[c]
-        for h in range(H):
-            if c1[h] != d and c2[h] != d:
-                cfv[row, h] += cfv[c - base, h]
-    for h in range(H):
+        for h in range(lo, hi):
+            cfv[row, h] += cfv[c - base, h] if c1[h] != d and c2[h] != d else zero
+    for h in range(lo, hi):
         cfv[row, h] *= chance_weight[n]
 
 

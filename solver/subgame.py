@@ -102,6 +102,10 @@ class Subgame:
         values for ``copies`` shares of the blocks (one per thread)."""
         t = self.tree
         H = self.hands.shape[0]
+        chances = np.unique(self.block_chance)
+        chances = chances[[bool(self.in_block[t.first_child[n] : t.first_child[n] + t.num_children[n]].all()) for n in chances]]
+        top_done = self.in_block.copy()
+        top_done[chances] = True
         return BlockArrays(
             max(t.top_end, 0),
             t.blocks,
@@ -110,6 +114,8 @@ class Subgame:
             self.in_block,
             self.local_slot,
             self.block_board,
+            chances.astype(np.int64),
+            top_done,
             np.zeros((copies, 2, t.block_rows, H), dtype=dtype),
             np.zeros((copies, t.block_rows, H), dtype=dtype),
         )

@@ -140,6 +140,7 @@ def test_aivat_where_it_tracks_the_result_and_duplicate_where_it_adds_noise():
     )
 
 
+@pytest.mark.slow  # about a minute on 2 cores (a Ray cluster and its workers' compiles)
 def test_chunks_on_a_ray_cluster_equal_the_same_chunks_played_here(tmp_path):
     ray = pytest.importorskip("ray", reason="the cluster extra is not installed")
     from ray.cluster_utils import Cluster

@@ -364,7 +364,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     for p in (0, 1):
         out = []
-        for walk in ("whole", "blocks", "parallel"):
+        for walk in ("whole", "blocks", "parallel", "parallel3"):
             regret, avg, strategy = start.copy(), start.copy(), sigma.copy()  # a pass remakes p's strategy
             if walk != "whole":
                 regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
@@ -376,11 +376,13 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
                 passes.traverse(*args, leaves)
             elif walk == "blocks":
                 passes.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
-            else:  # the blocks in two shares, one per thread
-                passes.traverse_blocks(*args, sub.block_arrays(2, cfr.SOLVE_DTYPE), -1, leaves)
+            else:  # the blocks in two (three) shares, one per thread; the chance nodes above them in hand ranges
+                copies = 3 if walk == "parallel3" else 2
+                passes.traverse_blocks(*args, sub.block_arrays(copies, cfr.SOLVE_DTYPE), -1, leaves)
             out.append((regret, avg, w.cfv[0], strategy))
-        for a, b in zip(out[1], out[2]):
-            np.testing.assert_array_equal(a, b)
+        for parallel in out[2:]:
+            for a, b in zip(out[1], parallel):
+                np.testing.assert_array_equal(a, b)
         whole = [to_block_order(sub, a) for a in (out[0][0], out[0][1])] + [out[0][2]]
         whole.append(to_block_order(sub, out[0][3]))
         for a, b in zip(whole, out[1]):
