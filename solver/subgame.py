@@ -103,7 +103,8 @@ class Subgame:
         t = self.tree
         H = self.hands.shape[0]
         chances = np.unique(self.block_chance)
-        chances = chances[[bool(self.in_block[t.first_child[n] : t.first_child[n] + t.num_children[n]].all()) for n in chances]]
+        below = [self.in_block[t.first_child[n] : t.first_child[n] + t.num_children[n]] for n in chances]
+        chances = chances[[bool(b.all()) for b in below]]
         top_done = self.in_block.copy()
         top_done[chances] = True
         return BlockArrays(

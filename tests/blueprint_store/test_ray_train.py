@@ -45,7 +45,8 @@ def cluster():
     c.shutdown()
 
 
-@pytest.mark.slow  # about 80 s on 2 cores; the default run keeps the other Ray tests and the shards bit for bit in one process
+# about 80 s on 2 cores; the default run keeps the other Ray tests, and the shards bit for bit in one process
+@pytest.mark.slow
 def test_shards_on_ray_train_bit_for_bit_as_in_one_process(cluster):
     plan = plan_shards(TREE, 2)
     pool = RayShards(TREE, plan, LEDUC.big_blind)
