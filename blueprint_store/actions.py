@@ -76,4 +76,10 @@ PRESET_ACTIONS = {
         (BetSizes(bets=((0.5, 1.0, 2.0, 3.0), (0.7, 1.5), (1.0,)), max_raises=4),)
         + _same(3, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
     ),
+    # five opening sizes and three 3-bet sizes; after the flop a third, two thirds and a
+    # pot, raises of 0.6 and 1.2 pots, then a pot, three raises a round
+    "large": ActionAbstraction(
+        (BetSizes(bets=((0.5, 0.75, 1.0, 2.0, 3.0), (0.5, 1.0, 2.0), (0.7, 1.5), (1.0,)), max_raises=4),)
+        + _same(3, BetSizes(bets=((0.33, 0.67, 1.0), (0.6, 1.2), (1.0,)), max_raises=3))
+    ),
 }

@@ -27,6 +27,7 @@ from pokerbot.solver.mccfr_shards import ShardedMCCFR, plan_shards
 from .abstraction import CardAbstraction, CardAbstractionSpec, HoldemDeals, Progress, build_card_abstraction
 from .actions import PRESET_ACTIONS, ActionAbstraction
 from .store import BlueprintContents, write_blueprint
+from .training_memory import available_memory, training_memory, verify_memory_fits
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,34 @@ PRESETS = {
         prune_threshold=-30_000_000.0,
         regret_floor=-31_000_000,
     ),
+    # for a 16-64-core machine overnight; the arithmetic is in docs/cluster.md: 708 M slots,
+    # 5.7 GB of regrets and weights, about 9 GB at the peak, a 2.8 GB store
+    "large": Preset(
+        "large",
+        CardAbstractionSpec(
+            buckets=(169, 1000, 1000, 1000),
+            bins=16,
+            flop_runouts=0,
+            turn_runouts=0,
+            fit_flop_boards=1000,
+            fit_turn_boards=3000,
+        ),
+        PRESET_ACTIONS["large"],
+        seconds=8 * 3600.0,
+        batch=100_000,
+        prune_threshold=-100_000_000.0,
+        regret_floor=-103_000_000,
+    ),
 }
+
+
+def quick_card_fit(preset: Preset) -> Preset:
+    """``preset`` with its card abstraction fitted as the tiny preset's is (few boards,
+    sampled runouts) and its bucket counts kept: the same training, tree and memory,
+    coarser buckets, minutes of card abstraction instead of hours on a small machine."""
+    tiny = PRESETS["tiny"].cards
+    fit = {k: getattr(tiny, k) for k in ("flop_runouts", "turn_runouts", "fit_flop_boards", "fit_turn_boards")}
+    return replace(preset, cards=replace(preset.cards, kmeans_iterations=tiny.kmeans_iterations, **fit))
 
 
 def _checkpoint_dir(out: str) -> str:
@@ -111,13 +139,16 @@ def train_blueprint(
     ray: str | None = None,
     shards: int | None = None,
     shard_batch: int = 2_000,
+    check_memory: bool = True,
 ) -> dict:
     """Train and write the store at ``out``; returns the training figures. Messages go
     to ``log``; with ``progress`` the card abstraction's boards and the seconds trained
     go there instead of into periodic log lines. With ``ray`` (a cluster address,
     "auto", or "local" for one started here on ``threads`` CPUs) MCCFR runs sharded on
     Ray actors (``ray_train``): ``shards`` of them (default: the cluster's CPUs), the
-    first round's strategy updated every ``shard_batch`` iterations."""
+    first round's strategy updated every ``shard_batch`` iterations. Before anything
+    large is allocated, the memory the run needs (``training_memory``) is logged and,
+    with ``check_memory``, a machine without it is refused (MemoryError)."""
     if isinstance(preset, str):
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
@@ -133,6 +164,14 @@ def train_blueprint(
     state_path = os.path.join(ckpt, "state.npz")
     spec = replace(preset.cards, seed=seed)
     t_start = time.perf_counter()
+    tree = build_betting_tree(game, preset.actions.sizes(), spec.buckets)
+    need = training_memory(tree, spec)
+    log(
+        f"betting tree: {tree.num_nodes:,} nodes, {tree.num_decisions:,} decisions, {tree.num_slots:,} slots; "
+        f"training needs about {need.describe()}"
+    )
+    if check_memory:  # before hours of card abstraction
+        verify_memory_fits(need, available_memory())
     if ray is not None:  # reach the cluster before hours of card abstraction
         from .ray_train import connect
 
@@ -145,11 +184,6 @@ def train_blueprint(
         log(f"card abstraction built in {cards.build_seconds:.0f} s")
     else:
         log("card abstraction reused from the checkpoint")
-    tree = build_betting_tree(game, preset.actions.sizes(), spec.buckets)
-    log(
-        f"betting tree: {tree.num_nodes:,} nodes, {tree.num_decisions:,} decisions, {tree.num_slots:,} slots "
-        f"({tree.memory_bytes() / 1e6:.0f} MB of regrets and weights)"
-    )
     if ray is not None:
         return _train_sharded(
             preset, out, game, cards, tree, ray, shards, shard_batch, threads, budget, resume, seed,
@@ -184,7 +218,7 @@ def train_blueprint(
     )
     _save_state(state_path, solver, elapsed)
     figures = _figures(preset, seed, solver, elapsed, elapsed_before, threads, cards, t_start)
-    strategy = solver.average_strategy().astype(np.float32)
+    strategy = solver.average_strategy(np.float32)
     return _write_store(out, game, preset, cards, tree, strategy, figures, log)
 
 
@@ -311,7 +345,7 @@ def _train_sharded(
             progress=progress,
         )
         checkpoints.save(elapsed)
-        strategy = solver.average_strategy().astype(np.float32)
+        strategy = solver.average_strategy(np.float32)
     finally:
         pool.close()
     ray_figures = {"address": address, "shards": shards, "shard_batch": shard_batch}

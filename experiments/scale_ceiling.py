@@ -54,7 +54,7 @@ def _mccfr_job(barrier, seconds: float, out) -> None:
     out.put(done / (time.perf_counter() - t0))
 
 
-def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000)) -> None:
+def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000), preset: str = "default") -> None:
     """Within one process on t threads: seconds to sample a batch's deals, and the
     batch's iterations/s as ``train`` runs it (sampling included), per batch size."""
     import numpy as np
@@ -64,10 +64,11 @@ def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000)
     from pokerbot.protocol.gamedef import bundled_game
     from pokerbot.solver.betting_tree import build_betting_tree
 
-    p = PRESETS["default"]
+    p = PRESETS[preset]
     game = bundled_game("holdem.nolimit.2p")
     tree = build_betting_tree(game, p.actions.sizes(), p.cards.buckets)
     cards = stand_in_cards(p.cards.buckets)
+    print(f"{preset} preset: {tree.num_nodes:,} nodes, {tree.num_slots:,} slots", flush=True)
     solver = mccfr_solver(tree, game, p.prune_threshold, p.regret_floor, seed=1)
     rng = np.random.default_rng(0)
     for t in counts:
@@ -110,6 +111,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--counts", default="1,2", help="numbers of concurrent jobs (default 1,2)")
     ap.add_argument("--seconds", type=float, default=4.0, help="timed seconds per job (default 4)")
+    ap.add_argument("--preset", default="default", help="phases: the preset whose action tree is trained")
     ap.add_argument("--work", default="turn,mccfr", help="turn, mccfr (default both), phases (MCCFR's sampling share)")
     a = ap.parse_args()
     counts = sorted({int(x) for x in a.counts.split(",")})
@@ -118,7 +120,7 @@ def main() -> None:
     print(f"machine: {machine_description()}")
     for work in a.work.split(","):
         if work == "phases":
-            mccfr_phases(counts)
+            mccfr_phases(counts, preset=a.preset)
             continue
         job, unit, lower_is_faster = {"turn": (_turn_job, "ms/iteration", True), "mccfr": (_mccfr_job, "it/s", False)}[
             work

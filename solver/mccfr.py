@@ -451,8 +451,13 @@ class MCCFR:
         self.tree = tree
         self.settings = settings
         self.units = UNITS_PER_BIG_BLIND / big_blind
-        self.regret = np.zeros(tree.num_slots, dtype=np.int32)
-        self.phi = np.zeros(tree.num_slots, dtype=np.float32)
+        # written, not only allocated: a page is mapped at its first write, so a large
+        # tree's memory is taken now (and a machine short of it fails now) rather than
+        # piecemeal over hours of training
+        self.regret = np.empty(tree.num_slots, dtype=np.int32)
+        self.phi = np.empty(tree.num_slots, dtype=np.float32)
+        self.regret.fill(0)
+        self.phi.fill(0.0)
         self.iterations = 0
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -565,26 +570,28 @@ class MCCFR:
             raise ValueError("a discount factor is in (0, 1]")
         discount_slots(self.regret, self.phi, float(factor))
 
-    def average_strategy(self) -> np.ndarray:
+    def average_strategy(self, dtype=np.float64) -> np.ndarray:
         """Per slot, the probability of the slot's action at its (node, bucket):
-        phi normalised; uniform where the information set was never sampled."""
-        return normalised(self.tree, self.phi)
+        phi normalised (in double, stored as ``dtype``); uniform where the
+        information set was never sampled."""
+        return normalised(self.tree, self.phi, dtype)
 
     def current_strategy(self) -> np.ndarray:
         return normalised(self.tree, np.maximum(self.regret, 0).astype(np.float64))
 
 
-def normalised(tree: BettingTree, weights: np.ndarray) -> np.ndarray:
-    out = np.zeros(tree.num_slots)
-    w = np.asarray(weights, dtype=np.float64)
+def normalised(tree: BettingTree, weights: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """``weights`` normalised per (node, bucket), uniform where they sum to 0: computed
+    in double one node at a time (no double copy of the whole array: a large tree's
+    weights are gigabytes), stored as ``dtype``."""
+    out = np.zeros(tree.num_slots, dtype=dtype)
     for n in np.nonzero(tree.kind == DECISION)[0]:
         m = int(tree.num_children[n])
         b = tree.buckets[tree.round[n]]
-        block = w[tree.slot_offset[n] : tree.slot_offset[n] + b * m].reshape(b, m)
+        lo = tree.slot_offset[n]
+        block = np.asarray(weights[lo : lo + b * m], dtype=np.float64).reshape(b, m)
         s = block.sum(axis=1, keepdims=True)
-        out[tree.slot_offset[n] : tree.slot_offset[n] + b * m] = np.where(
-            s > 0, block / np.where(s > 0, s, 1), 1.0 / m
-        ).ravel()
+        out[lo : lo + b * m] = np.where(s > 0, block / np.where(s > 0, s, 1), 1.0 / m).ravel()
     return out
 
 

@@ -433,8 +433,8 @@ class ShardedMCCFR:
             scatter_own(self.tree, self.plan, s, p, phi)
         return regret, phi
 
-    def average_strategy(self) -> np.ndarray:
-        return normalised(self.tree, self.gather()[1])
+    def average_strategy(self, dtype=np.float64) -> np.ndarray:
+        return normalised(self.tree, self.gather()[1], dtype)
 
     def current_strategy(self) -> np.ndarray:
         return normalised(self.tree, np.maximum(self.gather()[0], 0).astype(np.float64))

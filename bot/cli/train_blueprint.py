@@ -14,7 +14,8 @@ def add(sub) -> None:
     t.add_argument(
         "--preset",
         default="default",
-        help="tiny (under two minutes, for tests and demos) or default (about an hour on two cores); default: default",
+        help="tiny (under two minutes, for tests and demos), default (about an hour on two cores) or large "
+        "(overnight on 16 cores, about 9 GB; docs/cluster.md); default: default",
     )
     t.add_argument("--out", required=True, metavar="PATH", help="the store to write (written atomically)")
     t.add_argument("--threads", type=positive, default=None, help="training threads (default: every core)")
@@ -37,11 +38,24 @@ def add(sub) -> None:
         default=2_000,
         help="with --ray: iterations per batch, between updates of the first round's strategy (default 2000)",
     )
+    t.add_argument(
+        "--quick-cards",
+        action="store_true",
+        help="fit the card abstraction as the tiny preset does (few boards, sampled runouts), keeping the "
+        "preset's bucket counts: minutes instead of hours on a small machine, coarser buckets; for trying "
+        "a preset's training, memory and store",
+    )
+    t.add_argument(
+        "--no-memory-check",
+        action="store_true",
+        help="train even where the memory the preset needs (said before anything is allocated) "
+        "is more than the machine has available",
+    )
     t.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from pokerbot.blueprint_store.train import PRESETS, train_blueprint
+    from pokerbot.blueprint_store.train import PRESETS, quick_card_fit, train_blueprint
     from pokerbot.bot.progress import PhasedProgress
 
     if args.preset not in PRESETS:
@@ -68,9 +82,12 @@ def run(args: argparse.Namespace) -> int:
     # every 30 s otherwise; messages above it, with the time since the start
     bars = PhasedProgress(stream=sys.stdout)
 
+    preset = PRESETS[args.preset]
+    if args.quick_cards:
+        preset = quick_card_fit(preset)
     try:
         train_blueprint(
-            args.preset,
+            preset,
             args.out,
             threads=args.threads,
             seconds=None if args.minutes is None else args.minutes * 60.0,
@@ -81,8 +98,9 @@ def run(args: argparse.Namespace) -> int:
             ray=args.ray,
             shards=args.shards,
             shard_batch=args.shard_batch,
+            check_memory=not args.no_memory_check,
         )
-    except (OSError, ValueError, ConnectionError) as e:
+    except (OSError, ValueError, ConnectionError, MemoryError) as e:
         bars.close()
         print(f"pokerbot train-blueprint: {e}", file=sys.stderr)
         return 1

@@ -86,6 +86,7 @@ def _count_all_flops(round_end, keys, offsets, binom, seen):
                         seen[index_one(hand, round_end, 2, keys, offsets, binom)] += 1
 
 
+@pytest.mark.slow  # exhaustive, about 13 s; the other indexer tests sample
 def test_every_hole_and_flop_maps_onto_the_whole_range():
     """All 25,989,600 (hole, flop) deals: every flop class is hit, none outside."""
     t = HOLDEM.tables[1]

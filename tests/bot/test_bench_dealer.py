@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from conftest import cli_json
 
 from pokerbot.bot.bench import dealer as bench
@@ -32,6 +33,7 @@ def test_compiled_loop_plays_the_same_match_as_our_dealer(tmp_path):
     assert all(line.split(":")[2] == "cc/cc/cc/cc" for line in lines)
 
 
+@pytest.mark.slow  # about 11 s on 2 cores
 def test_bench_dealer_prints_every_setup():
     r = cli_json("bench", "dealer", "--hands", "100", "--repeats", "1", "--json")
     assert r["compiled_available"]

@@ -38,6 +38,7 @@ def test_rows_and_seeds_parse_and_refuse_what_they_cannot_mean():
             ladder.parse_seeds(bad)
 
 
+@pytest.mark.slow  # about 20 s on 2 cores
 def test_chunks_are_recorded_resumed_and_pooled_only_with_their_own_kind(tmp_path):
     out = str(tmp_path / "ladder")
     first = ladder.plan_chunks(out, [ROW], 2, 3, range(1, 100), make())

@@ -17,6 +17,8 @@ from pokerbot.protocol.betting import ActionType
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
 
+pytestmark = pytest.mark.slow  # experiments' checks, about 30 s together on 2 cores
+
 #: The default base (first raises of 1/2, 1 and 2 pot: gaps 1/2-1 and 1-2), fewer
 #: second-round raises and CFR+ iterations than the script's run.
 SETUP = ie.ImprovementSetup(later_raises=2, iterations=400, nested_iterations=0, reference_iterations=0)

@@ -15,6 +15,8 @@ from pokerbot.solver import ranges as rg
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
 
+pytestmark = pytest.mark.slow  # experiments' checks, about 30 s together on 2 cores
+
 GAME = parse_gamedef(
     "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 3000 3000\nblind = 100 50\n"
     "firstPlayer = 2 1 1 1\nnumSuits = 4\nnumRanks = 5\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"

@@ -583,6 +583,7 @@ def test_a_warm_start_sets_regrets_from_the_strategy_s_advantages(spot, regrets)
     assert checked > 5
 
 
+@pytest.mark.slow  # about 25 s on 2 cores
 def test_a_warm_start_resumes_where_its_strategy_left_off(spot, flop_spot):
     """No further iteration: the solve's average is the warm strategy wherever the
     acting player reaches. From a long solve's strategy a short solve stays about as
