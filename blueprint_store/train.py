@@ -96,15 +96,6 @@ PRESETS = {
 }
 
 
-def quick_card_fit(preset: Preset) -> Preset:
-    """``preset`` with its card abstraction fitted as the tiny preset's is (few boards,
-    sampled runouts) and its bucket counts kept: the same training, tree and memory,
-    coarser buckets, minutes of card abstraction instead of hours on a small machine."""
-    tiny = PRESETS["tiny"].cards
-    fit = {k: getattr(tiny, k) for k in ("flop_runouts", "turn_runouts", "fit_flop_boards", "fit_turn_boards")}
-    return replace(preset, cards=replace(preset.cards, kmeans_iterations=tiny.kmeans_iterations, **fit))
-
-
 def _checkpoint_dir(out: str) -> str:
     return out + ".ckpt"
 

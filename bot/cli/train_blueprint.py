@@ -39,13 +39,6 @@ def add(sub) -> None:
         help="with --ray: iterations per batch, between updates of the first round's strategy (default 2000)",
     )
     t.add_argument(
-        "--quick-cards",
-        action="store_true",
-        help="fit the card abstraction as the tiny preset does (few boards, sampled runouts), keeping the "
-        "preset's bucket counts: minutes instead of hours on a small machine, coarser buckets; for trying "
-        "a preset's training, memory and store",
-    )
-    t.add_argument(
         "--no-memory-check",
         action="store_true",
         help="train even where the memory the preset needs (said before anything is allocated) "
@@ -55,7 +48,7 @@ def add(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pokerbot.blueprint_store.train import PRESETS, quick_card_fit, train_blueprint
+    from pokerbot.blueprint_store.train import PRESETS, train_blueprint
     from pokerbot.bot.progress import PhasedProgress
 
     if args.preset not in PRESETS:
@@ -82,12 +75,9 @@ def run(args: argparse.Namespace) -> int:
     # every 30 s otherwise; messages above it, with the time since the start
     bars = PhasedProgress(stream=sys.stdout)
 
-    preset = PRESETS[args.preset]
-    if args.quick_cards:
-        preset = quick_card_fit(preset)
     try:
         train_blueprint(
-            preset,
+            args.preset,
             args.out,
             threads=args.threads,
             seconds=None if args.minutes is None else args.minutes * 60.0,

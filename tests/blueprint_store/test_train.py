@@ -101,13 +101,3 @@ def test_a_progress_callback_gets_the_seconds_trained_after_every_batch(monkeypa
     assert done == sorted(done) and done[-1] == 0.3  # seconds trained, clamped to the budget at the end
     assert calls[-1][4] == f"{solver.iterations:,} iterations"
     assert not [x for x in lines if "left" in x]  # no periodic log lines besides the bar
-
-
-def test_a_quick_card_fit_keeps_the_presets_buckets_tree_and_training():
-    large = train.PRESETS["large"]
-    quick = train.quick_card_fit(large)
-    tiny = train.PRESETS["tiny"].cards
-    assert quick.cards.buckets == large.cards.buckets and quick.cards.bins == large.cards.bins
-    assert quick.actions == large.actions and quick.seconds == large.seconds and quick.batch == large.batch
-    assert (quick.cards.fit_turn_boards, quick.cards.turn_runouts) == (tiny.fit_turn_boards, tiny.turn_runouts)
-    assert quick.cards != large.cards  # a checkpoint of one is not taken for the other's
