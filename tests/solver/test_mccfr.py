@@ -176,3 +176,27 @@ def test_settings_are_checked():
         mccfr.MCCFRSettings(regret_floor=-3_000_000_000).verify()
     with pytest.raises(ValueError, match="too many"):
         mccfr.LosslessDeals(bundled_game("holdem.nolimit.2p"))
+
+
+def test_one_thread_training_is_the_same_bit_for_bit_as_recorded():
+    """Leduc on one thread, with pruning and linear discounting in the run: the regrets
+    and weights hash as recorded on 2026-11-27 (at 28a57c2, before the large preset's
+    changes to how the arrays are allocated and the strategy stored). Another seed gives
+    another hash."""
+    import hashlib
+
+    game = bundled_game("leduc.nolimit.2p")
+    deals = mccfr.LosslessDeals(game)
+    tree = build_betting_tree(game, BetSizes(), deals.bucket_counts)
+    settings = mccfr.MCCFRSettings(
+        prune_after=1000, prune_threshold=-3000.0, regret_floor=-3100, prune_k=100.0, discount_interval=500,
+        discount_until=1500,
+    )  # fmt: skip
+
+    def digest(seed: int) -> str:
+        s = mccfr.MCCFR(tree, game.big_blind, settings, seed=seed)
+        s.train(deals, 3000, batch=700)
+        return hashlib.sha256(s.regret.tobytes() + s.phi.tobytes()).hexdigest()[:16]
+
+    assert digest(7) == "964119d88255ede2"
+    assert digest(8) != "964119d88255ede2"
