@@ -30,6 +30,16 @@ from .store import BlueprintContents, write_blueprint
 from .training_memory import available_memory, training_memory, verify_memory_fits
 
 
+class TrainingStopped(Exception):
+    """Training was asked to stop (``train_blueprint``'s ``stop``); a checkpoint of the
+    iterations done was written first, and ``resume`` goes on from it."""
+
+    def __init__(self, iterations: int, seconds: float) -> None:
+        super().__init__(f"stopped at {iterations:,} iterations ({seconds:.0f} s trained); --resume goes on from there")
+        self.iterations = iterations
+        self.seconds = seconds
+
+
 @dataclass(frozen=True)
 class Preset:
     name: str
@@ -131,6 +141,7 @@ def train_blueprint(
     shards: int | None = None,
     shard_batch: int = 2_000,
     check_memory: bool = True,
+    stop: Callable[[], bool] | None = None,
 ) -> dict:
     """Train and write the store at ``out``; returns the training figures. Messages go
     to ``log``; with ``progress`` the card abstraction's boards and the seconds trained
@@ -139,7 +150,9 @@ def train_blueprint(
     Ray actors (``ray_train``): ``shards`` of them (default: the cluster's CPUs), the
     first round's strategy updated every ``shard_batch`` iterations. Before anything
     large is allocated, the memory the run needs (``training_memory``) is logged and,
-    with ``check_memory``, a machine without it is refused (MemoryError)."""
+    with ``check_memory``, a machine without it is refused (MemoryError). ``stop`` is
+    asked between batches: once it says yes, the checkpoint is written and
+    TrainingStopped raised (no store)."""
     if isinstance(preset, str):
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
@@ -178,7 +191,7 @@ def train_blueprint(
     if ray is not None:
         return _train_sharded(
             preset, out, game, cards, tree, ray, shards, shard_batch, threads, budget, resume, seed,
-            checkpoint_seconds, log, progress, t_start, ckpt,
+            checkpoint_seconds, log, progress, t_start, ckpt, stop,
         )  # fmt: skip
     solver = mccfr_solver(tree, game, preset.prune_threshold, preset.regret_floor, seed)
     elapsed_before = 0.0
@@ -206,6 +219,7 @@ def train_blueprint(
         lambda e: _save_state(state_path, solver, e),
         checkpoint_seconds,
         progress=progress,
+        stop=stop,
     )
     _save_state(state_path, solver, elapsed)
     figures = _figures(preset, seed, solver, elapsed, elapsed_before, threads, cards, t_start)
@@ -292,6 +306,7 @@ def _train_sharded(
     progress: Progress | None,
     t_start: float,
     ckpt: str,
+    stop: Callable[[], bool] | None = None,
 ) -> dict:
     """``train_blueprint`` on Ray (see ``ray_train``)."""
     import ray as ray_module
@@ -334,6 +349,7 @@ def _train_sharded(
             checkpoints.save,
             checkpoint_seconds,
             progress=progress,
+            stop=stop,
         )
         checkpoints.save(elapsed)
         strategy = solver.average_strategy(np.float32)
@@ -356,14 +372,16 @@ def run_schedule(
     checkpoint_seconds: float = 300.0,
     progress_seconds: float = 10.0,
     progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> float:
     """Train for ``budget`` seconds (counting ``elapsed_before``) on the Pluribus
     schedule scaled to the budget: linear discounting every 2 % during the first 20 %,
     pruning after 20 %. A progress line every ``progress_seconds`` (a small tree runs a
     batch of iterations in a fraction of a second: a line per batch floods the
     terminal), or with ``progress`` the seconds trained after every batch;
-    ``checkpoint(elapsed)`` every ``checkpoint_seconds``. Returns the seconds trained
-    in all."""
+    ``checkpoint(elapsed)`` every ``checkpoint_seconds``, and before raising
+    TrainingStopped once ``stop()`` says yes (asked between batches). Returns the
+    seconds trained in all."""
     discount_every = budget * 0.02
     discount_until = budget * 0.2
     prune_at = budget * 0.2
@@ -384,6 +402,10 @@ def run_schedule(
             k = next_discount / discount_every
             solver.discount(k / (k + 1.0))
             next_discount += discount_every
+        if stop is not None and stop():
+            if checkpoint is not None:
+                checkpoint(elapsed)
+            raise TrainingStopped(solver.iterations, elapsed)
         now = time.perf_counter()
         if progress is not None:
             progress("MCCFR", min(elapsed, budget), budget, "s", f"{solver.iterations:,} iterations")

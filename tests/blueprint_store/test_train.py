@@ -101,3 +101,66 @@ def test_a_progress_callback_gets_the_seconds_trained_after_every_batch(monkeypa
     assert done == sorted(done) and done[-1] == 0.3  # seconds trained, clamped to the budget at the end
     assert calls[-1][4] == f"{solver.iterations:,} iterations"
     assert not [x for x in lines if "left" in x]  # no periodic log lines besides the bar
+
+
+def test_a_stop_writes_a_checkpoint_after_the_batch_and_resume_goes_on(tmp_path, monkeypatch):
+    """``stop`` is asked between batches: once it says yes, the state is checkpointed and
+    TrainingStopped raised, with no store; --resume then continues from that state."""
+    monkeypatch.setattr(train, "build_card_abstraction", fake_cards)
+    preset = train.Preset(
+        "test", CardAbstractionSpec(buckets=(169, 4, 4, 4)), train.PRESETS["tiny"].actions, seconds=60.0, batch=2_000
+    )
+    out = str(tmp_path / "t.bp")
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) >= 3  # after the third batch
+
+    with pytest.raises(train.TrainingStopped, match="stopped at 6,000 iterations.*--resume") as stopped:
+        train.train_blueprint(preset, out, threads=1, log=lambda x: None, stop=stop)
+    assert stopped.value.iterations == 6_000 and not os.path.exists(out)
+    with np.load(out + ".ckpt/state.npz") as z:
+        assert int(z["iterations"]) == 6_000 and np.any(z["regret"] != 0)
+    lines = []
+    done = train.train_blueprint(preset, out, threads=1, seconds=stopped.value.seconds + 1.0, resume=True,
+                                 log=lines.append)  # fmt: skip
+    assert any("resumed at 6,000 iterations" in x for x in lines) and done["iterations"] > 6_000
+
+
+def test_the_command_stops_on_a_signal_during_mccfr_with_a_checkpoint(tmp_path, monkeypatch, capsys):
+    """SIGINT (as Ctrl-C, or SIGTERM) while MCCFR runs: the command writes a checkpoint after
+    the batch, says how to go on and exits with 130; the handlers it set are put back."""
+    import argparse
+    import signal
+    import threading
+    import time
+
+    from pokerbot.bot.cli import train_blueprint as cli
+
+    monkeypatch.setattr(train, "build_card_abstraction", fake_cards)
+    made = []
+
+    class Recorded(cli.StopRequest):
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
+
+    monkeypatch.setattr(cli, "StopRequest", Recorded)
+
+    def interrupt_once_training() -> None:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 120 and not (made and made[0].polled):
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    parser = argparse.ArgumentParser(prog="pokerbot")
+    cli.add(parser.add_subparsers(dest="command"))
+    out = str(tmp_path / "t.bp")
+    before = signal.getsignal(signal.SIGINT)
+    threading.Thread(target=interrupt_once_training, daemon=True).start()
+    assert cli.run(parser.parse_args(["train-blueprint", "--preset", "tiny", "--out", out, "--threads", "1"])) == 130
+    assert "stopped at" in capsys.readouterr().err and not os.path.exists(out)
+    with np.load(out + ".ckpt/state.npz") as z:
+        assert int(z["iterations"]) > 0
+    assert signal.getsignal(signal.SIGINT) is before
