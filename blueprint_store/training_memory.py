@@ -62,7 +62,7 @@ def gigabytes(b: int) -> str:
 
 def training_memory(tree: BettingTree, cards: CardAbstractionSpec) -> TrainingMemory:
     """The peak resident memory of training ``tree`` with card abstraction ``cards`` in
-    one process (as ``train_blueprint`` does without Ray)."""
+    one process (on Ray, of the head, which gathers the same arrays to write the store)."""
     fit = max(cards.fit_flop_boards, cards.fit_turn_boards) * 1_326 * cards.bins * FIT_POINT_BYTES
     return TrainingMemory(
         regrets_and_weights=tree.memory_bytes(),

@@ -50,6 +50,10 @@ class Subgame:
     block_chance: np.ndarray = field(init=False)
     in_block: np.ndarray = field(init=False)
     local_slot: np.ndarray = field(init=False)
+    # the chance nodes whose children are all blocks' chance children, and in_block
+    # with them marked too (see BlockArrays)
+    block_chances: np.ndarray = field(init=False)
+    top_done: np.ndarray = field(init=False)
     # per board, concatenated: its positions' tie groups, then their first and their
     # second card-table slots (three runs of board_len entries at 3 * board_start;
     # see ranges.ladder); per board: the table's rows
@@ -62,6 +66,7 @@ class Subgame:
     def __post_init__(self) -> None:
         self.at_parent = _terminals_at_parent(self.tree)
         self.block_parent, self.block_chance, self.in_block, self.local_slot = _block_layout(self.tree, self.slot)
+        self.block_chances, self.top_done = _chances_above_blocks(self.tree, self.block_chance, self.in_block)
         self.block_board = _block_boards(self)
         self.ladder = np.zeros(3 * len(self.orders), dtype=np.uint16)
         self.board_rows = np.zeros(len(self.board_start), dtype=np.int64)
@@ -102,11 +107,6 @@ class Subgame:
         values for ``copies`` shares of the blocks (one per thread)."""
         t = self.tree
         H = self.hands.shape[0]
-        chances = np.unique(self.block_chance)
-        below = [self.in_block[t.first_child[n] : t.first_child[n] + t.num_children[n]] for n in chances]
-        chances = chances[[bool(b.all()) for b in below]]
-        top_done = self.in_block.copy()
-        top_done[chances] = True
         return BlockArrays(
             max(t.top_end, 0),
             t.blocks,
@@ -115,8 +115,8 @@ class Subgame:
             self.in_block,
             self.local_slot,
             self.block_board,
-            chances.astype(np.int64),
-            top_done,
+            self.block_chances,
+            self.top_done,
             np.zeros((copies, 2, t.block_rows, H), dtype=dtype),
             np.zeros((copies, t.block_rows, H), dtype=dtype),
         )
@@ -166,6 +166,19 @@ def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.nd
         rows[rows == parent] = lo - 1
         local[:, parent] = lo - 1
     return parents, chances, in_block, local
+
+
+def _chances_above_blocks(
+    tree: PublicTree, block_chance: np.ndarray, in_block: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The chance nodes all of whose children are blocks' chance children (their values
+    can be summed once the blocks are walked), and ``in_block`` with them marked too."""
+    chances = np.unique(block_chance)
+    below = [in_block[tree.first_child[n] : tree.first_child[n] + tree.num_children[n]] for n in chances]
+    chances = chances[[bool(b.all()) for b in below]].astype(np.int64)
+    done = in_block.copy()
+    done[chances] = True
+    return chances, done
 
 
 def _block_boards(sub: Subgame) -> np.ndarray:
