@@ -519,6 +519,52 @@ def _river_equity(strengths, masks, h):
 
 
 @nb.njit(cache=True)
+def _equity_less_sharers(strengths, pair, a, b, below, level, live):
+    """The equity of the hand (a, b) from the counts of live hands (strength >= 0)
+    below and level with it over all hands, less the hands holding a or b."""
+    s = strengths[pair[a, b]]
+    level -= 1  # the hand itself
+    total = live - 1
+    for c in range(52):
+        if c == a or c == b:
+            continue
+        sa = strengths[pair[a, c]]
+        sb = strengths[pair[b, c]]
+        if sa >= 0:
+            total -= 1
+            below -= sa < s
+            level -= sa == s
+        if sb >= 0:
+            total -= 1
+            below -= sb < s
+            level -= sb == s
+    return (below + 0.5 * level) / total
+
+
+@nb.njit(cache=True)
+def _river_equities(strengths, pair, cards):
+    """``_river_equity`` of both players' hands in one deal (``cards``: hole0, hole1,
+    board; ``pair``: the hand of two cards): the same two numbers. One branch-free
+    sweep counts every hand below and level with each player's strength; the hands
+    that share a card with a player's (about 90, found through ``pair``) are then
+    taken out of that player's counts, so no hand's cards are compared in the sweep."""
+    s0 = strengths[pair[cards[0], cards[1]]]
+    s1 = strengths[pair[cards[2], cards[3]]]
+    live = below0 = level0 = below1 = level1 = 0
+    for j in range(strengths.shape[0]):
+        sj = strengths[j]
+        live += sj >= 0
+        below0 += sj < s0  # a hand the board blocks (-1) is below both: taken out below
+        level0 += sj == s0
+        below1 += sj < s1
+        level1 += sj == s1
+    blocked = strengths.shape[0] - live
+    e0 = _equity_less_sharers(strengths, pair, cards[0], cards[1], below0 - blocked, level0, live)
+    e1 = _equity_less_sharers(strengths, pair, cards[2], cards[3], below1 - blocked, level1, live)
+    return e0, e1
+
+
+@nb.njit(cache=True)
 def _river_buckets(strengths, c1, c2, n, out):
     """out[h] = the river bucket of every hand h not blocked (strength >= 0), as
     ``_river_equity`` and ``_bucket_of_equity`` give it one hand at a time, in one
@@ -633,8 +679,7 @@ def deal_buckets(cards, tb, strengths, scratch, hand, out):
     for p in range(2):
         a = cards[2 * p]
         b = cards[2 * p + 1]
-        h = tb.pair[a, b]
-        out[p, 0] = tb.preflop[h]
+        out[p, 0] = tb.preflop[tb.pair[a, b]]
         hand[0] = a
         hand[1] = b
         for j in range(4):
@@ -643,7 +688,9 @@ def deal_buckets(cards, tb, strengths, scratch, hand, out):
         flop = index_with_scratch(hand[:5], tb.f_end, np.int64(2), tb.f_keys, tb.f_offsets, tb.binom, scratch)
         out[p, 1] = tb.flop[flop]
         out[p, 2] = tb.turn[index_with_scratch(hand, tb.t_end, np.int64(3), tb.t_keys, tb.t_offsets, tb.binom, scratch)]
-        out[p, 3] = _bucket_of_equity(_river_equity(strengths, tb.masks, h), tb.river_buckets)
+    e0, e1 = _river_equities(strengths, tb.pair, cards)
+    out[0, 3] = _bucket_of_equity(e0, tb.river_buckets)
+    out[1, 3] = _bucket_of_equity(e1, tb.river_buckets)
     s0 = strengths[tb.pair[cards[0], cards[1]]]
     s1 = strengths[tb.pair[cards[2], cards[3]]]
     return 1 if s0 > s1 else (-1 if s0 < s1 else 0)

@@ -140,3 +140,15 @@ def test_spec_is_checked():
         ab.CardAbstractionSpec(buckets=(100, 2, 2, 2)).verify()
     with pytest.raises(ValueError, match="bins"):
         ab.CardAbstractionSpec(bins=1).verify()
+
+
+@pytest.mark.parametrize("threads, digest", [(1, "39100b614ac6daf8"), (2, "67cbdc4c45073b63")])
+def test_sampled_deals_hash_as_recorded(threads, digest):
+    """MCCFR's deals (stand-in flop and turn tables; the river's buckets by equity) on a
+    fixed seed and thread count: the digests recorded with the code before both players'
+    river equities were summed in one sweep. A changed bucket or outcome changes them."""
+    import hashlib
+
+    deals = ab.HoldemDeals(ab.stand_in_cards((169, 200, 200, 200)), threads=threads)
+    buckets, outcomes = deals.sample(5000, np.random.default_rng(7))
+    assert hashlib.sha256(buckets.tobytes() + outcomes.tobytes()).hexdigest()[:16] == digest
