@@ -8,11 +8,13 @@ import os
 from pokerbot.bot.bench.common import machine_description, pin_to_one_core
 
 
-def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) -> dict:
+def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3, threads: int | None = None) -> dict:
     """External-sampling MCCFR on Leduc without abstraction: exploitability (exact,
     the vector solver's best response) against iterations and seconds, plain and
-    with negative-regret pruning after a tenth of the run; training throughput in
-    nodes touched per second on one core and on all cores."""
+    with negative-regret pruning after a tenth of the run, both on one core; the
+    plain run again on ``threads`` (default: every CPU this process may use; none
+    with one), at the same iterations; training throughput in nodes touched per
+    second of each."""
     from pokerbot.protocol.betting import BettingState
     from pokerbot.protocol.gamedef import bundled_game
     from pokerbot.solver import cfr, mccfr
@@ -20,7 +22,13 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
     from pokerbot.solver.subgame import make_subgame
     from pokerbot.solver.tree import BetSizes
 
-    cpu = pin_to_one_core()
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        allowed = list(range(os.cpu_count() or 1))
+    threads = len(allowed) if threads is None else threads
+    if threads < 1:
+        raise ValueError(f"threads must be positive, got {threads}")
     game = bundled_game("leduc.limit.2p")
     deals = mccfr.LosslessDeals(game)
     sizes = BetSizes()
@@ -31,8 +39,25 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
         strategy = mccfr.to_public_strategy(tree, solver.average_strategy(), sub.tree, sub.hands, deals.bucket)
         return cfr.exploitability(sub, strategy)
 
-    warm = mccfr.MCCFR(tree, game.big_blind, seed=seed)
-    warm.train(deals, 2_000)  # compile outside the timed runs
+    def curve(settings: mccfr.MCCFRSettings, k: int) -> tuple[list[dict], float]:
+        solver = mccfr.MCCFR(tree, game.big_blind, settings, seed=seed)
+        seconds = 0.0
+        nodes = 0
+        out = []
+        for _ in range(points):
+            r = solver.train(deals, iterations // points, batch=50_000, threads=k)
+            seconds += r.seconds
+            nodes += r.nodes_touched
+            out.append(
+                {
+                    "iterations": solver.iterations,
+                    "seconds": seconds,
+                    "exploitability_mchips": 1000 * exploitability(solver),
+                }
+            )
+        return out, nodes / seconds
+
+    mccfr.MCCFR(tree, game.big_blind, seed=seed).train(deals, 2_000)  # compile outside the timed runs
     runs = {
         "plain": mccfr.MCCFRSettings(),
         "pruned": mccfr.MCCFRSettings(
@@ -41,39 +66,25 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
     }
     curves: dict[str, list[dict]] = {}
     throughput = {}
-    for name, settings in runs.items():
-        solver = mccfr.MCCFR(tree, game.big_blind, settings, seed=seed)
-        seconds = 0.0
-        nodes = 0
-        curve = []
-        for _ in range(points):
-            r = solver.train(deals, iterations // points, batch=50_000)
-            seconds += r.seconds
-            nodes += r.nodes_touched
-            curve.append(
-                {
-                    "iterations": solver.iterations,
-                    "seconds": seconds,
-                    "exploitability_mchips": 1000 * exploitability(solver),
-                }
-            )
-        curves[name] = curve
-        throughput[name] = nodes / seconds
-    multi = None
-    cores = os.cpu_count() or 1
-    if cpu is not None and cores > 1:
+    pin_to_one_core()
+    try:
+        for name, settings in runs.items():
+            curves[name], throughput[name] = curve(settings, 1)
+    finally:
         try:
-            os.sched_setaffinity(0, set(range(cores)))
-        except OSError:
+            os.sched_setaffinity(0, set(allowed))
+        except (AttributeError, OSError):
             pass
-        solver = mccfr.MCCFR(tree, game.big_blind, seed=seed)
-        solver.train(deals, 2_000, threads=cores)
-        r = solver.train(deals, iterations // 2, batch=50_000, threads=cores)
+    multi = None
+    if threads > 1:
+        mccfr.MCCFR(tree, game.big_blind, seed=seed).train(deals, 2_000, threads=threads)
+        points_multi, rate = curve(runs["plain"], threads)
         multi = {
-            "threads": cores,
-            "nodes_per_second": r.nodes_per_second,
-            "exploitability_mchips": 1000 * exploitability(solver),
-            "iterations": solver.iterations,
+            "threads": threads,
+            "nodes_per_second": rate,
+            "curve": points_multi,
+            "exploitability_mchips": points_multi[-1]["exploitability_mchips"],
+            "iterations": points_multi[-1]["iterations"],
         }
     return {
         "machine": machine_description(),
@@ -90,18 +101,26 @@ def bench_mccfr(iterations: int = 1_000_000, points: int = 10, seed: int = 3) ->
 def print_mccfr_report(r: dict) -> None:
     print(f"External-sampling MCCFR on {r['game']}, {r['information_sets']} information sets, no abstraction")
     print(f"machine: {r['machine']}")
-    print("  exploitability in milli-chips per hand (exact best response), plain | with pruning:")
-    for a, b in zip(r["curves"]["plain"], r["curves"]["pruned"]):
-        print(
+    m = r["all_cores"]
+    more = f" | on {m['threads']} threads" if m else ""
+    print(f"  exploitability in milli-chips per hand (exact best response), plain | with pruning{more}:")
+    rows = zip(r["curves"]["plain"], r["curves"]["pruned"], m["curve"] if m else [None] * len(r["curves"]["plain"]))
+    for a, b, c in rows:
+        line = (
             f"  {a['iterations']:>9,} it  {a['seconds']:6.2f} s {a['exploitability_mchips']:7.1f}  |"
             f"  {b['seconds']:6.2f} s {b['exploitability_mchips']:7.1f}"
         )
+        if c is not None:
+            line += f"  |  {c['seconds']:6.2f} s {c['exploitability_mchips']:7.1f}"
+        print(line)
     t = r["nodes_per_second_1_core"]
     print(f"  one core: {t['plain'] / 1e6:.1f} M nodes touched/s plain, {t['pruned'] / 1e6:.1f} M with pruning")
-    m = r["all_cores"]
     if m:
+        ratios = [
+            c["exploitability_mchips"] / a["exploitability_mchips"] for a, c in zip(r["curves"]["plain"], m["curve"])
+        ]
         print(
             f"  {m['threads']} threads: {m['nodes_per_second'] / 1e6:.1f} M nodes touched/s "
-            f"({m['nodes_per_second'] / m['threads'] / 1e6:.1f} M per core), exploitability "
-            f"{m['exploitability_mchips']:.1f} after {m['iterations']:,} iterations"
+            f"({m['nodes_per_second'] / m['threads'] / 1e6:.1f} M per core); exploitability against one core's "
+            f"at equal iterations: {min(ratios):.2f}-{max(ratios):.2f} times"
         )

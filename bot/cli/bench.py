@@ -42,7 +42,8 @@ def add(sub) -> None:
         default=None,
         metavar="N|N,N,...",
         help="compile: the agent's kernels for solves on this many threads (default 1); scale: the thread "
-        "counts to time (default 1, 2, 4, ... up to the CPUs this process may use)",
+        "counts to time (default 1, 2, 4, ... up to the CPUs this process may use); mccfr: the threads of the "
+        "curve run again beside the one-core runs (default: the CPUs this process may use)",
     )
     b.add_argument(
         "--training",
@@ -100,7 +101,20 @@ def run(args: argparse.Namespace) -> int:
         report = bench_scale.bench_scale(counts, repeats=min(args.repeats, 5))
         printer = bench_scale.print_scale_report
     elif args.what == "mccfr":
-        report, printer = bench_mccfr.bench_mccfr(), bench_mccfr.print_mccfr_report
+        from pokerbot.bot.cli.options import usable_cpus
+
+        try:
+            threads = None if args.threads is None else positive(args.threads)
+        except argparse.ArgumentTypeError as e:
+            print(f"pokerbot bench mccfr: --threads: {e}", file=sys.stderr)
+            return 2
+        if threads is not None and threads > usable_cpus():
+            print(
+                f"pokerbot bench mccfr: --threads: {threads} asked, but this process may use {usable_cpus()} CPUs",
+                file=sys.stderr,
+            )
+            return 2
+        report, printer = bench_mccfr.bench_mccfr(threads=threads), bench_mccfr.print_mccfr_report
     else:  # store, depth-limited: a blueprint's
         from pokerbot.bot.strategies import BLUEPRINT_ENV, DEFAULT_BLUEPRINT
 
