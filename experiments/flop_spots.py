@@ -32,7 +32,9 @@ blueprint's flop and the solve's alike.
 
 ``--iterations`` / ``--long-iterations`` solve a fixed number of iterations instead
 (what the budgets buy on this machine, measured apart), so that the table does not
-depend on what else runs.
+depend on what else runs. ``--card-samples`` / ``--long-card-samples``: runouts a pass
+(the agent values one per solver thread; the solve is the same at any ``--threads``),
+so one machine computes what a bigger one would play.
 
     .venv/bin/python experiments/flop_spots.py --blueprint blueprints/default.bp --spots 10 \\
         --iterations 25 --long-iterations 335 --out flop.json
@@ -90,10 +92,12 @@ def dl_solve(
     warm_iterations: int = 0,
     warm_deals: int = 8,
     warm_regrets: str = "strategy",
+    card_samples: int = 1,
 ) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
-    with one runout a pass, all inside ``seconds`` (or exactly ``iterations``), on
-    ``threads``, averaging as ``average_exponent`` says (``cfr.solve``);
+    with ``card_samples`` runouts a pass (the agent: one per solver thread), all inside
+    ``seconds`` (or exactly ``iterations``), on ``threads`` (the same solve at any
+    thread count), averaging as ``average_exponent`` says (``cfr.solve``);
     ``warm_iterations`` > 0: warm-started from the blueprint's flop as if it had
     played that many iterations, its advantages valued on ``warm_deals`` runouts."""
     t0 = time.perf_counter()
@@ -109,7 +113,7 @@ def dl_solve(
         )
     setup = time.perf_counter() - t0
     how = {
-        "card_samples": 1,
+        "card_samples": card_samples,
         "seed": key,
         "threads": threads,
         "average_exponent": average_exponent,
@@ -181,10 +185,17 @@ def measure(args: argparse.Namespace) -> dict:
         row["eval_seconds"] = round(time.perf_counter() - t0, 1)
         row["build_seconds"] = round(build, 1)
         budgets = (
-            ("dl", args.seconds, args.iterations, args.average_exponent, args.warm_start),
-            ("dl_long", args.long_seconds, args.long_iterations, args.long_average_exponent, args.long_warm_start),
+            ("dl", args.seconds, args.iterations, args.average_exponent, args.warm_start, args.card_samples),
+            (
+                "dl_long",
+                args.long_seconds,
+                args.long_iterations,
+                args.long_average_exponent,
+                args.long_warm_start,
+                args.long_card_samples,
+            ),
         )
-        for name, seconds, iterations, exponent, warm in budgets:
+        for name, seconds, iterations, exponent, warm, samples in budgets:
             if seconds <= 0 and iterations <= 0:
                 continue
             r, setup = dl_solve(
@@ -200,6 +211,7 @@ def measure(args: argparse.Namespace) -> dict:
                 warm,
                 args.warm_deals,
                 args.warm_regrets,
+                samples,
             )
             assert r.leaf_strategy is not None
             if "mix" in args.later:
@@ -247,6 +259,7 @@ def measure(args: argparse.Namespace) -> dict:
         "seed": args.seed,
         "average_exponents": [args.average_exponent, args.long_average_exponent],
         "warm_starts": [args.warm_start, args.long_warm_start],
+        "card_samples": [args.card_samples, args.long_card_samples],
         "warm_deals": args.warm_deals,
         "warm_regrets": args.warm_regrets,
         "later": sorted(args.later),
@@ -269,6 +282,10 @@ WARM_START = (
     "warm-start the flop solve from the blueprint's flop as if it had played this many iterations (cfr.WarmStart; "
     "default 0: from scratch, as the tables before the warm start were measured; the agent's is 500)"
 )
+CARD_SAMPLES = (
+    "runouts of the sample a pass values its leaves on (the agent: --card-samples per solver thread, so 16 on 16 "
+    "threads; the solve is the same at any --threads)"
+)
 THREADS = (
     "solves and evaluations on this many threads (the agent's --threads; the figures do not change with it when "
     "--iterations fixes the solves)"
@@ -283,6 +300,8 @@ OPTIONS: tuple[tuple[str, type, object, str], ...] = (
     ("--warm-start", int, 0, WARM_START),
     ("--long-warm-start", int, 0, "the same, long solve"),
     ("--warm-deals", int, 8, "runouts a warm start values its advantages on"),
+    ("--card-samples", int, 1, CARD_SAMPLES),
+    ("--long-card-samples", int, 1, "the same, long solve"),
     ("--turn-cards", int, 4, "with --later solved: turn cards measured (0: all)"),
     ("--river-cards", int, 4, "with --later solved: river cards a turn (0: all)"),
     ("--turn-iterations", int, 300, "with --later solved: a turn solve's iterations"),
@@ -314,6 +333,8 @@ def main() -> None:
     budgets = [b + f", t^{e:g} average" for b, e in zip(budgets, exponents)]
     warms = (args.warm_start, args.long_warm_start)
     budgets = [b + (f", warm {w}" if w else "") for b, w in zip(budgets, warms)]
+    samples = (args.card_samples, args.long_card_samples)
+    budgets = [b + (f", {k} runouts a pass" if k != 1 else "") for b, k in zip(budgets, samples)]
     laters = [
         label
         for key, label in (("mix", ""), ("blueprint", ", blueprint later"), ("solved", ", later solved"))
