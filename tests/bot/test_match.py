@@ -63,13 +63,13 @@ def test_a_concurrent_duplicate_match_plays_both_seat_orders_at_once_with_the_sa
         extra = ["--concurrent"] if how == "concurrent" else []
         assert (
             main(
-                ["match", "random", "raise-pot", "--hands", "200", "--seed", "5", "--duplicate", "--out", str(out)]
+                ["match", "random", "raise-pot", "--hands", "60", "--seed", "5", "--duplicate", "--out", str(out)]
                 + extra
             )
             == 0
         )
         s = json.loads((out / "summary.json").read_text())
-        assert s["ok"] and [m["hands_played"] for m in s["matches"]] == [200, 200]
+        assert s["ok"] and [m["hands_played"] for m in s["matches"]] == [60, 60]
         # the log without its first line (the match name: the output path)
         logs[how] = [(out / f"match{i}.log").read_bytes().split(b"\n", 1)[1] for i in (1, 2)]
         m1, m2 = s["matches"]
