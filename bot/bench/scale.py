@@ -25,9 +25,8 @@ from pokerbot.bot.bench.common import machine_description, per_iteration_interle
 #: Iterations of the timed solves (each against a solve of none, see ``per_iteration``).
 TURN_ITERATIONS = 20
 FLOP_ITERATIONS = 10
-#: Seconds of MCCFR per thread count (after a warm-up batch) and its batch size.
+#: Seconds of MCCFR per thread count (after a warm-up batch).
 MCCFR_SECONDS = 8.0
-MCCFR_BATCH = 20_000
 
 
 def parse_thread_counts(text: str, usable: int) -> list[int]:
@@ -146,24 +145,26 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
         }
 
         preset = PRESETS["default"]
+        batch = preset.batch  # what training runs between its schedule checks
         runs: dict[int, list[float]] = {t: [] for t in threads}
         solvers = {}
         for t in threads:
             solver = mccfr_solver(bp.tree, bp.game, preset.prune_threshold, preset.regret_floor, seed=3)
             sampler = HoldemDeals(bp.cards, threads=t)
             solver.load_kernels(sampler, t)
-            solver.train(sampler, MCCFR_BATCH, batch=MCCFR_BATCH, threads=t)  # warm: first touch of the regrets
+            solver.train(sampler, batch, batch=batch, threads=t)  # warm: first touch of the regrets
             solvers[t] = (solver, sampler)
         for _ in range(repeats):  # the thread counts take turns, as the solves above
             for t, (solver, sampler) in solvers.items():
                 done, t0 = 0, time.perf_counter()
                 while time.perf_counter() - t0 < mccfr_seconds / repeats:
-                    done += solver.train(sampler, MCCFR_BATCH, batch=MCCFR_BATCH, threads=t).iterations
+                    done += solver.train(sampler, batch, batch=batch, threads=t).iterations
                 runs[t].append(done / (time.perf_counter() - t0))
         del solvers
         rates = {t: statistics.median(runs[t]) for t in threads}
         out["mccfr"] = {
             "preset": "default",
+            "batch": batch,
             "slots": int(bp.tree.num_slots),
             "iterations_per_second": _speedups(rates, higher_is_faster=True),
         }
@@ -192,5 +193,5 @@ def print_scale_report(r: dict) -> None:
     line("one runout a pass, ms per iteration", f["ms_per_iteration_one_runout"], "ms", ".2f")
     line("k runouts a pass on k threads, runouts valued per second", f["runouts_per_second"], "/s", ",.0f")
     m = r["mccfr"]
-    line(f"MCCFR, default action tree ({m['slots']:,} slots), iterations per second", m["iterations_per_second"],
-         "it/s", ",.0f")  # fmt: skip
+    line(f"MCCFR, default action tree ({m['slots']:,} slots, batches of {m['batch']:,}), iterations per second",
+         m["iterations_per_second"], "it/s", ",.0f")  # fmt: skip

@@ -3,6 +3,7 @@
 import pytest
 from conftest import cli_json
 
+from pokerbot.blueprint_store.train import PRESETS
 from pokerbot.bot.bench import scale
 from pokerbot.bot.cli import main
 
@@ -31,3 +32,4 @@ def test_bench_scale_reports_each_row_with_its_speedups():
         assert set(rows) == {"1", "2"} and rows["1"]["speedup"] == 1.0
         assert rows["2"]["value"] > 0 and rows["2"]["efficiency"] == pytest.approx(rows["2"]["speedup"] / 2)
     assert r["flop"]["leaves"] > 10 and r["mccfr"]["slots"] > 10_000_000  # the default action tree
+    assert r["mccfr"]["batch"] == PRESETS["default"].batch  # what training runs
