@@ -704,13 +704,17 @@ def leaf_card(cards, sample, seed, independent, iteration, player, j):
 def _continuation_reach(leaves, l, o, qo, bd, fw):
     """The other player's (o's) reach at every node of leaf l's continuation tree in
     one deal (``bd``: its bucket rows by stage; row 0 is -1 for the hands holding one of
-    its cards), under each of o's continuations: ``fw[k, t]`` for node start[l] + t,
-    from o's reach ``qo`` at the leaf times its leaf strategy for continuation k."""
+    its cards), under each of o's continuations: ``fw[k, row[t]]`` for node start[l] + t,
+    from o's reach ``qo`` at the leaf times its leaf strategy for continuation k. Returns
+    ``row``: a node below a decision of the other player reads its parent's row (the
+    same reach, not copied)."""
     rs = leaves.start[l]
     R = leaves.start[l + 1] - rs
     K = fw.shape[0]
     H = qo.shape[0]
     zero = fw.dtype.type(0.0)
+    row = np.empty(R, dtype=np.int64)
+    row[0] = 0
     bk = bd[0]
     for k in range(K):
         for h in range(H):
@@ -720,18 +724,20 @@ def _continuation_reach(leaves, l, o, qo, bd, fw):
         if leaves.kind[n] != DECISION:
             continue
         f = leaves.first_child[n]
+        src = row[t]
+        if leaves.player[n] != o:
+            for c in range(f, f + leaves.num_children[n]):
+                row[c - rs] = src
+            continue
         bs = bd[leaves.stage[n]]
         for c in range(f, f + leaves.num_children[n]):
             tc = c - rs
-            if leaves.player[n] == o:
-                for k in range(K):
-                    for h in range(H):
-                        b = bs[h]
-                        fw[k, tc, h] = fw[k, t, h] * leaves.strategy[c, k, b] if b >= 0 else zero
-            else:
-                for k in range(K):
-                    for h in range(H):
-                        fw[k, tc, h] = fw[k, t, h]
+            row[tc] = tc
+            for k in range(K):
+                for h in range(H):
+                    b = bs[h]
+                    fw[k, tc, h] = fw[k, src, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+    return row
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -776,10 +782,81 @@ def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
+def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
+    """What ``_leaf_deal`` needs of the other player's (o's) reach in leaf l's
+    continuation tree in one deal (``bd`` as in ``_continuation_reach``): at each
+    decision t, o's reach under each continuation k in ``fw[k, row[t]]`` (a decision
+    below one of i's reads its parent's row); at each terminal t, that reach summed
+    over the continuations, in ``bw[0, t]``. The same sums as ``_continuation_reach``
+    then a sum over k, term by term, without writing the terminals' rows."""
+    rs = leaves.start[l]
+    R = leaves.start[l + 1] - rs
+    K = fw.shape[0]
+    H = qo.shape[0]
+    zero = fw.dtype.type(0.0)
+    row[0] = 0
+    bk = bd[0]
+    for k in range(K):
+        for h in range(H):
+            fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
+    if leaves.kind[rs] != DECISION:
+        _sum_rows(fw, 0, bw, 0, K, H)
+    for t in range(R):
+        n = rs + t
+        if leaves.kind[n] != DECISION:
+            continue
+        f = leaves.first_child[n]
+        src = row[t]
+        if leaves.player[n] != o:
+            summed = -1  # i's terminals here share the same sum: the first's, copied
+            for c in range(f, f + leaves.num_children[n]):
+                tc = c - rs
+                row[tc] = src
+                if leaves.kind[c] == DECISION:
+                    continue
+                if summed < 0:
+                    _sum_rows(fw, src, bw, tc, K, H)
+                    summed = tc
+                else:
+                    for h in range(H):
+                        bw[0, tc, h] = bw[0, summed, h]
+            continue
+        bs = bd[leaves.stage[n]]
+        for c in range(f, f + leaves.num_children[n]):
+            tc = c - rs
+            row[tc] = tc
+            if leaves.kind[c] == DECISION:
+                for k in range(K):
+                    for h in range(H):
+                        b = bs[h]
+                        fw[k, tc, h] = fw[k, src, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+                continue
+            for h in range(H):
+                bw[0, tc, h] = zero
+            for k in range(K):
+                for h in range(H):
+                    b = bs[h]
+                    bw[0, tc, h] += fw[k, src, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _sum_rows(fw, r, bw, t, K, H):
+    """bw[0, t] = the sum over k of fw[k, r], in k order."""
+    zero = fw.dtype.type(0.0)
+    for h in range(H):
+        bw[0, t, h] = zero
+    for k in range(K):
+        for h in range(H):
+            bw[0, t, h] += fw[k, r, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, qsum, tmp, qs):
     """Player i's values under each of its continuations at leaf l in deal d:
     ``bw[k, 0, h]`` (valid for the hands that do not hold a card of d), in the scratch
-    rows ``fw``, ``bw``, ``qsum``, ``tmp``, ``qs``."""
+    rows ``fw``, ``bw``, ``qsum``, ``tmp``, ``qs``. A node with none of i's decisions
+    below it is worth the same under every continuation of i: its value is kept once,
+    in ``bw[0, t]``."""
     slot = tree.slot
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
     H = c1.shape[0]
@@ -791,18 +868,18 @@ def _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, qsum, tmp, qs)
     R = leaves.start[l + 1] - rs
     qo = reach[o, slot[o, node] - base]
     bd = leaves.bucket[d]
-    _continuation_reach(leaves, l, o, qo, bd, fw)
+    row = np.empty(R, dtype=np.int64)
+    same = np.empty(R, dtype=np.bool_)  # the same value under every continuation of i
+    _continuation_sums(leaves, l, o, qo, bd, fw, bw, row)
     b = leaves.board[d]
     for t in range(R - 1, -1, -1):  # i's values under each of its continuations
         n = rs + t
         kd = leaves.kind[n]
         if kd == FOLD_TERMINAL or kd == SHOWDOWN:
-            for h in range(H):
-                x = zero
-                for k in range(K):
-                    x += fw[k, t, h]
-                qsum[h] = x
+            same[t] = True
             out = bw[0, t]
+            for h in range(H):
+                qsum[h] = out[h]
             if kd == FOLD_TERMINAL:
                 folder = leaves.player[n]
                 v = leaves.spent[n, folder] * (-1.0 if folder == i else 1.0)
@@ -817,28 +894,40 @@ def _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, qsum, tmp, qs)
                     qsum, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
                     np.bool_(False), stake, qs, out, np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
                 )  # fmt: skip
-            for k in range(1, K):
-                for h in range(H):
-                    bw[k, t, h] = out[h]
         elif kd == DECISION:
             f = leaves.first_child[n]
             m = leaves.num_children[n]
-            bs = bd[leaves.stage[n]]
-            for k in range(K):
-                for h in range(H):
-                    bw[k, t, h] = zero
+            mine = leaves.player[n] == i
+            one = not mine
             for c in range(f, f + m):
+                one = one and same[c - rs]
+            same[t] = one
+            rows = 1 if one else K
+            bs = bd[leaves.stage[n]]
+            for c in range(f, f + m):  # the first child's term written, the others' added
                 tc = c - rs
-                if leaves.player[n] == i:
-                    for k in range(K):
+                whole = not same[tc]
+                for k in range(rows):
+                    kc = k if whole else 0
+                    if mine and c == f:
+                        for h in range(H):
+                            b2 = bs[h]
+                            bw[k, t, h] = leaves.strategy[c, k, b2] * bw[kc, tc, h] if b2 >= 0 else zero
+                    elif mine:
                         for h in range(H):
                             b2 = bs[h]
                             if b2 >= 0:
-                                bw[k, t, h] += leaves.strategy[c, k, b2] * bw[k, tc, h]
-                else:
-                    for k in range(K):
+                                bw[k, t, h] += leaves.strategy[c, k, b2] * bw[kc, tc, h]
+                    elif c == f:
                         for h in range(H):
-                            bw[k, t, h] += bw[k, tc, h]
+                            bw[k, t, h] = bw[kc, tc, h]
+                    else:
+                        for h in range(H):
+                            bw[k, t, h] += bw[kc, tc, h]
+    if same[0]:
+        for k in range(1, K):
+            for h in range(H):
+                bw[k, 0, h] = bw[0, 0, h]
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -1016,12 +1105,13 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
                         acc[t, h] = zero
             bd = leaves.bucket[d]
             bk = bd[0]
-            _continuation_reach(leaves, l, o, qo, bd, fw)
+            row = _continuation_reach(leaves, l, o, qo, bd, fw)
             for t in range(R):
+                r = row[t]
                 for h in range(H):
                     x = zero
                     for k in range(K):
-                        x += fw[k, t, h]
+                        x += fw[k, r, h]
                     q[t, h] = x
             b = leaves.board[d]
             for t in range(R - 1, -1, -1):  # i's values in this deal: terminals and last-stage decisions
