@@ -134,14 +134,22 @@ def river_resolved(full, root: BettingState, river_sizes, strategy: np.ndarray, 
     return out
 
 
-def _key(samples: int) -> str:
-    return "all" if samples == 0 else f"s{samples}" if samples > 0 else f"i{-samples}"
+def _variants(args: argparse.Namespace) -> list[tuple[int, int]]:
+    """The depth-limited solves: (cards a pass, iterations; 0: the --seconds budget)."""
+    return [(s, n) for s in args.samples for n in (args.iterations or [0])]
 
 
-def _label(samples: int) -> str:
+def _key(samples: int, iterations: int = 0) -> str:
+    key = "all" if samples == 0 else f"s{samples}" if samples > 0 else f"i{-samples}"
+    return f"{key}x{iterations}" if iterations else key
+
+
+def _label(samples: int, iterations: int = 0) -> str:
     if samples == 0:
-        return "DL all cards"
-    return f"DL {samples} card(s) in turn" if samples > 0 else f"DL {-samples} card(s) independent"
+        label = "DL all cards"
+    else:
+        label = f"DL {samples} card(s) in turn" if samples > 0 else f"DL {-samples} card(s) independent"
+    return f"{label}, {iterations} iterations" if iterations else label
 
 
 def measure(args: argparse.Namespace) -> dict:
@@ -172,22 +180,22 @@ def measure(args: argparse.Namespace) -> dict:
         row["full_iterations"] = r.iterations
         if args.river_iterations:
             resolved["full"] = river_resolved(full, root, sizes[3], r.strategy, args.river_iterations)
-        for s in args.samples:
+        for s, n in _variants(args):
             t0 = time.perf_counter()
             dl = make_subgame(root, {2: sizes[2]}, reach, leaf_round=3)
             stats = attach_blueprint_continuations(dl, root, walker.view, node)
             setup = time.perf_counter() - t0
             d = cfr.solve(
                 dl,
-                100_000,
-                deadline=max(args.seconds - setup, 0.01),
+                n or 100_000,
+                deadline=None if n else max(args.seconds - setup, 0.01),
                 card_samples=abs(s),
                 seed=i,
                 independent_cards=s < 0,
             )
             assert d.leaf_strategy is not None
             played = full_depth_strategy(dl, d.strategy, d.leaf_strategy, full)
-            key = _key(s)
+            key = _key(s, n)
             row[key] = 100 * cfr.exploitability(full, played) / pot
             row[f"{key}_iterations"] = d.iterations
             row[f"{key}_setup"] = setup
@@ -201,15 +209,15 @@ def measure(args: argparse.Namespace) -> dict:
         if warm:
             continue
         rows.append(row)
-        cols = " | ".join(f"{row[k]:.1f}" for k in ["blueprint", "full"] + [_key(s) for s in args.samples])
+        cols = " | ".join(f"{row[k]:.1f}" for k in ["blueprint", "full"] + [_key(s, n) for s, n in _variants(args)])
         if args.river_iterations:
             cols += " | " + " | ".join(f"{row[k + '_river_solved']:.1f}" for k in resolved)
         print(f"| {len(rows)} | {row['betting']} | {pot} | {cols} |", flush=True)
-    keys = ["blueprint", "full"] + [_key(s) for s in args.samples]
+    keys = ["blueprint", "full"] + [_key(s, n) for s, n in _variants(args)]
     if args.river_iterations:
         keys += [k + "_river_solved" for k in keys]
     med = {k: statistics.median(r[k] for r in rows) for k in keys}
-    solved = ["full"] + [_key(s) for s in args.samples]
+    solved = ["full"] + [_key(s, n) for s, n in _variants(args)]
     its = {k: statistics.median(r[f"{k}_iterations"] for r in rows) for k in solved}
     print("| median | | | " + " | ".join(f"{med[k]:.1f}" for k in keys) + " |")
     print("median iterations: " + ", ".join(f"{k} {its[k]:.0f}" for k in solved))
@@ -221,6 +229,7 @@ def measure(args: argparse.Namespace) -> dict:
         "median_pct_pot": med,
         "median_iterations": its,
         "river_iterations": args.river_iterations,
+        "iterations": args.iterations,
     }
 
 
@@ -242,8 +251,17 @@ def main() -> None:
         help="also measure each strategy with every river subgame solved anew (CFR+, this many iterations) "
         "from its ranges, as an agent that solves the river when it comes plays it (0: not)",
     )
+    ap.add_argument(
+        "--iterations",
+        type=int,
+        nargs="+",
+        default=None,
+        help="depth-limited solves of exactly these iteration counts (a column each) instead of the --seconds budget",
+    )
     args = ap.parse_args()
-    cols = " | ".join(["blueprint", "full depth"] + [_label(s) for s in args.samples])
+    if args.iterations and min(args.iterations) < 1:
+        ap.error("--iterations: counts must be at least 1")
+    cols = " | ".join(["blueprint", "full depth"] + [_label(s, n) for s, n in _variants(args)])
     if args.river_iterations:
         cols += " | " + " | ".join(c + ", river solved" for c in cols.split(" | "))
     print(f"| spot | betting | pot | {cols} |")
