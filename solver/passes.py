@@ -701,46 +701,6 @@ def leaf_card(cards, sample, seed, independent, iteration, player, j):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _continuation_reach(leaves, l, o, qo, bd, fw):
-    """The other player's (o's) reach at every node of leaf l's continuation tree in
-    one deal (``bd``: its bucket rows by stage; row 0 is -1 for the hands holding one of
-    its cards), under each of o's continuations: ``fw[k, row[t]]`` for node start[l] + t,
-    from o's reach ``qo`` at the leaf times its leaf strategy for continuation k. Returns
-    ``row``: a node below a decision of the other player reads its parent's row (the
-    same reach, not copied)."""
-    rs = leaves.start[l]
-    R = leaves.start[l + 1] - rs
-    K = fw.shape[0]
-    H = qo.shape[0]
-    zero = fw.dtype.type(0.0)
-    row = np.empty(R, dtype=np.int64)
-    row[0] = 0
-    bk = bd[0]
-    for k in range(K):
-        for h in range(H):
-            fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
-    for t in range(R):
-        n = rs + t
-        if leaves.kind[n] != DECISION:
-            continue
-        f = leaves.first_child[n]
-        src = row[t]
-        if leaves.player[n] != o:
-            for c in range(f, f + leaves.num_children[n]):
-                row[c - rs] = src
-            continue
-        bs = bd[leaves.stage[n]]
-        for c in range(f, f + leaves.num_children[n]):
-            tc = c - rs
-            row[tc] = tc
-            for k in range(K):
-                for h in range(H):
-                    b = bs[h]
-                    fw[k, tc, h] = fw[k, src, h] * leaves.strategy[c, k, b] if b >= 0 else zero
-    return row
-
-
-@nb.njit(cache=True, fastmath=FASTMATH)
 def _leaf_values(leaves, i, base, tree, hands, rule, work):
     """Player i's values at every leaf (rows node - base of ``cfv``), from both
     reaches there (rows slot - base of ``reach``): per continuation k of i, the
@@ -783,12 +743,13 @@ def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
-    """What ``_leaf_deal`` needs of the other player's (o's) reach in leaf l's
-    continuation tree in one deal (``bd`` as in ``_continuation_reach``): at each
-    decision t, o's reach under each continuation k in ``fw[k, row[t]]`` (a decision
-    below one of i's reads its parent's row); at each terminal t, that reach summed
-    over the continuations, in ``bw[0, t]``. The same sums as ``_continuation_reach``
-    then a sum over k, term by term, without writing the terminals' rows."""
+    """The other player's (o's) reach in leaf l's continuation tree in one deal (``bd``:
+    its bucket rows by stage; row 0 is -1 for the hands holding one of its cards), from
+    o's reach ``qo`` at the leaf times its leaf strategy for each continuation k: at
+    each decision t, per continuation in ``fw[k, row[t]]`` (a decision below one of i's
+    reads its parent's row); at each terminal t, summed over the continuations (in k
+    order), in ``bw[0, t]`` (the other player's strategy into a terminal applied inside
+    the sum: no per-continuation row is written for it)."""
     rs = leaves.start[l]
     R = leaves.start[l + 1] - rs
     K = fw.shape[0]
@@ -1080,7 +1041,6 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
     H = c1.shape[0]
     o = 1 - i
-    K = leaves.sigma.shape[2]
     S = leaves.bucket.shape[1]
     fw = leaves.forward[s]
     q = leaves.response[s, 0]
@@ -1094,6 +1054,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
         node = leaves.node[l]
         rs = leaves.start[l]
         R = leaves.start[l + 1] - rs
+        row = np.empty(R, dtype=np.int64)
         qo = reach[o, slot[o, node] - base]
         for h in range(H):
             total[h] = zero
@@ -1105,14 +1066,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
                         acc[t, h] = zero
             bd = leaves.bucket[d]
             bk = bd[0]
-            row = _continuation_reach(leaves, l, o, qo, bd, fw)
-            for t in range(R):
-                r = row[t]
-                for h in range(H):
-                    x = zero
-                    for k in range(K):
-                        x += fw[k, r, h]
-                    q[t, h] = x
+            _continuation_sums(leaves, l, o, qo, bd, fw, leaves.response[s], row)  # q: the terminals' rows
             b = leaves.board[d]
             for t in range(R - 1, -1, -1):  # i's values in this deal: terminals and last-stage decisions
                 n = rs + t
