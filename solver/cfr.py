@@ -182,8 +182,7 @@ def solve(
     # first iterations
     regret = np.empty((n, H), dtype=SOLVE_DTYPE)
     avg = np.empty((n, H), dtype=SOLVE_DTYPE)
-    sigma = np.empty((n, H), dtype=SOLVE_DTYPE)
-    for a in (regret, avg, sigma):
+    for a in (regret, avg):
         a.fill(0.0)
     w = Workspace(sub, SOLVE_DTYPE, t.top_rows)
     t0 = time.perf_counter()
@@ -216,7 +215,7 @@ def solve(
         warm_up_regrets(sub, warm_start, reach, regret, avg, w, blocks, parallel, leaves, average_exponent)
         start = warm_start.iterations
     done = (run_cfr_parallel if parallel else run_cfr)(
-        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, start, iterations, deadline_ns, w.args(), *g,
+        *sub.kernel_args(), reach[0], reach[1], regret, avg, start, iterations, deadline_ns, w.args(), *g,
         blocks, leaves, float(average_exponent),
     )  # fmt: skip
     return SolveResult(
@@ -252,7 +251,7 @@ def warm_up_regrets(sub, warm, reach, regret, avg, work, blocks, parallel, leave
     for i in range(2):
         if c is not None:
             leaves.sigma[:] = mix  # the other player's mix, which player 0's pass moved
-        rule = PassRule(fixed.copy(), regret, avg, 1.0, True, False)
+        rule = PassRule(fixed.copy(), regret, avg, 1.0, True, False, False)
         if parallel:
             traverse_blocks(i, tree, hands, reach[0], reach[1], rule, work.args(), blocks, -1, pass_leaves)
         else:
@@ -320,7 +319,9 @@ def evaluation_pass(
     values (the reaches are still exact). ``threads``: the leaves valued on that many
     (the values are the same)."""
     w = Workspace(sub)
-    rule = PassRule(np.ascontiguousarray(strategy), np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response)
+    rule = PassRule(
+        np.ascontiguousarray(strategy), np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, False
+    )
     use = usable_threads(threads) if with_leaves else 1
     if with_leaves:
         leaves = leaf_data(

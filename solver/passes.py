@@ -88,7 +88,11 @@ class HandArrays(NamedTuple):
 class PassRule(NamedTuple):
     """What one pass plays and updates: the current strategy ``sigma`` (node, hand),
     the regrets and average weights, the average's weight for this iteration, whether
-    to update (CFR+) and whether the traverser best-responds instead of playing sigma."""
+    to update (CFR+) and whether the traverser best-responds instead of playing sigma.
+    ``regret_matching``: the current strategy is regret matching on ``regret``, made
+    row by row where a pass needs it (``sigma`` is not read or written), the same
+    bits as a ``sigma`` that ``current_strategy`` made; else ``sigma``, and an
+    updating pass writes the next strategy of the traverser's nodes into it."""
 
     sigma: np.ndarray
     regret: np.ndarray
@@ -96,6 +100,7 @@ class PassRule(NamedTuple):
     weight: float
     update: bool
     best_response: bool
+    regret_matching: bool
 
 
 class Scratch(NamedTuple):
@@ -414,7 +419,7 @@ def _top_forward(tree, hands, reach0, reach1, rule, work, top_end, in_block, ski
         work.reach[1, 0, h] = reach1[h]
     _forward(
         np.int64(0), top_end, np.int64(0), tree.kind, tree.player, tree.first_child, tree.num_children, tree.dealt,
-        tree.slot, hands.c1, hands.c2, rule.sigma, work.reach, in_block, skip,
+        tree.slot, hands.c1, hands.c2, rule, work.reach, in_block, skip, work.tmp,
     )  # fmt: skip
 
 
@@ -469,7 +474,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
     ``to_hand_order``)."""
     kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
-    sigma, regret, avg, weight, update, best_response = rule
+    sigma, regret, avg, weight, update, best_response, regret_matching = rule
     block_reach, block_cfv, tmp, qs = work
     reach, cfv = top.reach, top.cfv
     lo, hi = blocks.blocks[b, 0], blocks.blocks[b, 1]
@@ -505,18 +510,19 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
     Hb = hc1.shape[0]
     f = first_child[parent]
     if kind[parent] == DECISION:
-        _decision_reach(parent, np.int64(0), base, player, first_child, num_children, sigma, block_reach, Hb)
+        _decision_reach(parent, np.int64(0), base, player, first_child, num_children, rule, block_reach, Hb, tmp)
     else:  # a chance node right below a chance node (both players all in); never in order
         for c in range(f, f + num_children[parent]):
             _dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
     _forward(
-        lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, sigma, block_reach,
-        in_block, np.int64(-1),
+        lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, rule, block_reach,
+        in_block, np.int64(-1), tmp,
     )  # fmt: skip
     _backward_nodes(
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, local_slot,
         hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-        sigma, regret, avg, weight, update, best_response, block_reach, block_cfv, tmp, qs, in_block, in_order,
+        sigma, regret, avg, weight, update, best_response, regret_matching, block_reach, block_cfv, tmp, qs, in_block,
+        in_order,
     )  # fmt: skip
     if kind[parent] == DECISION:
         _terminal_children(
@@ -526,7 +532,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
         )  # fmt: skip
         _decision_values(
             parent, np.int64(0), np.int64(0), base, i, player, first_child, num_children, sigma, regret, avg, weight,
-            update, best_response, block_reach, block_cfv, tmp, Hb,
+            update, best_response, regret_matching, block_reach, block_cfv, tmp, qs, Hb,
         )  # fmt: skip
     else:
         _chance_values(
@@ -587,12 +593,14 @@ def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, le
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, sigma, reach, in_block, skip):
-    """Reaches below the nodes lo..hi-1 (parents come before children); node n's
-    row of ``reach`` is n - base. Nodes marked ``in_block`` (chance children whose
-    block walk computes them) are left out, and so are their rows. So are the
-    decisions of player ``skip`` (-1: none), whose rows are still current (see
-    run_cfr)."""
+def _forward(
+    lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, rule, reach, in_block, skip, tmp
+):  # fmt: skip
+    """Reaches below the nodes lo..hi-1 (parents come before children) under
+    ``rule``'s current strategy; node n's row of ``reach`` is n - base. Nodes marked
+    ``in_block`` (chance children whose block walk computes them) are left out, and
+    so are their rows. So are the decisions of player ``skip`` (-1: none), whose
+    rows are still current (see run_cfr). ``tmp``: a row of scratch."""
     for n in range(lo, hi):
         if in_block[n]:  # a chance child whose block's walk does it
             continue
@@ -600,7 +608,7 @@ def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot,
         if k == DECISION:
             if player[n] != skip:
                 _decision_reach(
-                    n, slot[player[n], n] - base, base, player, first_child, num_children, sigma, reach, c1.shape[0]
+                    n, slot[player[n], n] - base, base, player, first_child, num_children, rule, reach, c1.shape[0], tmp
                 )
         elif k == CHANCE:
             for c in range(first_child[n], first_child[n] + num_children[n]):
@@ -609,13 +617,50 @@ def _forward(lo, hi, base, kind, player, first_child, num_children, dealt, slot,
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _decision_reach(n, src, base, player, first_child, num_children, sigma, reach, H):
+def _decision_reach(n, src, base, player, first_child, num_children, rule, reach, H, tmp):
     """The actor's reach at the children of decision node n (rows c - base) from its
-    reach at n (row ``src``), for the first H hands."""
+    reach at n (row ``src``) under ``rule``'s current strategy, for the first H hands
+    (``tmp``: scratch, its first H entries)."""
     p = player[n]
-    for c in range(first_child[n], first_child[n] + num_children[n]):
+    f = first_child[n]
+    m = num_children[n]
+    if rule.regret_matching:
+        _positive_totals(rule.regret, f, m, tmp, H)
+        for c in range(f, f + m):
+            _matched_row(rule.regret, c, m, tmp, reach[p, c - base], H)
+            for h in range(H):
+                reach[p, c - base, h] *= reach[p, src, h]
+    else:
+        sigma = rule.sigma
+        for c in range(f, f + m):
+            for h in range(H):
+                reach[p, c - base, h] = reach[p, src, h] * sigma[c, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _matched_row(regret, c, m, totals, out, H):
+    """``out[h]``: regret matching's probability of child c (of m) for hand h, given
+    the children's positive totals (``_positive_totals``), the same bits as
+    ``current_strategy``. Written to memory before it is used: an expression that
+    used the quotient directly (a product with it) could be rounded otherwise under
+    ``FASTMATH``'s reciprocal flag, which a stored strategy was not."""
+    zero = regret.dtype.type(0.0)
+    uniform = regret.dtype.type(1.0 / m)
+    for h in range(H):
+        t = totals[h]
+        out[h] = max(regret[c, h], zero) / t if t > zero else uniform
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _positive_totals(regret, f, m, tmp, H):
+    """``tmp[h]``: the sum of the positive regrets of rows f..f+m-1, child by child
+    (regret matching's denominator, summed as ``current_strategy`` sums it)."""
+    zero = regret.dtype.type(0.0)
+    for h in range(H):
+        tmp[h] = 0.0
+    for c in range(f, f + m):
         for h in range(H):
-            reach[p, c - base, h] = reach[p, src, h] * sigma[c, h]
+            tmp[h] += max(regret[c, h], zero)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -1134,12 +1179,12 @@ def _backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
     """Values at the nodes hi-1..lo (see _backward_nodes)."""
     kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
-    sigma, regret, avg, weight, update, best_response = rule
+    sigma, regret, avg, weight, update, best_response, regret_matching = rule
     reach, cfv, tmp, qs = work
     _backward_nodes(
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2,
         dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma,
-        regret, avg, weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order,
+        regret, avg, weight, update, best_response, regret_matching, reach, cfv, tmp, qs, in_block, in_order,
     )  # fmt: skip
 
 
@@ -1147,7 +1192,7 @@ def _backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
 def _backward_nodes(
     lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
     orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret, avg,
-    weight, update, best_response, reach, cfv, tmp, qs, in_block, in_order,
+    weight, update, best_response, regret_matching, reach, cfv, tmp, qs, in_block, in_order,
 ):  # fmt: skip
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
@@ -1193,7 +1238,7 @@ def _backward_nodes(
             )  # fmt: skip
             _decision_values(
                 n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma, regret, avg, weight,
-                update, best_response, reach, cfv, tmp, H,
+                update, best_response, regret_matching, reach, cfv, tmp, qs, H,
             )  # fmt: skip
 
 
@@ -1216,54 +1261,83 @@ def _chance_values(n, row, base, lo, hi, first_child, num_children, dealt, chanc
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _decision_values(
-    n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response, reach,
-    cfv, tmp, H,
+    n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response,
+    regret_matching, reach, cfv, tmp, scratch, H,
 ):  # fmt: skip
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
     c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
-    for the first H hands."""
+    for the first H hands; the current strategy as ``PassRule`` says
+    (``regret_matching``: from ``regret``, else ``sigma``). ``tmp``, ``scratch``: rows
+    of at least H."""
     f = first_child[n]
     m = num_children[n]
-    if player[n] == i:
-        if best_response:
-            for h in range(H):
-                cfv[row, h] = cfv[f - base, h]
-            for c in range(f + 1, f + m):
-                for h in range(H):
-                    cfv[row, h] = max(cfv[row, h], cfv[c - base, h])
-        else:
-            for h in range(H):
-                cfv[row, h] = 0.0
-            for c in range(f, f + m):
-                for h in range(H):
-                    cfv[row, h] += sigma[c, h] * cfv[c - base, h]
-            if update:
-                # the next strategy here too, while the rows are in cache (what
-                # _strategy would compute before the other player's pass)
-                # in the arrays' own precision: a float64 weight or literal would make
-                # these loops double (about 2x slower in single precision)
-                zero = regret.dtype.type(0.0)
-                w = avg.dtype.type(weight)
-                for h in range(H):
-                    tmp[h] = 0.0
-                for c in range(f, f + m):
-                    for h in range(H):
-                        r = regret[c, h] + cfv[c - base, h] - cfv[row, h]
-                        r = r if r > zero else zero
-                        regret[c, h] = r
-                        avg[c, h] += w * reach[i, me, h] * sigma[c, h]
-                        tmp[h] += r  # as _strategy: the same rounding
-                uniform = sigma.dtype.type(1.0 / m)
-                for c in range(f, f + m):
-                    for h in range(H):
-                        t = tmp[h]
-                        sigma[c, h] = regret[c, h] / t if t > zero else uniform
-    else:
+    if player[n] != i:
         for h in range(H):
             cfv[row, h] = 0.0
         for c in range(f, f + m):
             for h in range(H):
                 cfv[row, h] += cfv[c - base, h]
+    elif best_response:
+        for h in range(H):
+            cfv[row, h] = cfv[f - base, h]
+        for c in range(f + 1, f + m):
+            for h in range(H):
+                cfv[row, h] = max(cfv[row, h], cfv[c - base, h])
+    elif regret_matching:
+        _matched_values(f, m, row, me, base, i, regret, avg, weight, update, reach, cfv, tmp, scratch, H)
+    else:
+        for h in range(H):
+            cfv[row, h] = 0.0
+        for c in range(f, f + m):
+            for h in range(H):
+                cfv[row, h] += sigma[c, h] * cfv[c - base, h]
+        if update:
+            # the next strategy here too, while the rows are in cache (what
+            # _strategy would compute before the other player's pass)
+            # in the arrays' own precision: a float64 weight or literal would make
+            # these loops double (about 2x slower in single precision)
+            zero = regret.dtype.type(0.0)
+            w = avg.dtype.type(weight)
+            for h in range(H):
+                tmp[h] = 0.0
+            for c in range(f, f + m):
+                for h in range(H):
+                    r = regret[c, h] + cfv[c - base, h] - cfv[row, h]
+                    r = r if r > zero else zero
+                    regret[c, h] = r
+                    avg[c, h] += w * reach[i, me, h] * sigma[c, h]
+                    tmp[h] += r  # as _strategy: the same rounding
+            uniform = sigma.dtype.type(1.0 / m)
+            for c in range(f, f + m):
+                for h in range(H):
+                    t = tmp[h]
+                    sigma[c, h] = regret[c, h] / t if t > zero else uniform
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _matched_values(f, m, row, me, base, i, regret, avg, weight, update, reach, cfv, tmp, sr, H):
+    """``_decision_values`` at one of player i's decisions (children f..f+m-1) playing
+    regret matching on ``regret``: each child's probabilities made into ``sr`` (a row
+    of scratch) while the rows are in cache, used for the values and the average, then
+    (``update``) the CFR+ regrets. No strategy is stored: the arrays a pass streams
+    are the regrets and the average."""
+    zero = regret.dtype.type(0.0)
+    w = avg.dtype.type(weight)  # the arrays' own precision (see _decision_values)
+    _positive_totals(regret, f, m, tmp, H)
+    for h in range(H):
+        cfv[row, h] = 0.0
+    for c in range(f, f + m):
+        _matched_row(regret, c, m, tmp, sr, H)
+        for h in range(H):
+            cfv[row, h] += sr[h] * cfv[c - base, h]
+        if update:
+            for h in range(H):
+                avg[c, h] += w * reach[i, me, h] * sr[h]
+    if update:
+        for c in range(f, f + m):
+            for h in range(H):
+                r = regret[c, h] + cfv[c - base, h] - cfv[row, h]
+                regret[c, h] = r if r > zero else zero
 
 
 NO_GADGET, RESOLVE, MAXMARGIN = 0, 1, 2
@@ -1327,12 +1401,13 @@ def _make_run_cfr(parallel: bool):
 
     @nb.njit(cache=True)
     def run_cfr(
-        tree, hands, reach0, reach1, regret, avg, sigma, start_iteration, iterations, deadline_ns, work, gadget,
-        g_player, g_alt, g_norm, g_regret, g_reach, blocks, leaves, average_exponent,
+        tree, hands, reach0, reach1, regret, avg, start_iteration, iterations, deadline_ns, work, gadget, g_player,
+        g_alt, g_norm, g_regret, g_reach, blocks, leaves, average_exponent,
     ):  # fmt: skip
         """CFR+ iterations with alternating updates, block by block (``blocks``; on
         numba's threads in ``run_cfr_parallel``). Each decision node belongs to one
-        player, so one regret array serves both. With a gadget (RESOLVE or MAXMARGIN),
+        player, so one regret array serves both; the current strategy is regret
+        matching on it, made where a pass needs it (``PassRule.regret_matching``). With a gadget (RESOLVE or MAXMARGIN),
         player ``g_player`` enters the subgame through it: their root reach is the
         gadget's (``g_reach``), updated after each of their passes. With a deadline
         (``deadline_ns``, on ``time.perf_counter_ns``), no iteration starts that would
@@ -1340,7 +1415,7 @@ def _make_run_cfr(parallel: bool):
         weighs iteration t (from 1) by t ** ``average_exponent``. Returns the
         iterations done."""
         done = 0
-        current_strategy(regret, tree.kind, tree.player, tree.first_child, tree.num_children, -1, sigma, work.tmp)
+        no_sigma = np.empty((0, 0), dtype=regret.dtype)  # the rule's strategy comes from the regrets
         r0 = reach0
         r1 = reach1
         last = np.int64(0)
@@ -1352,10 +1427,8 @@ def _make_run_cfr(parallel: bool):
             weight = float(t + 1)
             if average_exponent != 1.0:
                 weight = weight**average_exponent
-            rule = PassRule(sigma, regret, avg, weight, True, False)
+            rule = PassRule(no_sigma, regret, avg, weight, True, False, True)
             for i in range(2):
-                # sigma is current for both players: the backward pass that updated a
-                # player's regrets also made their next strategy
                 # the top forward pass recomputes only the opponent's reach: player i's
                 # strategy has not changed since the previous pass computed i's reach
                 # (the other player's pass), and neither has a gadget's root reach for i

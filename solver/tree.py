@@ -135,12 +135,13 @@ class PublicTree(NodeCounts):
         return int((self.kind == CHANCE).sum())
 
     def memory_bytes(self, num_hands: int, float_bytes: int = 4, threads: int = 1) -> int:
-        """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets,
-        average and current strategy per node and hand, both players' reaches and
-        values per node above the blocks (``top_rows``), all in single precision in
-        solves, and per thread the block-local reaches and values of the largest
-        block (see ``passes._walk_block``)."""
-        return (3 * self.num_nodes + 3 * self.top_rows + 3 * threads * self.block_rows) * num_hands * float_bytes
+        """What a vector CFR+ solve over ``num_hands`` hands allocates: regrets and
+        average per node and hand (the current strategy is made from the regrets where
+        a pass needs it), both players' reaches and values per node above the blocks
+        (``top_rows``), all in single precision in solves, and per thread the
+        block-local reaches and values of the largest block (see
+        ``passes._walk_block``)."""
+        return (2 * self.num_nodes + 3 * self.top_rows + 3 * threads * self.block_rows) * num_hands * float_bytes
 
     @property
     def top_rows(self) -> int:

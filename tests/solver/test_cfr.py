@@ -28,8 +28,8 @@ def test_reference_river_tree_has_the_reference_size():
     t = build_tree(river_state(), BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), max_raises=3))
     assert (t.num_decisions, t.num_terminals) == (44, 85)
     assert (t.first_child[t.kind == DECISION] > np.nonzero(t.kind == DECISION)[0]).all()  # parents first
-    # six arrays of (nodes, hands) floats, and one block-local row of three (no chance nodes: no blocks)
-    assert t.memory_bytes(1081) == (6 * t.num_nodes + 3) * 1081 * 4
+    # five arrays of (nodes, hands) floats, and one block-local row of three (no chance nodes: no blocks)
+    assert t.memory_bytes(1081) == (5 * t.num_nodes + 3) * 1081 * 4
 
 
 def test_postflop_solver_tree_rules_give_its_tree_sizes():
@@ -180,7 +180,7 @@ def test_values_agree_with_direct_enumeration():
         # scratch rows reused from a pass that did reach those lines (as inside a solve)
         work = cfr.Workspace(sub)
         for strat in (strategy, sparse):
-            rule = passes.PassRule(strat, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, False)
+            rule = passes.PassRule(strat, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, False, False)
             passes.traverse(p, *sub.kernel_args(), sub.reach[0], sub.reach[1], rule, work.args(), passes.no_leaves())
         assert np.allclose(work.cfv[0], direct_values(sub, sparse, p))
     ev0, ev1 = cfr.expected_values(sub, strategy)
@@ -320,18 +320,16 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     t = sub.tree
     H = len(sub.hands)
     assert 0 < t.top_rows == t.top_end < t.num_nodes
-    assert t.memory_bytes(H) == (3 * t.num_nodes + 3 * t.top_end + 3 * t.block_rows) * H * 4
+    assert t.memory_bytes(H) == (2 * t.num_nodes + 3 * t.top_end + 3 * t.block_rows) * H * 4
     small = cfr.solve(sub, 20)
-    regret, avg, sigma = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(3))
+    regret, avg = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(2))
     w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)  # every node's rows
     assert w.cfv.shape[0] == t.num_nodes > cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows).cfv.shape[0]
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
     blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
     leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
-    passes.run_cfr(
-        *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, 0, 20, 0, w.args(), *g, blocks, leaves, 1.0
-    )
+    passes.run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, 0, 20, 0, w.args(), *g, blocks, leaves, 1.0)
     assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
 
@@ -369,7 +367,7 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             if walk != "whole":
                 regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
             w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
-            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False)
+            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False, False)
             args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
             leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
             if walk == "whole":
@@ -400,6 +398,72 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
         np.testing.assert_array_equal(remade, out[0][3])
 
 
+@pytest.mark.parametrize("spot", ["turn", "flop"])
+def test_a_pass_playing_regret_matching_equals_one_playing_the_stored_strategy(spot):
+    """A solve's passes make the current strategy from the regrets row by row where
+    they need it (``PassRule.regret_matching``) instead of reading a stored one: a pass
+    must give the regrets, averages and root values of a pass playing the strategy
+    ``current_strategy`` makes from the same regrets, bit for bit, over the whole tree,
+    block by block and in shares on threads. Some regrets are 0 or negative (rows where
+    a hand has none positive play uniformly). The strategy is made over the hands the pass walks:
+    a turn block in board order holds its live hands in its first columns, and under
+    ``passes.FASTMATH`` a quotient's last bit may depend on the length of its loop.
+    Negative control: the stored strategy moved by one rounding step in one row gives
+    another pass."""
+    sub = block_spots()[spot]
+    t = sub.tree
+    n, H = t.num_nodes, len(sub.hands)
+    rng = np.random.default_rng(5)
+    start = ((rng.random((n, H)) - 0.2) * (rng.random((n, H)) < 0.6)).astype(cfr.SOLVE_DTYPE)
+    reach = sub.reach.astype(cfr.SOLVE_DTYPE)
+    f = int(t.first_child[0])  # the root's first action
+    ordered = np.nonzero(sub.block_board >= 0)[0]
+    live = set(sub.board_len[sub.block_board[ordered]].tolist())
+    assert live == ({1081} if spot == "turn" else set())  # the turn's river blocks in board order
+    in_order = np.zeros(n, dtype=bool)
+    for lo, hi in t.blocks[ordered]:
+        in_order[lo:hi] = True
+
+    def strategy(regret: np.ndarray, width: int) -> np.ndarray:
+        r = np.ascontiguousarray(regret[:, :width])
+        made = np.zeros_like(r)
+        current_strategy(r, t.kind, t.player, t.first_child, t.num_children, -1, made, np.zeros(width, r.dtype))
+        out = np.zeros_like(regret)
+        out[:, :width] = made
+        return out
+
+    for p in (0, 1):
+        for walk in ("whole", "blocks", "parallel"):
+            first = start if walk == "whole" else to_block_order(sub, start)
+            stored = strategy(first, H)
+            if walk != "whole" and live:
+                stored[in_order] = strategy(first, 1081)[in_order]
+            nudged = stored.copy()
+            nudged[f] = np.nextafter(stored[f], np.float32(2.0))
+            out = {}
+            for name, sigma, matching in (
+                ("matched", np.empty((0, 0), cfr.SOLVE_DTYPE), True),
+                ("stored", stored, False),
+                ("nudged", nudged, False),
+            ):
+                regret, avg = first.copy(), first.copy()
+                w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
+                rule = passes.PassRule(sigma.copy(), regret, avg, 3.0, True, False, matching)
+                args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
+                leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
+                if walk == "whole":
+                    passes.traverse(*args, leaves)
+                elif walk == "blocks":
+                    passes.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
+                else:
+                    passes.traverse_blocks(*args, sub.block_arrays(2, cfr.SOLVE_DTYPE), -1, leaves)
+                out[name] = (regret, avg, w.cfv[0].copy())
+            for a, b in zip(out["matched"], out["stored"], strict=True):
+                np.testing.assert_array_equal(a, b)
+            assert not np.array_equal(out["matched"][0], first)  # the pass did update
+            assert not all(np.array_equal(a, b) for a, b in zip(out["matched"], out["nudged"], strict=True))
+
+
 @pytest.mark.parametrize("spot", ["river", "turn"])
 def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
     """A solve's pass for player 1 right after player 0's recomputes only player 0's
@@ -422,7 +486,7 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
         regret, avg, strategy = (to_block_order(sub, a) for a in (start, start, sigma))
         w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
-            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False)
+            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False, False)
             blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
             leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
             passes.traverse_by_block(p, *sub.kernel_args(), reach[0], reach[1], rule, w.args(), blocks, s, leaves)
@@ -521,14 +585,14 @@ def test_the_average_weighs_iteration_t_by_t_to_the_exponent():
     g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
     runs = {}
     for exponent in (1.0, 2.0):
-        regret, avg, sigma = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(3))
+        regret, avg = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(2))
         w = cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows)
         blocks, leaves = sub.block_arrays(1, cfr.SOLVE_DTYPE), passes.no_leaves(cfr.SOLVE_DTYPE)
         steps = []
         for it in range(6):
             before = avg.astype(np.float64)
             passes.run_cfr(
-                *sub.kernel_args(), reach[0], reach[1], regret, avg, sigma, it, 1, 0, w.args(), *g, blocks, leaves,
+                *sub.kernel_args(), reach[0], reach[1], regret, avg, it, 1, 0, w.args(), *g, blocks, leaves,
                 exponent,
             )  # fmt: skip
             steps.append((regret.copy(), avg.astype(np.float64) - before))

@@ -177,7 +177,7 @@ def test_sampled_cards_estimate_the_leaf_values_without_bias(spot, independent):
     for seed in range(300):
         w = cfr.Workspace(sub)
         leaves = depth_limited.leaf_data(sub, sample=1, seed=seed, leaf_strategy=mix, independent=independent)
-        rule = passes.PassRule(strategy, np.zeros((1, 1)), np.zeros((1, 1)), float(seed + 1), False, False)
+        rule = passes.PassRule(strategy, np.zeros((1, 1)), np.zeros((1, 1)), float(seed + 1), False, False, False)
         passes.traverse(0, *sub.kernel_args(), sub.reach[0], sub.reach[1], rule, w.args(), leaves)
         draws.append(float(sub.reach[0] @ w.cfv[0]))
     draws = np.array(draws)
