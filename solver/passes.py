@@ -536,7 +536,8 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
         )  # fmt: skip
     else:
         _chance_values(
-            parent, np.int64(0), base, 0, H, first_child, num_children, dealt, chance_weight, c1, c2, block_cfv
+            parent, np.int64(0), base, np.int64(0), H, first_child, num_children, dealt, chance_weight, c1, c2,
+            block_cfv,
         )  # fmt: skip
     if in_order:
         for h in range(H):  # the hands holding the dealt card
@@ -806,7 +807,7 @@ def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
         for h in range(H):
             fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
     if leaves.kind[rs] != DECISION:
-        _sum_rows(fw, 0, bw, 0, K, H)
+        _sum_rows(fw, np.int64(0), bw, np.int64(0), K, H)
     for t in range(R):
         n = rs + t
         if leaves.kind[n] != DECISION:
@@ -1229,7 +1230,9 @@ def _backward_nodes(
                 board_start, board_len, board_rows, board_identity, qs, tmp, in_order,
             )  # fmt: skip
         elif k == CHANCE:
-            _chance_values(n, n - base, base, 0, H, first_child, num_children, dealt, chance_weight, c1, c2, cfv)
+            _chance_values(
+                n, n - base, base, np.int64(0), H, first_child, num_children, dealt, chance_weight, c1, c2, cfv
+            )  # fmt: skip
         else:
             _terminal_children(
                 n, base, i, kind, player, first_child, num_children, spent, board_of, slot, c1, c2, dup, orders, c1s,
