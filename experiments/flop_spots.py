@@ -33,8 +33,8 @@ blueprint's flop and the solve's alike.
 ``--iterations`` / ``--long-iterations`` solve a fixed number of iterations instead
 (what the budgets buy on this machine, measured apart), so that the table does not
 depend on what else runs. ``--card-samples`` / ``--long-card-samples``: runouts a pass
-(the agent values one per solver thread; the solve is the same at any ``--threads``),
-so one machine computes what a bigger one would play.
+(the agent's ``--card-samples``, 1 by default at any thread count; the solve is the same
+at any ``--threads``), so one machine computes what a bigger one would play.
 
     .venv/bin/python experiments/flop_spots.py --blueprint blueprints/default.bp --spots 10 \\
         --iterations 25 --long-iterations 335 --out flop.json
@@ -283,8 +283,8 @@ WARM_START = (
     "default 0: from scratch, as the tables before the warm start were measured; the agent's is 500)"
 )
 CARD_SAMPLES = (
-    "runouts of the sample a pass values its leaves on (the agent: --card-samples per solver thread, so 16 on 16 "
-    "threads; the solve is the same at any --threads)"
+    "runouts of the sample a pass values its leaves on (the agent's --card-samples, 1 by default at any thread "
+    "count; the solve is the same at any --threads)"
 )
 THREADS = (
     "solves and evaluations on this many threads (the agent's --threads; the figures do not change with it when "

@@ -98,8 +98,8 @@ SOLVE_ROUND = 2
 #: anew when it comes, from the turn solution's ranges.
 TURN_SOLVERS = ("full", "depth-limited")
 TURN_SOLVER = "depth-limited"
-#: Depth-limited solves: river cards (from the flop: runouts) drawn per pass and solver
-#: thread to value the leaves (``LibratusAgent.pass_samples``).
+#: Depth-limited solves: river cards (from the flop: runouts) drawn a pass to value the
+#: leaves (``LibratusAgent.pass_samples``).
 CARD_SAMPLES = 1
 #: A flop solve values its leaves on every turn card, each with this many river cards
 #: (keyed draws): the runout sample (``depth_limited.runout_sample``).
@@ -465,12 +465,12 @@ class LibratusAgent:
 
     def pass_samples(self, sub: Subgame) -> int:
         """Next cards (from the flop: runouts) a depth-limited pass values its leaves on:
-        ``card_samples`` per solver thread, so that more threads buy passes of lower
-        variance in the same time (each card of each leaf is work for a thread); 0
-        (every card) when that is all of them or ``card_samples`` is 0."""
+        ``card_samples`` whatever the threads (they share each pass's (leaf, card) work,
+        so more threads buy more iterations, not larger passes); 0 (every card) when
+        that is all of them or ``card_samples`` is 0."""
         if self.card_samples == 0:
             return 0
-        samples = self.card_samples * self.threads
+        samples = self.card_samples
         return 0 if sub.continuations is None or samples >= len(sub.continuations.cards) else samples
 
     def solve_cap(self, state: BettingState, elapsed: float = 0.0) -> float:

@@ -102,8 +102,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "--card-samples",
         type=non_negative,
         default=1,
-        help="depth-limited solving: river cards (from the flop: runouts of the sample) drawn per pass and solver "
-        "thread to value the leaves (0: all; default 1: with --threads 8, eight a pass)",
+        help="depth-limited solving: river cards (from the flop: runouts of the sample) drawn a pass to value the "
+        "leaves (0: all; default 1); the solver threads share each pass, so more threads buy more iterations",
     )
     p.add_argument(
         "--flop-rivers",

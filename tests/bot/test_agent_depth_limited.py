@@ -140,14 +140,15 @@ def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_els
     assert jobs == [(sampled, 1.0), (0, 2.0), (sampled, 2.0)] and sampled > 0
 
 
-def test_more_solver_threads_value_more_cards_a_pass(small_blueprint):
-    """card_samples per thread: k threads value k river cards (runouts) a pass, every
-    card once that is all of them; 0 stays every card."""
+def test_a_pass_values_card_samples_cards_whatever_the_threads(small_blueprint):
+    """card_samples a pass at any thread count (the threads share the pass: more of them
+    buy iterations), every card once that is all of them; 0 stays every card."""
     from types import SimpleNamespace
 
     turn = SimpleNamespace(continuations=SimpleNamespace(cards=list(range(48))))
     full = SimpleNamespace(continuations=None)  # a tree without leaves (after an all-in)
-    for threads, card_samples, expected in ((1, 1, 1), (4, 1, 4), (16, 2, 32), (48, 1, 0), (64, 1, 0), (4, 0, 0)):
+    cases = ((1, 1, 1), (4, 1, 1), (16, 1, 1), (16, 2, 2), (2, 47, 47), (1, 48, 0), (8, 64, 0), (4, 0, 0))
+    for threads, card_samples, expected in cases:
         bot = LibratusAgent(seed=1, blueprint=small_blueprint, threads=threads, card_samples=card_samples)
         assert bot.pass_samples(turn) == expected, (threads, card_samples)
         assert bot.pass_samples(full) == 0
