@@ -1,8 +1,9 @@
 """``pokerbot bench scale``: what more threads buy, per thread count: ms per CFR+
 iteration of the reference turn solve (``bench solver``'s spot), of the agent's
-depth-limited flop solve with one runout a pass, and with k runouts a pass on k threads
-(the runout throughput), and blueprint MCCFR's iterations per second, each with its
-speedup over one thread and its parallel efficiency (speedup / threads).
+depth-limited flop solve with one runout a pass (the agent's default at any thread
+count), and with k runouts a pass on k threads (the runout throughput), and blueprint
+MCCFR's iterations per second, each with its speedup over one thread and its parallel
+efficiency (speedup / threads).
 
 The flop solve and MCCFR run on the ``default`` preset's action tree with stand-in
 cards (``abstraction.stand_in_cards``) and a uniform blueprint: their cost does not
@@ -190,7 +191,7 @@ def print_scale_report(r: dict) -> None:
         f"  flop depth-limited solve ({f['spot']}, default action tree, uniform blueprint): {f['nodes']} nodes, "
         f"{f['leaves']} leaves, {f['continuation_nodes']:,} continuation nodes, {f['runouts']} runouts"
     )
-    line("one runout a pass, ms per iteration", f["ms_per_iteration_one_runout"], "ms", ".2f")
+    line("one runout a pass (the agent's default), ms per iteration", f["ms_per_iteration_one_runout"], "ms", ".2f")
     line("k runouts a pass on k threads, runouts valued per second", f["runouts_per_second"], "/s", ",.0f")
     m = r["mccfr"]
     line(f"MCCFR, default action tree ({m['slots']:,} slots, batches of {m['batch']:,}), iterations per second",
