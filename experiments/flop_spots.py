@@ -95,8 +95,8 @@ def dl_solve(
     card_samples: int = 1,
 ) -> tuple[cfr.SolveResult, float]:
     """The agent's flop solve: runout sample, subgame and continuations, then CFR+
-    with ``card_samples`` runouts a pass (the agent: one per solver thread), all inside
-    ``seconds`` (or exactly ``iterations``), on ``threads`` (the same solve at any
+    with ``card_samples`` runouts a pass (the agent's ``--card-samples``, 1 by default),
+    all inside ``seconds`` (or exactly ``iterations``), on ``threads`` (the same solve at any
     thread count), averaging as ``average_exponent`` says (``cfr.solve``);
     ``warm_iterations`` > 0: warm-started from the blueprint's flop as if it had
     played that many iterations, its advantages valued on ``warm_deals`` runouts."""
