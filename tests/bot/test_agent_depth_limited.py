@@ -152,3 +152,26 @@ def test_a_pass_values_card_samples_cards_whatever_the_threads(small_blueprint):
         bot = LibratusAgent(seed=1, blueprint=small_blueprint, threads=threads, card_samples=card_samples)
         assert bot.pass_samples(turn) == expected, (threads, card_samples)
         assert bot.pass_samples(full) == 0
+
+
+def test_the_agent_solves_the_same_turn_on_one_thread_and_on_two(small_blueprint):
+    """The cards a pass do not grow with the threads, so an agent on two solver threads
+    plays the solve one thread plays, bit for bit (a deadline far away: one stopped by
+    the clock could stop at another iteration)."""
+    solutions = []
+    for threads in (1, 2):
+        bot = LibratusAgent(
+            seed=3,
+            blueprint=small_blueprint,
+            solve_seconds=60.0,
+            solve_round=2,
+            turn_solver="depth-limited",
+            threads=threads,
+        )
+        st = turn_state(4)
+        st.apply(CALL)  # the opponent checks
+        bot.act(MatchState(1, st))
+        solutions.append(bot.solution)
+    one, two = solutions
+    assert one.sub.continuations is not None and one.leaf_strategy is not None
+    assert np.array_equal(one.strategy, two.strategy) and np.array_equal(one.leaf_strategy, two.leaf_strategy)
