@@ -468,10 +468,8 @@ class LibratusAgent:
         ``card_samples`` whatever the threads (they share each pass's (leaf, card) work,
         so more threads buy more iterations, not larger passes); 0 (every card) when
         that is all of them or ``card_samples`` is 0."""
-        if self.card_samples == 0:
-            return 0
-        samples = self.card_samples
-        return 0 if sub.continuations is None or samples >= len(sub.continuations.cards) else samples
+        k = self.card_samples
+        return 0 if sub.continuations is None or k >= len(sub.continuations.cards) else k
 
     def solve_cap(self, state: BettingState, elapsed: float = 0.0) -> float:
         """The cap of a solve at ``state`` before the dealer's limits: ``solve_seconds``,

@@ -34,9 +34,9 @@ def kernels_loaded(small_blueprint):
     LibratusAgent(seed=3, blueprint=small_blueprint, solve_round=2).prepare()
 
 
-def agent(small_blueprint, **kw):
+def agent(small_blueprint, solve_seconds=1.0, **kw):
     return LibratusAgent(
-        seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="depth-limited", **kw
+        seed=3, blueprint=small_blueprint, solve_seconds=solve_seconds, solve_round=2, turn_solver="depth-limited", **kw
     )
 
 
@@ -160,14 +160,7 @@ def test_the_agent_solves_the_same_turn_on_one_thread_and_on_two(small_blueprint
     the clock could stop at another iteration)."""
     solutions = []
     for threads in (1, 2):
-        bot = LibratusAgent(
-            seed=3,
-            blueprint=small_blueprint,
-            solve_seconds=60.0,
-            solve_round=2,
-            turn_solver="depth-limited",
-            threads=threads,
-        )
+        bot = agent(small_blueprint, solve_seconds=60.0, threads=threads)
         st = turn_state(4)
         st.apply(CALL)  # the opponent checks
         bot.act(MatchState(1, st))
