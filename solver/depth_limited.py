@@ -166,9 +166,151 @@ def attach_continuations(
     )
 
 
-#: The most memory (bytes) the (leaf, card) items' values may take (``LeafData.parts``);
-#: a pass with more cards values its leaves by shares (the same values, fewer threads busy).
+#: The most memory (bytes) the (piece, card) items' values may take (``LeafData.parts``);
+#: a pass with more values its leaves by shares (the same values, fewer threads busy).
 MAX_ITEM_BYTES = 256 * 2**20
+#: On threads, where whole trees would leave threads idle (a share of less than BUSY
+#: of the busiest share's work, on average), a continuation tree is cut into pieces
+#: until no item holds more than 1/PIECES_A_SHARE of a thread's work a pass
+#: (``piece_bound``).
+BUSY = 0.9
+PIECES_A_SHARE = 4
+#: ... but no smaller than this: a piece repeats the reach along its path, a few rows.
+MIN_PIECE_NODES = 16
+
+
+@dataclass(frozen=True)
+class LeafPieces:
+    """Each leaf's continuation tree cut into pieces valued apart (``leaf_pieces``):
+    leaf l's pieces are ``leaf_piece_start[l]..leaf_piece_start[l + 1] - 1``, piece p
+    the nodes ``piece_nodes[piece_start[p]:piece_start[p + 1]]`` (increasing, its root
+    first), of leaf ``piece_leaf[p]``; the leaf's top, the nodes of no piece, is
+    ``top_nodes[top_start[l]:top_start[l + 1]]`` (increasing; empty when the one piece is
+    the whole tree). Nodes are the continuation nodes' global indices; ``parent[m]``
+    is -1 at a tree's root."""
+
+    parent: np.ndarray
+    top_start: np.ndarray
+    top_nodes: np.ndarray
+    piece_start: np.ndarray
+    piece_nodes: np.ndarray
+    leaf_piece_start: np.ndarray
+    piece_leaf: np.ndarray
+
+    @property
+    def num_pieces(self) -> int:
+        return int(len(self.piece_leaf))
+
+    def piece_sizes(self) -> np.ndarray:
+        return np.diff(self.piece_start)
+
+    def top_sizes(self) -> np.ndarray:
+        return np.diff(self.top_start)
+
+
+def leaf_pieces(start: np.ndarray, first_child: np.ndarray, num_children: np.ndarray, bound: int) -> LeafPieces:
+    """The continuation trees (``start``: leaf l's nodes are ``start[l]..start[l + 1] -
+    1``, children after their parents) cut into pieces of at most ``bound`` nodes: a
+    tree of at most ``bound`` nodes is one piece; a larger one's top is its nodes whose
+    subtrees are larger, with their childless children, and its pieces are the subtrees
+    of the top's other children. A piece's values need only its own nodes and the path
+    above it; the top's need the pieces'.
+
+    >>> p = leaf_pieces(np.array([0, 5]), np.array([1, 3, -1, -1, -1]), np.array([2, 2, 0, 0, 0]), 3)
+    >>> p.top_nodes.tolist(), p.piece_nodes.tolist()
+    ([0, 2], [1, 3, 4])
+    """
+    if bound < 1:
+        raise ValueError(f"a piece holds at least one node, got a bound of {bound}")
+    N = int(start[-1])
+    L = len(start) - 1
+    parent = np.full(N, -1, dtype=np.int64)
+    fc = np.asarray(first_child, dtype=np.int64)
+    nc = np.asarray(num_children, dtype=np.int64)
+    has = np.nonzero(nc > 0)[0]
+    parent[np.concatenate([np.arange(fc[n], fc[n] + nc[n]) for n in has]) if len(has) else []] = np.repeat(has, nc[has])
+    size = np.ones(N, dtype=np.int64)
+    for n in range(N - 1, -1, -1):
+        if parent[n] >= 0:
+            size[parent[n]] += size[n]
+    owner = np.full(N, -1, dtype=np.int64)  # a node's piece, -1 in the top
+    piece_leaf: list[int] = []
+    for leaf in range(L):
+        a, b = int(start[leaf]), int(start[leaf + 1])
+        for n in range(a, b):
+            up = parent[n]
+            if n == a:
+                if size[n] <= bound:
+                    owner[n] = len(piece_leaf)
+                    piece_leaf.append(leaf)
+            elif owner[up] >= 0:
+                owner[n] = owner[up]
+            elif size[n] <= bound and nc[n] > 0:
+                owner[n] = len(piece_leaf)
+                piece_leaf.append(leaf)
+    nodes = np.arange(N, dtype=np.int64)
+    in_piece = owner >= 0
+    piece_nodes = nodes[in_piece][np.argsort(owner[in_piece], kind="stable")]
+    P = len(piece_leaf)
+    piece_start = np.concatenate([[0], np.cumsum(np.bincount(owner[in_piece], minlength=P))]).astype(np.int64)
+    leaf_of = np.repeat(np.arange(L), np.diff(start))
+    top_nodes = nodes[~in_piece]
+    top_start = np.concatenate([[0], np.cumsum(np.bincount(leaf_of[~in_piece], minlength=L))]).astype(np.int64)
+    pl = np.array(piece_leaf, dtype=np.int64)
+    leaf_piece_start = np.concatenate([[0], np.cumsum(np.bincount(pl, minlength=L))]).astype(np.int64)
+    return LeafPieces(parent, top_start, top_nodes, piece_start, piece_nodes, leaf_piece_start, pl)
+
+
+def piece_bound(sizes: np.ndarray, draws: int, shares: int) -> int:
+    """The most nodes a piece may hold on ``shares`` threads valuing ``draws`` cards a
+    leaf a pass: the largest tree (no cut) where whole trees keep the threads busy (the
+    busiest share of ``leaf_items`` at most 1/``BUSY`` of the mean), else so that no
+    (piece, card) item is more than 1/``PIECES_A_SHARE`` of a thread's work (and at
+    least ``MIN_PIECE_NODES``).
+
+    >>> piece_bound(np.array([429, 197, 1]), 1, 2)
+    79
+    >>> piece_bound(np.array([429, 197, 1]), 1, 16)
+    16
+    >>> piece_bound(np.array([429, 393, 393, 357]), 1, 2)
+    429
+    """
+    largest = max(1, int(np.max(sizes, initial=1)))
+    if shares <= 1 or not len(sizes):
+        return largest
+    start, items = leaf_items(sizes, draws, shares)
+    work = np.repeat(np.asarray(sizes), draws)
+    busiest = max(int(work[items[a:b]].sum()) for a, b in zip(start[:-1], start[1:]))
+    total = int(work.sum())
+    if total >= BUSY * shares * busiest:
+        return largest
+    return min(largest, max(MIN_PIECE_NODES, -(-total // (PIECES_A_SHARE * shares))))
+
+
+def pass_balance(
+    start: np.ndarray, first_child: np.ndarray, num_children: np.ndarray, draws: int, shares: int
+) -> float:
+    """How much faster than one thread the leaves' part of a pass can go on ``shares``
+    threads, valuing ``draws`` cards a leaf, by the work model the shares are cut by (a
+    node's work: one unit): the whole work over the busiest share's items (cut as
+    ``leaf_data`` cuts them) plus the busiest share's tops, which wait for the items.
+    Static arithmetic: memory traffic, the pieces' repeated paths and the threads'
+    meeting are left out.
+
+    >>> pass_balance(np.array([0, 3, 6]), np.array([1, -1, -1, 4, -1, -1]), np.array([2, 0, 0, 2, 0, 0]), 1, 2)
+    2.0
+    """
+    sizes = np.diff(start)
+    if shares <= 1 or not len(sizes):
+        return 1.0
+    pieces = leaf_pieces(start, first_child, num_children, piece_bound(sizes, draws, shares))
+    item_start, items = leaf_items(pieces.piece_sizes(), draws, shares)
+    work = np.repeat(pieces.piece_sizes(), draws)
+    busiest = max(int(work[items[a:b]].sum()) for a, b in zip(item_start[:-1], item_start[1:]))
+    share_start, share_leaves = leaf_shares(sizes, shares)
+    tops = pieces.top_sizes() * draws
+    top_busiest = max(int(tops[share_leaves[a:b]].sum()) for a, b in zip(share_start[:-1], share_start[1:]))
+    return float(sizes.sum() * draws / (busiest + top_busiest))
 
 
 def leaf_data(
@@ -186,8 +328,9 @@ def leaf_data(
     when the subgame has none. ``sample`` cards per pass (0: every card), in turn
     from a keyed shuffle or, ``independent``, drawn independently. ``full_response``:
     best responses range over the whole continuation trees (every card or deal).
-    ``shares``: the leaves cut into that many shares of about equal work (at most one
-    per leaf; see ``leaf_shares``), for as many threads."""
+    ``shares``: for as many threads: (piece, card) items in that many shares of about
+    equal work (``leaf_pieces``, ``leaf_items``), where their values fit in
+    ``MAX_ITEM_BYTES``, else the leaves cut into that many shares (``leaf_shares``)."""
     c = getattr(sub, "continuations", None)
     if c is None:
         return no_leaves(dtype)
@@ -209,10 +352,18 @@ def leaf_data(
     if full_response and (np.diff(c.group[cards]) != 0).sum() != len(np.unique(c.group[cards])) - 1:
         raise ValueError("the deals of a turn card must be listed together")
     sizes = np.diff(c.start)
-    share_start, share_leaves = leaf_shares(sizes, shares)
     draws = len(cards) if sample == 0 else sample
-    item_draws = draws if shares > 1 and L * draws * K * H * np.dtype(dtype).itemsize <= MAX_ITEM_BYTES else 0
-    item_start, items = leaf_items(sizes, item_draws, shares) if item_draws else (np.zeros(1, np.int64), sizes[:0])
+    pieces = leaf_pieces(c.start, c.first_child, c.num_children, piece_bound(sizes, draws, shares))
+    P = pieces.num_pieces
+    item_draws = draws if shares > 1 and P * draws * K * H * np.dtype(dtype).itemsize <= MAX_ITEM_BYTES else 0
+    if item_draws:
+        item_start, items = leaf_items(pieces.piece_sizes(), item_draws, shares)
+    else:
+        pieces = leaf_pieces(c.start, c.first_child, c.num_children, max(1, int(sizes.max())))
+        P = pieces.num_pieces
+        item_start, items = np.zeros(1, np.int64), sizes[:0]
+    # whole leaves (and after items, their tops on the pieces' values: about as large)
+    share_start, share_leaves = leaf_shares(sizes, shares)
     T = max(len(share_start), len(item_start)) - 1
     return LeafData(
         c.node,
@@ -246,7 +397,15 @@ def leaf_data(
         item_start,
         items.astype(np.int64),
         int(item_draws),
-        np.zeros((L * item_draws, K, H), dtype=dtype),
+        np.zeros((P * item_draws, K, H), dtype=dtype),
+        np.zeros(P * item_draws, dtype=np.bool_),
+        pieces.parent,
+        pieces.top_start,
+        pieces.top_nodes,
+        pieces.piece_start,
+        pieces.piece_nodes,
+        pieces.leaf_piece_start,
+        pieces.piece_leaf,
     )
 
 
@@ -277,10 +436,10 @@ def leaf_shares(sizes: np.ndarray, shares: int) -> tuple[np.ndarray, np.ndarray]
 
 
 def leaf_items(sizes: np.ndarray, draws: int, shares: int) -> tuple[np.ndarray, np.ndarray]:
-    """(leaf, card) items, leaf l's ``draws`` cards as items l * draws + j, cut into at
-    most ``shares`` shares of about equal work as ``leaf_shares`` cuts leaves (an item's
-    work: its leaf's continuation tree size): (item_start, items), each share's items
-    in increasing order.
+    """(piece, card) items, piece p's ``draws`` cards as items p * draws + j, cut into
+    at most ``shares`` shares of about equal work as ``leaf_shares`` cuts leaves (an
+    item's work: its piece's size in nodes, ``sizes``): (item_start, items), each
+    share's items in increasing order.
 
     >>> leaf_items(np.array([5, 1]), 2, 2)
     (array([0, 2, 4]), array([0, 2, 1, 3]))

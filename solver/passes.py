@@ -159,12 +159,19 @@ class LeafData(NamedTuple):
     cut into shares (``share_leaves[share_start[s]:share_start[s + 1]]``), each with
     its own scratch (the first axis of ``forward`` .. ``response``), so that shares
     can be valued on threads of their own (``_leaf_values_parallel``): no leaf's
-    values depend on another's. On threads a pass with ``item_draws`` cards per leaf
-    values (leaf, card) items instead: share s takes the items
-    ``items[item_start[s]:item_start[s + 1]]`` (item l * item_draws + j: card j of leaf
-    l), each into its row of ``parts``, then each leaf sums its rows in card order, as
-    one thread does: the same values bit for bit, and k cards a pass keep k threads
-    busy however few the leaves (``item_draws`` 0: no items, leaves by shares)."""
+    values depend on another's. Each leaf's continuation tree is cut into pieces (see
+    ``depth_limited.leaf_pieces``): piece p is the nodes
+    ``piece_nodes[piece_start[p]:piece_start[p + 1]]`` (its root first) of leaf
+    ``piece_leaf[p]``, leaf l's pieces ``leaf_piece_start[l]..leaf_piece_start[l + 1] -
+    1``, and its top, the nodes of no piece, ``top_nodes[top_start[l]:top_start[l +
+    1]]``; ``parent``: each node's parent (-1 at a root). On threads a pass with
+    ``item_draws`` cards per leaf values (piece, card) items: share s takes the items
+    ``items[item_start[s]:item_start[s + 1]]`` (item p * item_draws + j: card j of piece
+    p), each into its row of ``parts`` (one row, and ``parts_same``, where its values
+    are the same under every continuation), then each share of the leaves values its
+    tops on them and sums its cards in order, as one thread does: the same values bit
+    for bit, and a pass keeps more threads busy than it has leaves and cards
+    (``item_draws`` 0: no items, leaves by shares)."""
 
     node: np.ndarray
     start: np.ndarray
@@ -195,9 +202,17 @@ class LeafData(NamedTuple):
     summed: np.ndarray  # (shares, hands)
     response: np.ndarray  # (shares, 3, widest, hands) with full_response, else (shares, 3, 0, 0)
     item_start: np.ndarray  # (shares + 1,) int64
-    items: np.ndarray  # (leaves * item_draws,) int64
+    items: np.ndarray  # (pieces * item_draws,) int64
     item_draws: int
-    parts: np.ndarray  # (leaves * item_draws, K, hands)
+    parts: np.ndarray  # (pieces * item_draws, K, hands)
+    parts_same: np.ndarray  # (pieces * item_draws,) bool
+    parent: np.ndarray  # (continuation nodes,) int64
+    top_start: np.ndarray  # (leaves + 1,) int64
+    top_nodes: np.ndarray  # int64
+    piece_start: np.ndarray  # (pieces + 1,) int64
+    piece_nodes: np.ndarray  # int64
+    leaf_piece_start: np.ndarray  # (leaves + 1,) int64
+    piece_leaf: np.ndarray  # (pieces,) int64
 
 
 def no_leaves(dtype=np.float64) -> LeafData:
@@ -212,7 +227,9 @@ def no_leaves(dtype=np.float64) -> LeafData:
         np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros(2, dtype=np.int64),
         z64.copy(), np.zeros((1, 1, 1, 0), dtype=dtype), np.zeros((1, 1, 1, 0), dtype=dtype),
         np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype), np.zeros((1, 3, 0, 0), dtype=dtype),
-        np.zeros(1, dtype=np.int64), z64.copy(), 0, np.zeros((0, 1, 0), dtype=dtype),
+        np.zeros(1, dtype=np.int64), z64.copy(), 0, np.zeros((0, 1, 0), dtype=dtype), np.zeros(0, dtype=np.bool_),
+        z64.copy(), np.zeros(1, dtype=np.int64), z64.copy(), np.zeros(1, dtype=np.int64), z64.copy(),
+        np.zeros(1, dtype=np.int64), z64.copy(),
     )  # fmt: skip
 
 
@@ -761,43 +778,38 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
     if leaves.node.shape[0] == 0:
         return
     for s in range(leaves.share_start.shape[0] - 1):
-        _leaf_share(leaves, s, i, base, tree, hands, rule, work.reach, work.cfv, work.tmp, work.qs)
+        _leaf_share(leaves, s, i, base, tree, hands, rule, work.reach, work.cfv, work.tmp, work.qs, np.bool_(False))
 
 
 @nb.njit(cache=True, parallel=True)
 def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
-    """``_leaf_values`` on threads, the same values bit for bit: (leaf, card) items
-    when the pass values ``item_draws`` cards a leaf (``LeafData``), each thread's
-    share of them in its own scratch, then the leaves' sums on threads; else each
-    share of the leaves on a thread."""
+    """``_leaf_values`` on threads, the same values bit for bit: when the pass values
+    ``item_draws`` cards a leaf (``LeafData``), the (piece, card) items on threads, each
+    thread's share of them in its own scratch, then each share of the leaves values
+    its tops on the pieces' values and sums its cards; else each share of the leaves
+    on a thread."""
     if leaves.node.shape[0] == 0:
         return
     draws, _ = _leaf_scale(leaves)
     if leaves.item_draws > 0 and draws == leaves.item_draws and not (rule.best_response and leaves.full_response):
         for s in nb.prange(leaves.item_start.shape[0] - 1):
-            _leaf_items(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, np.empty_like(work.tmp),
-                        np.empty_like(work.qs))  # fmt: skip
-        K, H = leaves.sigma.shape[2], leaves.sigma.shape[3]
-        for l in nb.prange(leaves.node.shape[0]):
-            _leaf_sum(leaves, np.int64(l), i, base, tree, rule, work.reach, work.cfv,
-                      np.empty((K, H), dtype=work.cfv.dtype))  # fmt: skip
+            _piece_items(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, np.empty_like(work.tmp),
+                         np.empty_like(work.qs))  # fmt: skip
+        for s in nb.prange(leaves.share_start.shape[0] - 1):
+            _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv,
+                        np.empty_like(work.tmp), np.empty_like(work.qs), np.bool_(True))  # fmt: skip
         return
     for s in nb.prange(leaves.share_start.shape[0] - 1):
         _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv, np.empty_like(work.tmp),
-                    np.empty_like(work.qs))  # fmt: skip
+                    np.empty_like(work.qs), np.bool_(False))  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
-    """The other player's (o's) reach in leaf l's continuation tree in one deal (``bd``:
-    its bucket rows by stage; row 0 is -1 for the hands holding one of its cards), from
-    o's reach ``qo`` at the leaf times its leaf strategy for each continuation k: at
-    each decision t, per continuation in ``fw[k, row[t]]`` (a decision below one of i's
-    reads its parent's row); at each terminal t, summed over the continuations (in k
-    order), in ``bw[0, t]`` (the other player's strategy into a terminal applied inside
-    the sum: no per-continuation row is written for it)."""
-    rs = leaves.start[l]
-    R = leaves.start[l + 1] - rs
+def _forward_root(leaves, l, o, qo, bd, fw, bw, row):
+    """The root of leaf l's continuation tree in one deal (``bd``: its bucket rows by
+    stage; row 0 is -1 for the hands holding one of its cards): the other player's (o's)
+    reach ``qo`` at the leaf times its leaf strategy for each continuation k in
+    ``fw[k, 0]``, summed over k in ``bw[0, 0]`` where the root is a terminal."""
     K = fw.shape[0]
     H = qo.shape[0]
     zero = fw.dtype.type(0.0)
@@ -806,14 +818,41 @@ def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
     for k in range(K):
         for h in range(H):
             fw[k, 0, h] = qo[h] * leaves.sigma[o, l, k, h] if bk[h] >= 0 else zero
-    if leaves.kind[rs] != DECISION:
+    if leaves.kind[leaves.start[l]] != DECISION:
         _sum_rows(fw, np.int64(0), bw, np.int64(0), K, H)
-    for t in range(R):
-        n = rs + t
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _step_row(strategy, c, tc, src, bs, fw):
+    """Into the other player's decision child c (local row ``tc``) of one of its
+    decisions (row ``src``): c's row of ``fw`` is the parent's times each
+    continuation's probability of the action (``bs``: the buckets at the parent's
+    stage, -1 for a hand that cannot be there)."""
+    K = fw.shape[0]
+    H = fw.shape[2]
+    zero = fw.dtype.type(0.0)
+    for k in range(K):
+        for h in range(H):
+            b = bs[h]
+            fw[k, tc, h] = fw[k, src, h] * strategy[c, k, b] if b >= 0 else zero
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _continuation_forward(leaves, nodes, lo, hi, rs, o, bd, fw, bw, row):
+    """The forward pass over continuation nodes ``nodes[lo:hi]`` (increasing; each
+    one's row already made when it is reached): a decision's children get theirs (below
+    one of i's decisions, the parent's row; below one of o's, ``_step_row``), a terminal
+    child its sum over the continuations in ``bw[0]`` (o's strategy into it applied
+    inside the sum)."""
+    K = fw.shape[0]
+    H = fw.shape[2]
+    zero = fw.dtype.type(0.0)
+    for x in range(lo, hi):
+        n = nodes[x]
         if leaves.kind[n] != DECISION:
             continue
         f = leaves.first_child[n]
-        src = row[t]
+        src = row[n - rs]
         if leaves.player[n] != o:
             summed = -1  # i's terminals here share the same sum: the first's, copied
             for c in range(f, f + leaves.num_children[n]):
@@ -833,10 +872,7 @@ def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
             tc = c - rs
             row[tc] = tc
             if leaves.kind[c] == DECISION:
-                for k in range(K):
-                    for h in range(H):
-                        b = bs[h]
-                        fw[k, tc, h] = fw[k, src, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+                _step_row(leaves.strategy, c, tc, src, bs, fw)
                 continue
             for h in range(H):
                 bw[0, tc, h] = zero
@@ -844,6 +880,18 @@ def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
                 for h in range(H):
                     b = bs[h]
                     bw[0, tc, h] += fw[k, src, h] * leaves.strategy[c, k, b] if b >= 0 else zero
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
+    """The other player's (o's) reach in leaf l's continuation tree in one deal (see
+    ``_forward_root``): at each decision t, per continuation in ``fw[k, row[t]]`` (a
+    decision below one of i's reads its parent's row); at each terminal t, summed over
+    the continuations (in k order), in ``bw[0, t]``."""
+    _forward_root(leaves, l, o, qo, bd, fw, bw, row)
+    rs = leaves.start[l]
+    re = leaves.start[l + 1]
+    _continuation_forward(leaves, np.arange(rs, re), np.int64(0), re - rs, rs, o, bd, fw, bw, row)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -858,29 +906,19 @@ def _sum_rows(fw, r, bw, t, K, H):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, qsum, tmp, qs):
-    """Player i's values under each of its continuations at leaf l in deal d:
-    ``bw[k, 0, h]`` (valid for the hands that do not hold a card of d), in the scratch
-    rows ``fw``, ``bw``, ``qsum``, ``tmp``, ``qs``. A node with none of i's decisions
-    below it is worth the same under every continuation of i: its value is kept once,
-    in ``bw[0, t]``."""
-    slot = tree.slot
+def _continuation_backward(leaves, nodes, lo, hi, rs, i, bd, b, hands, bw, qsum, tmp, qs, same):
+    """The backward pass over continuation nodes ``nodes[lo:hi]`` (last first): each
+    one's values to player i under each of its continuations, ``bw[k, n - rs]`` (its
+    children's already made; terminals from the sums of ``_continuation_forward``, on board
+    ``b``): one row, and ``same`` set, where they are the same under every continuation
+    of i (no decision of i below)."""
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
     H = c1.shape[0]
-    o = 1 - i
-    K = leaves.sigma.shape[2]
+    K = bw.shape[0]
     zero = bw.dtype.type(0.0)
-    node = leaves.node[l]
-    rs = leaves.start[l]
-    R = leaves.start[l + 1] - rs
-    qo = reach[o, slot[o, node] - base]
-    bd = leaves.bucket[d]
-    row = np.empty(R, dtype=np.int64)
-    same = np.empty(R, dtype=np.bool_)  # the same value under every continuation of i
-    _continuation_sums(leaves, l, o, qo, bd, fw, bw, row)
-    b = leaves.board[d]
-    for t in range(R - 1, -1, -1):  # i's values under each of its continuations
-        n = rs + t
+    for x in range(hi - 1, lo - 1, -1):
+        n = nodes[x]
+        t = n - rs
         kd = leaves.kind[n]
         if kd == FOLD_TERMINAL or kd == SHOWDOWN:
             same[t] = True
@@ -901,40 +939,144 @@ def _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, qsum, tmp, qs)
                     qsum, dup, orders[s0:e0], c1s[s0:e0], c2s[s0:e0], ladder[3 * s0 : 3 * e0], board_rows[b],
                     np.bool_(False), stake, qs, out, np.int64(NO_FOLD), tmp, 0.0, tmp, tmp,
                 )  # fmt: skip
-        elif kd == DECISION:
-            f = leaves.first_child[n]
-            m = leaves.num_children[n]
-            mine = leaves.player[n] == i
-            one = not mine
-            for c in range(f, f + m):
-                one = one and same[c - rs]
-            same[t] = one
-            rows = 1 if one else K
-            bs = bd[leaves.stage[n]]
-            for c in range(f, f + m):  # the first child's term written, the others' added
-                tc = c - rs
-                whole = not same[tc]
-                for k in range(rows):
-                    kc = k if whole else 0
-                    if mine and c == f:
-                        for h in range(H):
-                            b2 = bs[h]
-                            bw[k, t, h] = leaves.strategy[c, k, b2] * bw[kc, tc, h] if b2 >= 0 else zero
-                    elif mine:
-                        for h in range(H):
-                            b2 = bs[h]
-                            if b2 >= 0:
-                                bw[k, t, h] += leaves.strategy[c, k, b2] * bw[kc, tc, h]
-                    elif c == f:
-                        for h in range(H):
-                            bw[k, t, h] = bw[kc, tc, h]
-                    else:
-                        for h in range(H):
-                            bw[k, t, h] += bw[kc, tc, h]
+            continue
+        if kd != DECISION:
+            continue
+        f = leaves.first_child[n]
+        m = leaves.num_children[n]
+        mine = leaves.player[n] == i
+        one = not mine
+        for c in range(f, f + m):
+            one = one and same[c - rs]
+        same[t] = one
+        rows = 1 if one else K
+        bs = bd[leaves.stage[n]]
+        for c in range(f, f + m):  # the first child's term written, the others' added
+            tc = c - rs
+            whole = not same[tc]
+            for k in range(rows):
+                kc = k if whole else 0
+                if mine and c == f:
+                    for h in range(H):
+                        b2 = bs[h]
+                        bw[k, t, h] = leaves.strategy[c, k, b2] * bw[kc, tc, h] if b2 >= 0 else zero
+                elif mine:
+                    for h in range(H):
+                        b2 = bs[h]
+                        if b2 >= 0:
+                            bw[k, t, h] += leaves.strategy[c, k, b2] * bw[kc, tc, h]
+                elif c == f:
+                    for h in range(H):
+                        bw[k, t, h] = bw[kc, tc, h]
+                else:
+                    for h in range(H):
+                        bw[k, t, h] += bw[kc, tc, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _piece_pass(leaves, p, rs, i, bd, b, hands, fw, bw, qsum, tmp, qs, row, same):
+    """Piece p (``LeafData``) in one deal: the forward pass over its nodes (its root's
+    row of ``fw`` already made), then the backward pass, leaving its root's values in
+    ``bw`` and ``same``."""
+    ps, pe = leaves.piece_start[p], leaves.piece_start[p + 1]
+    _continuation_forward(leaves, leaves.piece_nodes, ps, pe, rs, 1 - i, bd, fw, bw, row)
+    _continuation_backward(leaves, leaves.piece_nodes, ps, pe, rs, i, bd, b, hands, bw, qsum, tmp, qs, same)
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _leaf_deal(leaves, l, i, d, j, base, tree, hands, reach, fw, bw, qsum, tmp, qs, from_parts):
+    """Player i's values under each of its continuations at leaf l in deal d:
+    ``bw[k, 0, h]`` (valid for the hands that do not hold a card of d), in the scratch
+    rows ``fw``, ``bw``, ``qsum``, ``tmp``, ``qs``: the forward pass over the leaf's
+    top, its pieces (``_piece_pass``; ``from_parts``: their values read from the rows of
+    ``leaves.parts`` of the pass's card j), then the backward pass over the top. A node
+    with none of i's decisions below it is worth the same under every continuation of
+    i: its value is kept once, in ``bw[0, t]``."""
+    o = 1 - i
+    K = leaves.sigma.shape[2]
+    H = bw.shape[2]
+    node = leaves.node[l]
+    rs = leaves.start[l]
+    R = leaves.start[l + 1] - rs
+    qo = reach[o, tree.slot[o, node] - base]
+    bd = leaves.bucket[d]
+    b = leaves.board[d]
+    row = np.empty(R, dtype=np.int64)
+    same = np.empty(R, dtype=np.bool_)  # the same value under every continuation of i
+    ts, te = leaves.top_start[l], leaves.top_start[l + 1]
+    if te > ts or not from_parts:
+        _forward_root(leaves, l, o, qo, bd, fw, bw, row)
+    _continuation_forward(leaves, leaves.top_nodes, ts, te, rs, o, bd, fw, bw, row)
+    for p in range(leaves.leaf_piece_start[l], leaves.leaf_piece_start[l + 1]):
+        if not from_parts:
+            _piece_pass(leaves, p, rs, i, bd, b, hands, fw, bw, qsum, tmp, qs, row, same)
+            continue
+        it = p * leaves.item_draws + j
+        tc = leaves.piece_nodes[leaves.piece_start[p]] - rs
+        same[tc] = leaves.parts_same[it]
+        for k in range(1 if same[tc] else K):
+            for h in range(H):
+                bw[k, tc, h] = leaves.parts[it, k, h]
+    _continuation_backward(leaves, leaves.top_nodes, ts, te, rs, i, bd, b, hands, bw, qsum, tmp, qs, same)
     if same[0]:
         for k in range(1, K):
             for h in range(H):
                 bw[k, 0, h] = bw[0, 0, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _piece_item(leaves, it, i, iteration, base, tree, hands, reach, fw, bw, qsum, tmp, qs):
+    """Item ``it`` (piece p, the pass's card j; ``LeafData``): the other player's reach
+    down the path from its leaf's root to the piece, then ``_piece_pass``, its root's
+    values into row ``it`` of ``leaves.parts`` (one row where ``parts_same``)."""
+    o = 1 - i
+    K = leaves.sigma.shape[2]
+    H = bw.shape[2]
+    draws = leaves.item_draws
+    p = it // draws
+    j = it - p * draws
+    d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
+    l = leaves.piece_leaf[p]
+    rs = leaves.start[l]
+    R = leaves.start[l + 1] - rs
+    qo = reach[o, tree.slot[o, leaves.node[l]] - base]
+    bd = leaves.bucket[d]
+    row = np.empty(R, dtype=np.int64)
+    same = np.empty(R, dtype=np.bool_)
+    _forward_root(leaves, l, o, qo, bd, fw, bw, row)
+    top = leaves.piece_nodes[leaves.piece_start[p]]
+    depth = 0
+    m = top
+    while m != rs:
+        depth += 1
+        m = leaves.parent[m]
+    path = np.empty(depth + 1, dtype=np.int64)
+    m = top
+    for x in range(depth, -1, -1):
+        path[x] = m
+        m = leaves.parent[m]
+    for x in range(depth):
+        n, c = path[x], path[x + 1]
+        if leaves.player[n] == o:
+            row[c - rs] = c - rs
+            _step_row(leaves.strategy, c, c - rs, row[n - rs], bd[leaves.stage[n]], fw)
+        else:
+            row[c - rs] = row[n - rs]
+    _piece_pass(leaves, p, rs, i, bd, leaves.board[d], hands, fw, bw, qsum, tmp, qs, row, same)
+    tc = top - rs
+    leaves.parts_same[it] = same[tc]
+    for k in range(1 if same[tc] else K):
+        for h in range(H):
+            leaves.parts[it, k, h] = bw[k, tc, h]
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _piece_items(leaves, s, i, base, tree, hands, rule, reach, tmp, qs):
+    """The (piece, card) items of share s (``_piece_item``), in its scratch."""
+    iteration = np.int64(rule.weight)
+    for x in range(leaves.item_start[s], leaves.item_start[s + 1]):
+        _piece_item(leaves, leaves.items[x], i, iteration, base, tree, hands, reach, leaves.forward[s],
+                    leaves.backward[s], leaves.summed[s], tmp, qs)  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -989,8 +1131,10 @@ def _leaf_finish(leaves, l, i, base, tree, rule, reach, cfv, vals, scale):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs):
-    """``_leaf_values`` for the leaves of share s, in its scratch and ``tmp``, ``qs``."""
+def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs, from_parts):
+    """``_leaf_values`` for the leaves of share s, in its scratch and ``tmp``, ``qs``:
+    each leaf's cards summed in pass order, then ``_leaf_finish`` (``from_parts``: the
+    pieces' values from ``leaves.parts``, see ``_leaf_deal``)."""
     if rule.best_response and leaves.full_response:
         _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs)
         return
@@ -1007,56 +1151,26 @@ def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs):
         for k in range(K):
             for h in range(H):
                 vals[k, h] = zero
+        whole = from_parts and leaves.top_start[l + 1] == leaves.top_start[l]  # one piece: its values are the leaf's
         for j in range(draws):
             d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
-            _leaf_deal(leaves, l, i, d, base, tree, hands, reach, fw, bw, leaves.summed[s], tmp, qs)
             bk = leaves.bucket[d, 0]  # the deal's mask: -1 for hands holding one of its cards
+            if whole:
+                it = leaves.leaf_piece_start[l] * leaves.item_draws + j
+                one = leaves.parts_same[it]
+                for k in range(K):
+                    part = leaves.parts[it, 0 if one else k]
+                    for h in range(H):
+                        if bk[h] >= 0:
+                            vals[k, h] += part[h]
+                continue
+            _leaf_deal(leaves, l, i, d, np.int64(j), base, tree, hands, reach, fw, bw, leaves.summed[s], tmp, qs,
+                       from_parts)  # fmt: skip
             for k in range(K):
                 for h in range(H):
                     if bk[h] >= 0:
                         vals[k, h] += bw[k, 0, h]
         _leaf_finish(leaves, l, i, base, tree, rule, reach, cfv, vals, scale)
-
-
-@nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_items(leaves, s, i, base, tree, hands, rule, reach, tmp, qs):
-    """The (leaf, card) items of share s: each one's continuation values into its row
-    of ``leaves.parts`` (see ``LeafData``)."""
-    draws = leaves.item_draws
-    iteration = np.int64(rule.weight)
-    bw = leaves.backward[s]
-    part = leaves.parts
-    for x_ in range(leaves.item_start[s], leaves.item_start[s + 1]):
-        item = leaves.items[x_]
-        l = item // draws
-        j = item - l * draws
-        d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
-        _leaf_deal(leaves, l, i, d, base, tree, hands, reach, leaves.forward[s], bw, leaves.summed[s], tmp, qs)
-        for k in range(bw.shape[0]):
-            for h in range(bw.shape[2]):
-                part[item, k, h] = bw[k, 0, h]
-
-
-@nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_sum(leaves, l, i, base, tree, rule, reach, cfv, vals):
-    """Leaf l's rows of ``leaves.parts`` summed in card order (as ``_leaf_share`` sums
-    its cards), then ``_leaf_finish``."""
-    draws, scale = _leaf_scale(leaves)
-    K, H = vals.shape[0], vals.shape[1]
-    zero = cfv.dtype.type(0.0)
-    iteration = np.int64(rule.weight)
-    for k in range(K):
-        for h in range(H):
-            vals[k, h] = zero
-    for j in range(draws):
-        d = leaf_card(leaves.cards, leaves.sample, leaves.seed, leaves.independent, iteration, i, j)
-        bk = leaves.bucket[d, 0]
-        part = leaves.parts[l * draws + j]
-        for k in range(K):
-            for h in range(H):
-                if bk[h] >= 0:
-                    vals[k, h] += part[k, h]
-    _leaf_finish(leaves, l, i, base, tree, rule, reach, cfv, vals, scale)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)

@@ -96,7 +96,7 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
     from pokerbot.protocol.betting import BettingState, apply_betting
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.solver import cfr
-    from pokerbot.solver.depth_limited import runout_sample
+    from pokerbot.solver.depth_limited import leaf_pieces, pass_balance, piece_bound, runout_sample
     from pokerbot.solver.subgame import make_subgame
 
     out: dict = {"machine": machine_description(), "threads": threads, "repeats": repeats}
@@ -133,6 +133,8 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
         many = {t: 1000 * per[-t] for t in threads}
         c = sub.continuations
         assert c is not None  # attached above
+        sizes = np.diff(c.start)
+        pieces = {t: leaf_pieces(c.start, c.first_child, c.num_children, piece_bound(sizes, 1, t)) for t in threads}
         out["flop"] = {
             "spot": f"{FLOP_BOARD} {FLOP_BETTING}",
             "nodes": sub.tree.num_nodes,
@@ -140,6 +142,10 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
             "continuation_nodes": int(c.start[-1]),
             "runouts": len(c.cards),
             "ms_per_iteration_one_runout": _speedups(one),
+            # the pieces its continuation trees are valued in on t threads (one a leaf: whole trees)
+            "pieces_one_runout": {t: pieces[t].num_pieces for t in threads},
+            # the most the leaves' part of such a pass can gain by the shares' work model (not a timing)
+            "balance_one_runout": {t: pass_balance(c.start, c.first_child, c.num_children, 1, t) for t in threads},
             "ms_per_iteration_k_runouts": {t: many[t] for t in threads},
             # runouts valued per second, k runouts a pass on k threads, against one on one
             "runouts_per_second": _speedups({t: 1000 * t / many[t] for t in threads}, higher_is_faster=True),
@@ -192,6 +198,10 @@ def print_scale_report(r: dict) -> None:
         f"{f['leaves']} leaves, {f['continuation_nodes']:,} continuation nodes, {f['runouts']} runouts"
     )
     line("one runout a pass (the agent's default), ms per iteration", f["ms_per_iteration_one_runout"], "ms", ".2f")
+    pieces = sorted(f["pieces_one_runout"].items(), key=lambda kv: int(kv[0]))
+    bound = dict(f["balance_one_runout"])
+    cells = "  ".join(f"{t}: {n} pieces, {bound[t]:.2f}x" for t, n in pieces)
+    print(f"    its leaves' trees valued in, and the most the leaves' part gains by the work model:\n    {cells}")
     line("k runouts a pass on k threads, runouts valued per second", f["runouts_per_second"], "/s", ",.0f")
     m = r["mccfr"]
     line(f"MCCFR, default action tree ({m['slots']:,} slots, batches of {m['batch']:,}), iterations per second",

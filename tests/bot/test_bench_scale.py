@@ -32,4 +32,7 @@ def test_bench_scale_reports_each_row_with_its_speedups():
         assert set(rows) == {"1", "2"} and rows["1"]["speedup"] == 1.0
         assert rows["2"]["value"] > 0 and rows["2"]["efficiency"] == pytest.approx(rows["2"]["speedup"] / 2)
     assert r["flop"]["leaves"] > 10 and r["mccfr"]["slots"] > 10_000_000  # the default action tree
+    pieces, bound = r["flop"]["pieces_one_runout"], r["flop"]["balance_one_runout"]
+    assert pieces["1"] == r["flop"]["leaves"] and bound["1"] == 1.0  # one thread: whole trees
+    assert pieces["2"] >= pieces["1"] and 1.5 < bound["2"] <= 2.0
     assert r["mccfr"]["batch"] == PRESETS["default"].batch  # what training runs

@@ -4,6 +4,7 @@ those strategies played below the leaves, so its values must equal the full tree
 exactly (the full-tree evaluator is checked against brute force in test_cfr)."""
 
 import copy
+import dataclasses
 import doctest
 
 import numpy as np
@@ -249,7 +250,7 @@ from pokerbot.solver import cfr
 sub, _, strategy, mix = make_spot()
 for threads in (1, 2, 3, 8):
     h = hashlib.sha256()
-    for samples in (3, 0):
+    for samples in (3, 1, 0):  # one card a pass: pieces on 8 threads (3 leaves)
         r = cfr.solve(sub, 10, card_samples=samples, seed=3, threads=threads)
         h.update(r.strategy.tobytes()); h.update(r.leaf_strategy.tobytes())
     h.update(cfr.node_values(sub, strategy, 0, leaf_strategy=mix, leaf_sample=5, seed=2, threads=threads)[0].tobytes())
@@ -259,8 +260,9 @@ for threads in (1, 2, 3, 8):
 
 @pytest.mark.slow  # a second process compiles the parallel kernels for an 8-thread pool
 def test_leaf_items_solve_bit_for_bit_at_any_thread_count(spot, monkeypatch):
-    """(leaf, card) items on threads (k cards a pass keep k threads busy with fewer
-    leaves than threads) sum each leaf's cards in the order one thread does: solves and
+    """(piece, card) items on threads (k cards a pass and the trees cut into pieces keep
+    threads busy with fewer leaves than threads) sum each leaf's cards in the order one
+    thread does, each on its tops' values as one thread makes them: solves and
     values are the same bit for bit at 1, 2, 3 and 8 threads, and the same as the
     leaves valued by shares. Negative control: the same cards summed in another order
     give other bits, so the comparison would catch an order that depends on threads."""
@@ -272,7 +274,8 @@ def test_leaf_items_solve_bit_for_bit_at_any_thread_count(spot, monkeypatch):
     leaves = depth_limited.leaf_data(sub, sample=3, shares=8)
     L = sub.continuations.num_leaves
     assert L < 8 and leaves.item_draws == 3 and len(leaves.item_start) == 9  # more threads than leaves
-    assert sorted(leaves.items.tolist()) == list(range(3 * L))
+    P = len(leaves.piece_leaf)  # (piece, card) items: the trees cut, 9 whole-tree items leaving shares idle
+    assert P > L and sorted(leaves.items.tolist()) == list(range(3 * P))
     env = {**os.environ, "NUMBA_NUM_THREADS": "8"}
     out = subprocess.run(
         [sys.executable, "-c", THREAD_COUNTS_SCRIPT, os.path.dirname(__file__)],
@@ -621,3 +624,112 @@ def test_a_warm_start_resumes_where_its_strategy_left_off(spot, flop_spot):
         cfr.solve(sub, 5, gadget=cfr.Gadget("maxmargin", 1, np.zeros(sub.hands.shape[0])), warm_start=start)
     with pytest.raises(ValueError, match="strategy must be"):
         cfr.solve(sub, 5, warm_start=start)
+
+
+# ---------------------------------------------------------------- pieces of a leaf
+def check_pieces(c, pieces, bound):
+    """Every continuation node in exactly one piece or its leaf's top; a piece is a
+    whole subtree (its root first, nodes increasing) of at most ``bound`` nodes; the
+    top holds its nodes' parents, and a top decision's children are top nodes or piece
+    roots."""
+    N = len(c.kind)
+    owner = np.full(N, -2)
+    for p in range(pieces.num_pieces):
+        nodes = pieces.piece_nodes[pieces.piece_start[p] : pieces.piece_start[p + 1]]
+        leaf = pieces.piece_leaf[p]
+        assert pieces.leaf_piece_start[leaf] <= p < pieces.leaf_piece_start[leaf + 1]
+        assert len(nodes) <= bound and (np.diff(nodes) > 0).all()
+        assert c.start[leaf] <= nodes[0] and nodes[-1] < c.start[leaf + 1]
+        assert (owner[nodes] == -2).all()
+        owner[nodes] = p
+        for n in nodes[1:]:  # below the root only the root's descendants
+            assert owner[pieces.parent[n]] == p
+    for leaf in range(c.num_leaves):
+        top = pieces.top_nodes[pieces.top_start[leaf] : pieces.top_start[leaf + 1]]
+        assert (owner[top] == -2).all()
+        owner[top] = -1
+        for n in top:
+            assert n == c.start[leaf] or pieces.parent[n] in top
+    assert (owner >= -1).all()  # nothing left out
+    for n in pieces.top_nodes:
+        for ch in range(c.first_child[n], c.first_child[n] + c.num_children[n]):
+            assert owner[ch] == -1 or pieces.piece_nodes[pieces.piece_start[owner[ch]]] == ch
+
+
+def test_leaf_pieces_partition_each_continuation_tree_into_subtrees(flop_spot):
+    c = flop_spot[0].continuations
+    sizes = np.diff(c.start)
+    whole = depth_limited.leaf_pieces(c.start, c.first_child, c.num_children, int(sizes.max()))
+    check_pieces(c, whole, int(sizes.max()))
+    assert whole.num_pieces == c.num_leaves and len(whole.top_nodes) == 0
+    for bound in (1, 3, 10, int(sizes.max()) - 1):
+        pieces = depth_limited.leaf_pieces(c.start, c.first_child, c.num_children, bound)
+        check_pieces(c, pieces, bound)
+        assert pieces.num_pieces > c.num_leaves or bound == 1
+    # the bound: whole trees where they keep the threads busy, else pieces of a share's 1/PIECES_A_SHARE
+    assert depth_limited.piece_bound(sizes, 1, 1) == sizes.max()
+    assert depth_limited.piece_bound(np.full(8, 50), 1, 4) == 50
+    assert depth_limited.piece_bound(np.array([300] + [10] * 10), 1, 4) == 400 // (4 * depth_limited.PIECES_A_SHARE)
+    assert depth_limited.piece_bound(np.array([300] + [10] * 10), 1, 64) == depth_limited.MIN_PIECE_NODES
+    with pytest.raises(ValueError, match="at least one node"):
+        depth_limited.leaf_pieces(c.start, c.first_child, c.num_children, 0)
+    # a control: a check that lets a node go missing fails
+    short = np.maximum(whole.piece_start - 1, 0)
+    broken = dataclasses.replace(whole, piece_nodes=whole.piece_nodes[1:], piece_start=short)
+    with pytest.raises(AssertionError):
+        check_pieces(c, broken, int(sizes.max()))
+
+
+def cut_finely(monkeypatch, parts=16):
+    """Cut the continuation trees on two threads as finely as on many: pieces of at
+    most 1/``parts`` of a thread's work, wherever whole trees would do."""
+    monkeypatch.setattr(depth_limited, "BUSY", 2.0)
+    monkeypatch.setattr(depth_limited, "PIECES_A_SHARE", parts)
+
+
+@pytest.mark.parametrize("which", ["turn", "flop"])
+def test_pieces_on_threads_solve_bit_for_bit_as_one_thread_and_value_exactly(spot, flop_spot, which, monkeypatch):
+    """Continuation trees cut into pieces valued as items on threads, then their
+    leaves' tops: the same solves and values bit for bit as one thread valuing whole
+    trees, and (from the flop) the full tree's exact values. Negative controls: pieces
+    that leave a node out, and (from the flop, where pieces lie deeper) a path from the
+    leaf's root that skips the decisions above a piece, give other bits."""
+    sub = spot[0] if which == "turn" else flop_spot[0]
+    one = [cfr.solve(sub, 8, card_samples=k, seed=3) for k in (1, 3)]
+    cut_finely(monkeypatch)
+    leaves = depth_limited.leaf_data(sub, sample=1, shares=2)
+    assert leaves.item_draws == 1 and len(leaves.piece_leaf) > sub.continuations.num_leaves
+    assert len(leaves.top_nodes) > 0 and sorted(leaves.items.tolist()) == list(range(len(leaves.piece_leaf)))
+    two = [cfr.solve(sub, 8, card_samples=k, seed=3, threads=2) for k in (1, 3)]
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a.strategy, b.strategy)
+        np.testing.assert_array_equal(a.leaf_strategy, b.leaf_strategy)
+    strategy, mix = (spot[2], spot[3]) if which == "turn" else (flop_spot[2], flop_spot[3])
+    for p in (0, 1):
+        values = [cfr.counterfactual_values(sub, strategy, p, leaf_strategy=mix, threads=t) for t in (1, 2)]
+        np.testing.assert_array_equal(values[0], values[1])
+    if which == "flop":
+        full = flop_spot[1]
+        ref = cfr.counterfactual_values(full, depth_limited.full_depth_strategy(sub, strategy, mix, full), 1)
+        np.testing.assert_allclose(values[1], ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+    cut = depth_limited.leaf_pieces
+
+    def skipping(start, first_child, num_children, bound):  # the path straight from the leaf's root
+        pieces = cut(start, first_child, num_children, bound)
+        roots = pieces.piece_nodes[pieces.piece_start[:-1]]
+        parent = pieces.parent.copy()
+        parent[roots] = np.where(parent[roots] >= 0, start[pieces.piece_leaf], -1)
+        return dataclasses.replace(pieces, parent=parent)
+
+    def dropping(start, first_child, num_children, bound):  # each piece's last node left out
+        pieces = cut(start, first_child, num_children, bound)
+        sizes = np.diff(pieces.piece_start)
+        keep = np.ones(len(pieces.piece_nodes), dtype=bool)
+        keep[pieces.piece_start[1:][sizes > 1] - 1] = False
+        starts = np.concatenate([[0], np.cumsum(sizes - (sizes > 1))])
+        return dataclasses.replace(pieces, piece_nodes=pieces.piece_nodes[keep], piece_start=starts)
+
+    for control in (dropping, skipping) if which == "flop" else (dropping,):  # the turn's pieces hang off the root
+        monkeypatch.setattr(depth_limited, "leaf_pieces", control)
+        wrong = cfr.solve(sub, 8, card_samples=1, seed=3, threads=2)
+        assert not np.array_equal(wrong.leaf_strategy, one[0].leaf_strategy), control.__name__
