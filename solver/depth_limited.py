@@ -222,43 +222,49 @@ def leaf_pieces(start: np.ndarray, first_child: np.ndarray, num_children: np.nda
     """
     if bound < 1:
         raise ValueError(f"a piece holds at least one node, got a bound of {bound}")
+    start = np.asarray(start, dtype=np.int64)
     N = int(start[-1])
     L = len(start) - 1
-    parent = np.full(N, -1, dtype=np.int64)
     fc = np.asarray(first_child, dtype=np.int64)
     nc = np.asarray(num_children, dtype=np.int64)
     has = np.nonzero(nc > 0)[0]
-    parent[np.concatenate([np.arange(fc[n], fc[n] + nc[n]) for n in has]) if len(has) else []] = np.repeat(has, nc[has])
+    counts = nc[has]
+    within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    parent = np.full(N, -1, dtype=np.int64)
+    parent[np.repeat(fc[has], counts) + within] = np.repeat(has, counts)
+    leaf_of = np.repeat(np.arange(L), np.diff(start))
+    if bound >= int(np.diff(start).max(initial=0)):  # every tree whole
+        return LeafPieces(parent, np.zeros(L + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), start.copy(),
+                          np.arange(N, dtype=np.int64), np.arange(L + 1, dtype=np.int64), np.arange(L, dtype=np.int64))  # fmt: skip
+    # depth by levels (a parent comes before its children), then subtree sizes from the deepest up
+    depth = np.zeros(N, dtype=np.int64)
+    below = parent >= 0
+    while True:
+        nxt = np.where(below, depth[np.maximum(parent, 0)] + 1, 0)
+        if np.array_equal(nxt, depth):
+            break
+        depth = nxt
     size = np.ones(N, dtype=np.int64)
-    for n in range(N - 1, -1, -1):
-        if parent[n] >= 0:
-            size[parent[n]] += size[n]
-    owner = np.full(N, -1, dtype=np.int64)  # a node's piece, -1 in the top
-    piece_leaf: list[int] = []
-    for leaf in range(L):
-        a, b = int(start[leaf]), int(start[leaf + 1])
-        for n in range(a, b):
-            up = parent[n]
-            if n == a:
-                if size[n] <= bound:
-                    owner[n] = len(piece_leaf)
-                    piece_leaf.append(leaf)
-            elif owner[up] >= 0:
-                owner[n] = owner[up]
-            elif size[n] <= bound and nc[n] > 0:
-                owner[n] = len(piece_leaf)
-                piece_leaf.append(leaf)
+    for d in range(int(depth.max(initial=0)), 0, -1):
+        at = np.nonzero(depth == d)[0]
+        size += np.bincount(parent[at], weights=size[at], minlength=N).astype(np.int64)
+    up_size = np.where(below, size[np.maximum(parent, 0)], bound + 1)
+    roots = np.nonzero((size <= bound) & (~below | ((nc > 0) & (up_size > bound))))[0]
+    owner = np.full(N, -1, dtype=np.int64)  # a node's piece (in node order: leaf by leaf), -1 in the top
+    owner[roots] = np.arange(len(roots))
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        at = np.nonzero((depth == d) & (owner < 0))[0]
+        owner[at] = owner[parent[at]]
     nodes = np.arange(N, dtype=np.int64)
     in_piece = owner >= 0
+    P = len(roots)
     piece_nodes = nodes[in_piece][np.argsort(owner[in_piece], kind="stable")]
-    P = len(piece_leaf)
     piece_start = np.concatenate([[0], np.cumsum(np.bincount(owner[in_piece], minlength=P))]).astype(np.int64)
-    leaf_of = np.repeat(np.arange(L), np.diff(start))
     top_nodes = nodes[~in_piece]
     top_start = np.concatenate([[0], np.cumsum(np.bincount(leaf_of[~in_piece], minlength=L))]).astype(np.int64)
-    pl = np.array(piece_leaf, dtype=np.int64)
-    leaf_piece_start = np.concatenate([[0], np.cumsum(np.bincount(pl, minlength=L))]).astype(np.int64)
-    return LeafPieces(parent, top_start, top_nodes, piece_start, piece_nodes, leaf_piece_start, pl)
+    piece_leaf = leaf_of[roots].astype(np.int64)
+    leaf_piece_start = np.concatenate([[0], np.cumsum(np.bincount(piece_leaf, minlength=L))]).astype(np.int64)
+    return LeafPieces(parent, top_start, top_nodes, piece_start, piece_nodes, leaf_piece_start, piece_leaf)
 
 
 def piece_bound(sizes: np.ndarray, draws: int, shares: int) -> int:
@@ -358,7 +364,7 @@ def leaf_data(
     item_draws = draws if shares > 1 and P * draws * K * H * np.dtype(dtype).itemsize <= MAX_ITEM_BYTES else 0
     if item_draws:
         item_start, items = leaf_items(pieces.piece_sizes(), item_draws, shares)
-    else:
+    else:  # whole trees
         pieces = leaf_pieces(c.start, c.first_child, c.num_children, max(1, int(sizes.max())))
         P = pieces.num_pieces
         item_start, items = np.zeros(1, np.int64), sizes[:0]
