@@ -234,8 +234,9 @@ def leaf_pieces(start: np.ndarray, first_child: np.ndarray, num_children: np.nda
     parent[np.repeat(fc[has], counts) + within] = np.repeat(has, counts)
     leaf_of = np.repeat(np.arange(L), np.diff(start))
     if bound >= int(np.diff(start).max(initial=0)):  # every tree whole
-        return LeafPieces(parent, np.zeros(L + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), start.copy(),
-                          np.arange(N, dtype=np.int64), np.arange(L + 1, dtype=np.int64), np.arange(L, dtype=np.int64))  # fmt: skip
+        each = np.arange(L + 1, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        return LeafPieces(parent, np.zeros(L + 1, dtype=np.int64), none, start.copy(), np.arange(N), each, each[:-1])
     # depth by levels (a parent comes before its children), then subtree sizes from the deepest up
     depth = np.zeros(N, dtype=np.int64)
     below = parent >= 0
