@@ -22,7 +22,8 @@ calling and raising).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -206,6 +207,19 @@ class LeafPieces:
 
     def top_sizes(self) -> np.ndarray:
         return np.diff(self.top_start)
+
+
+@contextmanager
+def whole_trees() -> Iterator[None]:
+    """Inside it ``leaf_data`` never cuts a tree into pieces, on any number of threads
+    (``BUSY`` 0): to time what the pieces buy. The solves are the same bits either way."""
+    global BUSY
+    saved = BUSY
+    BUSY = 0.0
+    try:
+        yield
+    finally:
+        BUSY = saved
 
 
 def leaf_pieces(start: np.ndarray, first_child: np.ndarray, num_children: np.ndarray, bound: int) -> LeafPieces:

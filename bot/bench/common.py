@@ -6,7 +6,10 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
 
 
 def machine_description() -> str:
@@ -59,16 +62,16 @@ def per_iteration(solve: Callable[[int], object], iterations: int, repeats: int)
 
 
 def per_iteration_interleaved(
-    solves: dict[int, Callable[[int], object]], iterations: int, repeats: int
-) -> dict[int, float]:
+    solves: dict[Key, Callable[[int], object]], iterations: int, repeats: int
+) -> dict[Key, float]:
     """Seconds per iteration of each of ``solves`` (key -> ``solve(n)``), as
     ``per_iteration`` measures one, the solves taking turns within each repeat, so that a
     drift of the machine's speed hits every key alike (two thread counts timed one
     after the other on a VM whose speed moves would compare two machines)."""
     for solve in solves.values():
         solve(1)  # compile and warm up
-    setup: dict[int, list[float]] = {k: [] for k in solves}
-    full: dict[int, list[float]] = {k: [] for k in solves}
+    setup: dict[Key, list[float]] = {k: [] for k in solves}
+    full: dict[Key, list[float]] = {k: [] for k in solves}
     for _ in range(repeats):
         for k, solve in solves.items():
             for n, out in ((0, setup[k]), (iterations, full[k])):

@@ -96,7 +96,7 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
     from pokerbot.protocol.betting import BettingState, apply_betting
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.solver import cfr
-    from pokerbot.solver.depth_limited import leaf_pieces, pass_balance, piece_bound, runout_sample
+    from pokerbot.solver.depth_limited import leaf_pieces, pass_balance, piece_bound, runout_sample, whole_trees
     from pokerbot.solver.subgame import make_subgame
 
     out: dict = {"machine": machine_description(), "threads": threads, "repeats": repeats}
@@ -120,21 +120,29 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
         sub = make_subgame(state, {1: SUBGAME_SIZES[1]}, None, leaf_round=2, leaf_deals=deals)
         continuations.attach_blueprint_continuations(sub, state, player.view, player.walk(state)[0])
 
-        def flop_solve(t: int, samples: int) -> Callable[[int], object]:
-            return lambda n: cfr.solve(sub, n, threads=t, card_samples=samples, seed=1)
-
-        # one runout a pass, and k on k threads (keys -t), all taking turns
-        per = per_iteration_interleaved(
-            {**{t: flop_solve(t, 1) for t in threads}, **{-t: flop_solve(t, t) for t in threads}},
-            FLOP_ITERATIONS,
-            repeats,
-        )
-        one = {t: 1000 * per[t] for t in threads}
-        many = {t: 1000 * per[-t] for t in threads}
         c = sub.continuations
         assert c is not None  # attached above
         sizes = np.diff(c.start)
         pieces = {t: leaf_pieces(c.start, c.first_child, c.num_children, piece_bound(sizes, 1, t)) for t in threads}
+        cut = [t for t in threads if pieces[t].num_pieces != c.num_leaves]
+
+        def flop_solve(t: int, samples: int) -> Callable[[int], object]:
+            return lambda n: cfr.solve(sub, n, threads=t, card_samples=samples, seed=1)
+
+        def whole_flop_solve(t: int) -> Callable[[int], object]:
+            def solve(n: int) -> object:
+                with whole_trees():
+                    return cfr.solve(sub, n, threads=t, card_samples=1, seed=1)
+
+            return solve
+
+        # one runout a pass, whole trees where that one is cut, and k on k threads, all taking turns
+        solves: dict[tuple[str, int], Callable[[int], object]] = {("one", t): flop_solve(t, 1) for t in threads}
+        solves.update({("whole", t): whole_flop_solve(t) for t in cut})
+        solves.update({("k", t): flop_solve(t, t) for t in threads})
+        flop = per_iteration_interleaved(solves, FLOP_ITERATIONS, repeats)
+        one = {t: 1000 * flop["one", t] for t in threads}
+        many = {t: 1000 * flop["k", t] for t in threads}
         out["flop"] = {
             "spot": f"{FLOP_BOARD} {FLOP_BETTING}",
             "nodes": sub.tree.num_nodes,
@@ -146,6 +154,8 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
             "pieces_one_runout": {t: pieces[t].num_pieces for t in threads},
             # the most the leaves' part of such a pass can gain by the shares' work model (not a timing)
             "balance_one_runout": {t: pass_balance(c.start, c.first_child, c.num_children, 1, t) for t in threads},
+            # the same solve with whole trees, where it is cut (the same bits: what the pieces buy)
+            "ms_per_iteration_one_runout_whole_trees": {t: 1000 * flop["whole", t] for t in cut},
             "ms_per_iteration_k_runouts": {t: many[t] for t in threads},
             # runouts valued per second, k runouts a pass on k threads, against one on one
             "runouts_per_second": _speedups({t: 1000 * t / many[t] for t in threads}, higher_is_faster=True),
@@ -202,6 +212,11 @@ def print_scale_report(r: dict) -> None:
     bound = dict(f["balance_one_runout"])
     cells = "  ".join(f"{t}: {n} pieces, {bound[t]:.2f}x" for t, n in pieces)
     print(f"    its leaves' trees valued in, and the most the leaves' part gains by the work model:\n    {cells}")
+    whole = sorted(f["ms_per_iteration_one_runout_whole_trees"].items(), key=lambda kv: int(kv[0]))
+    if whole:
+        times = dict(f["ms_per_iteration_one_runout"])
+        cells = "  ".join(f"{t}: {ms:.2f} ms (the pieces {ms / times[t]['value']:.2f}x faster)" for t, ms in whole)
+        print(f"    the same with whole trees, where they are cut:\n    {cells}")
     line("k runouts a pass on k threads, runouts valued per second", f["runouts_per_second"], "/s", ",.0f")
     m = r["mccfr"]
     line(f"MCCFR, default action tree ({m['slots']:,} slots, batches of {m['batch']:,}), iterations per second",

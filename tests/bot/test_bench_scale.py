@@ -35,4 +35,30 @@ def test_bench_scale_reports_each_row_with_its_speedups():
     pieces, bound = r["flop"]["pieces_one_runout"], r["flop"]["balance_one_runout"]
     assert pieces["1"] == r["flop"]["leaves"] and bound["1"] == 1.0  # one thread: whole trees
     assert pieces["2"] >= pieces["1"] and 1.5 < bound["2"] <= 2.0
+    assert r["flop"]["ms_per_iteration_one_runout_whole_trees"] == {}  # whole trees on 2 threads: nothing to compare
     assert r["mccfr"]["batch"] == PRESETS["default"].batch  # what training runs
+
+
+def test_the_report_says_what_the_pieces_buy_where_trees_are_cut(capsys):
+    def rows(values):
+        return {t: {"value": v, "speedup": values[1] / v, "efficiency": values[1] / v / t} for t, v in values.items()}
+
+    flop = {
+        "spot": "QsJh2h r300c/", "nodes": 45, "leaves": 15, "continuation_nodes": 2827, "runouts": 98,
+        "ms_per_iteration_one_runout": rows({1: 20.0, 2: 10.0, 4: 5.5}),
+        "pieces_one_runout": {1: 15, 2: 15, 4: 57}, "balance_one_runout": {1: 1.0, 2: 1.91, 4: 3.98},
+        "ms_per_iteration_one_runout_whole_trees": {4: 6.6},
+        "runouts_per_second": rows({1: 50.0, 2: 99.0, 4: 190.0}),
+    }  # fmt: skip
+    scale.print_scale_report({
+        "repeats": 3, "machine": "test", "turn": {"nodes": 1, "hands": 2, "ms_per_iteration": rows({1: 2.0, 2: 1.0})},
+        "flop": flop, "mccfr": {"slots": 10, "batch": 5, "iterations_per_second": rows({1: 1.0, 2: 2.0})},
+    })  # fmt: skip
+    out = capsys.readouterr().out
+    assert "4: 57 pieces, 3.98x" in out and "4: 6.60 ms (the pieces 1.20x faster)" in out
+    flop["ms_per_iteration_one_runout_whole_trees"] = {}
+    scale.print_scale_report({
+        "repeats": 3, "machine": "test", "turn": {"nodes": 1, "hands": 2, "ms_per_iteration": rows({1: 2.0, 2: 1.0})},
+        "flop": flop, "mccfr": {"slots": 10, "batch": 5, "iterations_per_second": rows({1: 1.0, 2: 2.0})},
+    })  # fmt: skip
+    assert "whole trees" not in capsys.readouterr().out

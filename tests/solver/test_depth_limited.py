@@ -733,3 +733,14 @@ def test_pieces_on_threads_solve_bit_for_bit_as_one_thread_and_value_exactly(spo
         monkeypatch.setattr(depth_limited, "leaf_pieces", control)
         wrong = cfr.solve(sub, 8, card_samples=1, seed=3, threads=2)
         assert not np.array_equal(wrong.leaf_strategy, one[0].leaf_strategy), control.__name__
+
+
+def test_whole_trees_turns_the_cut_off_and_back(flop_spot):
+    sub = flop_spot[0]
+    L = sub.continuations.num_leaves
+    assert len(depth_limited.leaf_data(sub, sample=1, shares=16).piece_leaf) > L
+    with depth_limited.whole_trees():
+        assert len(depth_limited.leaf_data(sub, sample=1, shares=16).piece_leaf) == L
+    with pytest.raises(RuntimeError), depth_limited.whole_trees():
+        raise RuntimeError
+    assert depth_limited.BUSY == 0.9 and len(depth_limited.leaf_data(sub, sample=1, shares=16).piece_leaf) > L
