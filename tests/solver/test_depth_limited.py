@@ -712,6 +712,9 @@ def test_pieces_on_threads_solve_bit_for_bit_as_one_thread_and_value_exactly(spo
         full = flop_spot[1]
         ref = cfr.counterfactual_values(full, depth_limited.full_depth_strategy(sub, strategy, mix, full), 1)
         np.testing.assert_allclose(values[1], ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+        # a full best response below the leaves (its own passes by shares, the others' values by pieces)
+        gaps = [cfr.exploitability(sub, strategy, mix, full_response=True, threads=t) for t in (1, 2)]
+        assert gaps[0] == gaps[1]
     cut = depth_limited.leaf_pieces
 
     def skipping(start, first_child, num_children, bound):  # the path straight from the leaf's root
