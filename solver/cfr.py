@@ -212,7 +212,7 @@ def solve(
         if gadget is not None:
             raise ValueError("a warm start is for unsafe solves (the gadget's own regrets would start cold)")
         warm_start.verify(sub)
-        warm_up_regrets(sub, warm_start, reach, regret, avg, w, blocks, parallel, leaves, average_exponent)
+        warm_up_regrets(sub, warm_start, reach, regret, avg, w, blocks, parallel, leaves, average_exponent, use)
         start = warm_start.iterations
     done = (run_cfr_parallel if parallel else run_cfr)(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, start, iterations, deadline_ns, w.args(), *g,
@@ -227,11 +227,30 @@ def solve(
     )
 
 
-def warm_up_regrets(sub, warm, reach, regret, avg, work, blocks, parallel, leaves, average_exponent) -> None:
+def warm_pass_leaves(sub, leaves, deals: int, shares: int):
+    """``leaves`` (the solve's ``LeafData``) for a pass that values ``deals`` cards a
+    leaf: its (piece, card) items made for that many (on many threads whole trees of
+    ``deals`` cards would leave threads idle), over the solve's own cards, regrets,
+    mixes, averages and scratch; where they would need more scratch than the solve has,
+    the solve's leaves valued by shares. The same values either way."""
+    own = leaf_data(sub, leaves.regret.dtype, deals, leaves.seed, independent=leaves.independent, shares=shares)
+    if own.forward.shape[0] > leaves.forward.shape[0]:
+        return leaves._replace(sample=deals)
+    return own._replace(
+        cards=leaves.cards, regret=leaves.regret, sigma=leaves.sigma, avg=leaves.avg, forward=leaves.forward,
+        backward=leaves.backward, values=leaves.values, summed=leaves.summed, response=leaves.response,
+    )  # fmt: skip
+
+
+def warm_up_regrets(
+    sub, warm, reach, regret, avg, work, blocks, parallel, leaves, average_exponent, shares: int = 1
+) -> None:
     """Fill a solve's ``regret`` and ``avg`` (and its leaves' regrets, averages and
     current mixes) as ``warm`` says (``WarmStart``): one pass per player with both
     playing the warm strategy gives each action's advantage (its CFR+ update from an
-    offset large enough that nothing is floored), then the regrets are set from them."""
+    offset large enough that nothing is floored), then the regrets are set from them.
+    ``shares``: the solve's threads (the passes' leaves in (piece, deal) items as the
+    solve's own, see ``warm_pass_leaves``)."""
     fixed = np.ascontiguousarray(to_block_order(sub, warm.strategy).astype(SOLVE_DTYPE))
     c = sub.continuations
     if c is not None:
@@ -246,7 +265,10 @@ def warm_up_regrets(sub, warm, reach, regret, avg, work, blocks, parallel, leave
     offset = 4.0 * spent * float(reach.sum(axis=1).max())
     regret.fill(offset)
     leaves.regret.fill(offset)
-    pass_leaves = leaves._replace(sample=warm.deals)
+    if parallel and c is not None:
+        pass_leaves = warm_pass_leaves(sub, leaves, warm.deals, shares)
+    else:
+        pass_leaves = leaves._replace(sample=warm.deals)
     tree, hands = sub.kernel_args()
     for i in range(2):
         if c is not None:

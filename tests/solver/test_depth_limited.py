@@ -690,21 +690,27 @@ def cut_finely(monkeypatch, parts=16):
 @pytest.mark.parametrize("which", ["turn", "flop"])
 def test_pieces_on_threads_solve_bit_for_bit_as_one_thread_and_value_exactly(spot, flop_spot, which, monkeypatch):
     """Continuation trees cut into pieces valued as items on threads, then their
-    leaves' tops: the same solves and values bit for bit as one thread valuing whole
-    trees, and (from the flop) the full tree's exact values. Negative controls: pieces
+    leaves' tops: the same solves (warm-started too, its passes valuing more cards) and
+    values bit for bit as one thread valuing whole trees, and (from the flop) the full
+    tree's exact values. Negative controls: pieces
     that leave a node out, and (from the flop, where pieces lie deeper) a path from the
     leaf's root that skips the decisions above a piece, give other bits."""
     sub = spot[0] if which == "turn" else flop_spot[0]
+    strategy, mix = (spot[2], spot[3]) if which == "turn" else (flop_spot[2], flop_spot[3])
+    warm = cfr.WarmStart(strategy, 20, leaf_strategy=None, deals=3)  # its passes: three cards a leaf
     one = [cfr.solve(sub, 8, card_samples=k, seed=3) for k in (1, 3)]
+    one += [cfr.solve(sub, 4, card_samples=k, seed=3, warm_start=warm) for k in (1, 0)]
     cut_finely(monkeypatch)
     leaves = depth_limited.leaf_data(sub, sample=1, shares=2)
     assert leaves.item_draws == 1 and len(leaves.piece_leaf) > sub.continuations.num_leaves
     assert len(leaves.top_nodes) > 0 and sorted(leaves.items.tolist()) == list(range(len(leaves.piece_leaf)))
+    warm_leaves = cfr.warm_pass_leaves(sub, leaves, 3, 2)
+    assert warm_leaves.item_draws == 3 and warm_leaves.regret is leaves.regret and warm_leaves.cards is leaves.cards
     two = [cfr.solve(sub, 8, card_samples=k, seed=3, threads=2) for k in (1, 3)]
+    two += [cfr.solve(sub, 4, card_samples=k, seed=3, warm_start=warm, threads=2) for k in (1, 0)]
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a.strategy, b.strategy)
         np.testing.assert_array_equal(a.leaf_strategy, b.leaf_strategy)
-    strategy, mix = (spot[2], spot[3]) if which == "turn" else (flop_spot[2], flop_spot[3])
     for p in (0, 1):
         values = [cfr.counterfactual_values(sub, strategy, p, leaf_strategy=mix, threads=t) for t in (1, 2)]
         np.testing.assert_array_equal(values[0], values[1])
