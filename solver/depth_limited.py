@@ -299,9 +299,8 @@ def piece_bound(sizes: np.ndarray, draws: int, shares: int) -> int:
     largest = max(1, int(np.max(sizes, initial=1)))
     if shares <= 1 or not len(sizes):
         return largest
-    start, items = leaf_items(sizes, draws, shares)
     work = np.repeat(np.asarray(sizes), draws)
-    busiest = max(int(work[items[a:b]].sum()) for a, b in zip(start[:-1], start[1:]))
+    busiest = busiest_share(work, *leaf_items(sizes, draws, shares))
     total = int(work.sum())
     if total >= BUSY * shares * busiest:
         return largest
@@ -325,13 +324,19 @@ def pass_balance(
     if shares <= 1 or not len(sizes):
         return 1.0
     pieces = leaf_pieces(start, first_child, num_children, piece_bound(sizes, draws, shares))
-    item_start, items = leaf_items(pieces.piece_sizes(), draws, shares)
-    work = np.repeat(pieces.piece_sizes(), draws)
-    busiest = max(int(work[items[a:b]].sum()) for a, b in zip(item_start[:-1], item_start[1:]))
-    share_start, share_leaves = leaf_shares(sizes, shares)
-    tops = pieces.top_sizes() * draws
-    top_busiest = max(int(tops[share_leaves[a:b]].sum()) for a, b in zip(share_start[:-1], share_start[1:]))
+    busiest = busiest_share(np.repeat(pieces.piece_sizes(), draws), *leaf_items(pieces.piece_sizes(), draws, shares))
+    top_busiest = busiest_share(pieces.top_sizes() * draws, *leaf_shares(sizes, shares))
     return float(sizes.sum() * draws / (busiest + top_busiest))
+
+
+def busiest_share(work: np.ndarray, start: np.ndarray, members: np.ndarray) -> int:
+    """The most work (``work[m]`` per member m) in one share of ``leaf_shares``'s or
+    ``leaf_items``'s cut (share s: ``members[start[s]:start[s + 1]]``).
+
+    >>> busiest_share(np.array([5, 1, 4, 2]), *leaf_shares(np.array([5, 1, 4, 2]), 2))
+    6
+    """
+    return max(int(work[members[a:b]].sum()) for a, b in zip(start[:-1], start[1:]))
 
 
 def leaf_data(

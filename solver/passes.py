@@ -883,15 +883,14 @@ def _continuation_forward(leaves, nodes, lo, hi, rs, o, bd, fw, bw, row):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row):
+def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row, nodes):
     """The other player's (o's) reach in leaf l's continuation tree in one deal (see
     ``_forward_root``): at each decision t, per continuation in ``fw[k, row[t]]`` (a
     decision below one of i's reads its parent's row); at each terminal t, summed over
-    the continuations (in k order), in ``bw[0, t]``."""
+    the continuations (in k order), in ``bw[0, t]``. ``nodes``: the tree's nodes in
+    order (its ``start[l]..start[l + 1] - 1``)."""
     _forward_root(leaves, l, o, qo, bd, fw, bw, row)
-    rs = leaves.start[l]
-    re = leaves.start[l + 1]
-    _continuation_forward(leaves, np.arange(rs, re), np.int64(0), re - rs, rs, o, bd, fw, bw, row)
+    _continuation_forward(leaves, nodes, np.int64(0), nodes.shape[0], leaves.start[l], o, bd, fw, bw, row)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -1215,6 +1214,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
         rs = leaves.start[l]
         R = leaves.start[l + 1] - rs
         row = np.empty(R, dtype=np.int64)
+        nodes = np.arange(rs, rs + R)
         qo = reach[o, slot[o, node] - base]
         for h in range(H):
             total[h] = zero
@@ -1226,7 +1226,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
                         acc[t, h] = zero
             bd = leaves.bucket[d]
             bk = bd[0]
-            _continuation_sums(leaves, l, o, qo, bd, fw, leaves.response[s], row)  # q: the terminals' rows
+            _continuation_sums(leaves, l, o, qo, bd, fw, leaves.response[s], row, nodes)  # q: the terminals' rows
             b = leaves.board[d]
             for t in range(R - 1, -1, -1):  # i's values in this deal: terminals and last-stage decisions
                 n = rs + t
