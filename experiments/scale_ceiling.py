@@ -1,11 +1,7 @@
 """What a machine gives k independent one-thread jobs, against one job alone: the ceiling
-that memory bandwidth, shared caches and clock boost put on any k-thread speedup.
-
-For each k, k processes (spawned, one numba thread each) warm up, meet at a barrier,
-then run the same one-thread work for ``--seconds``; the report gives each job's rate
-and the k jobs' total against one job alone. Work: the reference turn solve
-(``bench solver``'s spot, ms per CFR+ iteration) and blueprint MCCFR on the default
-action tree with stand-in cards (iterations/s), as in ``pokerbot bench scale``.
+that memory bandwidth, shared caches and clock boost put on any k-thread speedup
+(``pokerbot.bot.bench.ceiling``, which ``pokerbot bench scale --ceiling`` prints beside
+the threaded rows), and MCCFR's two phases on t threads (``--work phases``).
 
     python experiments/scale_ceiling.py --counts 1,2,4,8,16 --seconds 4
 """
@@ -13,45 +9,10 @@ action tree with stand-in cards (iterations/s), as in ``pokerbot bench scale``.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import statistics
+import tempfile
 import time
-
-
-def _turn_job(barrier, seconds: float, out) -> None:
-    from pokerbot.bot.bench.solver import reference_turn_spot
-    from pokerbot.solver import cfr
-    from pokerbot.solver.subgame import make_subgame
-
-    state, sizes = reference_turn_spot()
-    sub = make_subgame(state, sizes)
-    cfr.solve(sub, 3, threads=1)  # warm: kernels, first touch
-    barrier.wait()
-    done, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        cfr.solve(sub, 10, threads=1)
-        done += 10
-    out.put(1000 * (time.perf_counter() - t0) / done)
-
-
-def _mccfr_job(barrier, seconds: float, out) -> None:
-    from pokerbot.blueprint_store.abstraction import HoldemDeals, stand_in_cards
-    from pokerbot.blueprint_store.train import PRESETS, mccfr_solver
-    from pokerbot.protocol.gamedef import bundled_game
-    from pokerbot.solver.betting_tree import build_betting_tree
-
-    p = PRESETS["default"]
-    game = bundled_game("holdem.nolimit.2p")
-    tree = build_betting_tree(game, p.actions.sizes(), p.cards.buckets)
-    solver = mccfr_solver(tree, game, p.prune_threshold, p.regret_floor, seed=os.getpid())
-    deals = HoldemDeals(stand_in_cards(p.cards.buckets), threads=1)
-    solver.train(deals, 20_000, batch=20_000)  # warm
-    barrier.wait()
-    done, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        done += solver.train(deals, 20_000, batch=20_000).iterations
-    out.put(done / (time.perf_counter() - t0))
 
 
 def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000), preset: str = "default") -> None:
@@ -89,54 +50,34 @@ def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000)
             )
 
 
-def run(job, k: int, seconds: float) -> list[float]:
-    ctx = mp.get_context("spawn")
-    barrier, out = ctx.Barrier(k), ctx.Queue()
-    procs = [ctx.Process(target=job, args=(barrier, seconds, out)) for _ in range(k)]
-    before = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = "1"  # the children's pools: one thread each
-    for p in procs:
-        p.start()
-    if before is None:
-        del os.environ["NUMBA_NUM_THREADS"]
-    else:
-        os.environ["NUMBA_NUM_THREADS"] = before
-    rates = [out.get() for _ in range(k)]
-    for p in procs:
-        p.join()
-    return rates
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--counts", default="1,2", help="numbers of concurrent jobs (default 1,2)")
     ap.add_argument("--seconds", type=float, default=4.0, help="timed seconds per job (default 4)")
     ap.add_argument("--preset", default="default", help="phases: the preset whose action tree is trained")
-    ap.add_argument("--work", default="turn,mccfr", help="turn, mccfr (default both), phases (MCCFR's sampling share)")
+    ap.add_argument(
+        "--work", default="turn,mccfr", help="turn, flop, mccfr (default turn,mccfr), phases (MCCFR's sampling share)"
+    )
     a = ap.parse_args()
-    counts = sorted({int(x) for x in a.counts.split(",")})
+    counts = sorted({int(x) for x in a.counts.split(",")} | {1})
+    from pokerbot.bot.bench.ceiling import WORKS, ceiling_row, independent_rates
     from pokerbot.bot.bench.common import machine_description
+    from pokerbot.bot.bench.scale import uniform_blueprint
 
     print(f"machine: {machine_description()}")
-    for work in a.work.split(","):
-        if work == "phases":
-            mccfr_phases(counts, preset=a.preset)
-            continue
-        job, unit, lower_is_faster = {"turn": (_turn_job, "ms/iteration", True), "mccfr": (_mccfr_job, "it/s", False)}[
-            work
-        ]
-        alone = None
-        for k in counts:
-            rates = run(job, k, a.seconds)
-            med = statistics.median(rates)
-            if alone is None:
-                alone = med
-            each = alone / med if lower_is_faster else med / alone
-            print(
-                f"{work}: {k:2d} jobs, each {med:,.2f} {unit} (min {min(rates):,.2f}, max {max(rates):,.2f}); "
-                f"each at {100 * each:.0f} % of one alone; together {k * each:.2f}x one alone",
-                flush=True,
-            )
+    with tempfile.TemporaryDirectory(prefix="pokerbot-ceiling-") as tmp:
+        store = uniform_blueprint(os.path.join(tmp, "uniform.bp"))
+        for work in a.work.split(","):
+            if work == "phases":
+                mccfr_phases(counts, preset=a.preset)
+                continue
+            row = ceiling_row({k: independent_rates(work, k, a.seconds, store) for k in counts})
+            for k, x in row.items():
+                print(
+                    f"{work}: {k:2d} jobs, each {x['each']:,.2f} {WORKS[work]}/s; each at "
+                    f"{100 * x['together'] / k:.0f} % of one alone; together {x['together']:.2f}x one alone",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -75,6 +75,35 @@ def uniform_blueprint(path: str, preset: str = "default") -> str:
     return path
 
 
+def turn_spot():
+    """The reference turn solve's subgame (``bench solver``'s spot)."""
+    from pokerbot.bot.bench.solver import reference_turn_spot
+    from pokerbot.solver.subgame import make_subgame
+
+    state, sizes = reference_turn_spot()
+    return make_subgame(state, sizes)
+
+
+def flop_spot(bp):
+    """The agent's depth-limited flop subgame on ``FLOP_BOARD`` after ``FLOP_BETTING``
+    (its action tree, the 98-runout sample), its leaves' continuations from ``bp``."""
+    from pokerbot.blueprint_store import continuations
+    from pokerbot.blueprint_store.real_play import BlueprintPlay
+    from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
+    from pokerbot.bot.bench.depth_limited import FLOP_BETTING, FLOP_BOARD
+    from pokerbot.protocol.betting import BettingState, apply_betting
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.solver.depth_limited import runout_sample
+    from pokerbot.solver.subgame import make_subgame
+
+    player = BlueprintPlay(bp, random.Random(1))
+    state = apply_betting(BettingState(bp.game, 7, None, parse_cards(FLOP_BOARD)), FLOP_BETTING)
+    deals = runout_sample(bp.game.deck(), state.board_cards, FLOP_RIVERS, 100)
+    sub = make_subgame(state, {1: SUBGAME_SIZES[1]}, None, leaf_round=2, leaf_deals=deals)
+    continuations.attach_blueprint_continuations(sub, state, player.view, player.walk(state)[0])
+    return sub
+
+
 def _speedups(times: dict[int, float], higher_is_faster: bool = False) -> dict[int, dict]:
     base = times[1]
     rows = {}
@@ -84,24 +113,21 @@ def _speedups(times: dict[int, float], higher_is_faster: bool = False) -> dict[i
     return rows
 
 
-def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCCFR_SECONDS) -> dict:
-    from pokerbot.blueprint_store import continuations
+def bench_scale(
+    threads: list[int], repeats: int = 3, mccfr_seconds: float = MCCFR_SECONDS, ceiling_seconds: float | None = None
+) -> dict:
+    """The report ``print_scale_report`` prints; ``ceiling_seconds``: also the machine's
+    ceiling at each thread count (``ceiling.machine_ceiling``, jobs of that many seconds),
+    timed after the threaded runs."""
     from pokerbot.blueprint_store.abstraction import HoldemDeals
-    from pokerbot.blueprint_store.real_play import BlueprintPlay
     from pokerbot.blueprint_store.store import Blueprint
     from pokerbot.blueprint_store.train import PRESETS, mccfr_solver
-    from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
     from pokerbot.bot.bench.depth_limited import FLOP_BETTING, FLOP_BOARD
-    from pokerbot.bot.bench.solver import reference_turn_spot
-    from pokerbot.protocol.betting import BettingState, apply_betting
-    from pokerbot.protocol.cards import parse_cards
     from pokerbot.solver import cfr
-    from pokerbot.solver.depth_limited import leaf_pieces, pass_balance, piece_bound, runout_sample, whole_trees
-    from pokerbot.solver.subgame import make_subgame
+    from pokerbot.solver.depth_limited import leaf_pieces, pass_balance, piece_bound, whole_trees
 
     out: dict = {"machine": machine_description(), "threads": threads, "repeats": repeats}
-    turn_state, turn_sizes = reference_turn_spot()
-    turn = make_subgame(turn_state, turn_sizes)
+    turn = turn_spot()
 
     def turn_solve(t: int) -> Callable[[int], object]:
         return lambda n: cfr.solve(turn, n, threads=t)
@@ -112,13 +138,10 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
 
     with tempfile.TemporaryDirectory(prefix="pokerbot-scale-") as tmp:
         t0 = time.perf_counter()
-        bp = Blueprint(uniform_blueprint(os.path.join(tmp, "uniform.bp")))
+        bp_path = uniform_blueprint(os.path.join(tmp, "uniform.bp"))
+        bp = Blueprint(bp_path)
         out["blueprint_seconds"] = time.perf_counter() - t0
-        player = BlueprintPlay(bp, random.Random(1))
-        state = apply_betting(BettingState(bp.game, 7, None, parse_cards(FLOP_BOARD)), FLOP_BETTING)
-        deals = runout_sample(bp.game.deck(), state.board_cards, FLOP_RIVERS, 100)
-        sub = make_subgame(state, {1: SUBGAME_SIZES[1]}, None, leaf_round=2, leaf_deals=deals)
-        continuations.attach_blueprint_continuations(sub, state, player.view, player.walk(state)[0])
+        sub = flop_spot(bp)
 
         c = sub.continuations
         assert c is not None  # attached above
@@ -185,6 +208,10 @@ def bench_scale(threads: list[int], repeats: int = 3, mccfr_seconds: float = MCC
             "slots": int(bp.tree.num_slots),
             "iterations_per_second": _speedups(rates, higher_is_faster=True),
         }
+        if ceiling_seconds is not None:
+            from pokerbot.bot.bench.ceiling import machine_ceiling
+
+            out["ceiling"] = machine_ceiling(threads, bp_path, ceiling_seconds)
     return out
 
 
@@ -199,9 +226,21 @@ def print_scale_report(r: dict) -> None:
         )
         print(f"  {label}\n    {cells}")
 
+    def ceiling_line(work: str, rows: dict) -> None:
+        if "ceiling" not in r:
+            return
+        ceiling = {int(k): x["together"] for k, x in r["ceiling"][work].items()}
+        speedup = {int(t): x["speedup"] for t, x in rows.items()}
+        cells = "  ".join(
+            f"{k}: {c:.2f}x" + (f" (the threads {100 * speedup[k] / c:.0f} % of it)" if k in speedup and k > 1 else "")
+            for k, c in sorted(ceiling.items())
+        )
+        print(f"    the machine's ceiling, k one-thread jobs at once against one alone:\n    {cells}")
+
     u = r["turn"]
     line(f"turn reference solve ({u['nodes']} nodes, {u['hands']} hands), ms per iteration", u["ms_per_iteration"],
          "ms", ".2f")  # fmt: skip
+    ceiling_line("turn", u["ms_per_iteration"])
     f = r["flop"]
     print(
         f"  flop depth-limited solve ({f['spot']}, default action tree, uniform blueprint): {f['nodes']} nodes, "
@@ -218,6 +257,8 @@ def print_scale_report(r: dict) -> None:
         cells = "  ".join(f"{t}: {ms:.2f} ms (the pieces {ms / times[t]['value']:.2f}x faster)" for t, ms in whole)
         print(f"    the same with whole trees, where they are cut:\n    {cells}")
     line("k runouts a pass on k threads, runouts valued per second", f["runouts_per_second"], "/s", ",.0f")
+    ceiling_line("flop", f["runouts_per_second"])
     m = r["mccfr"]
     line(f"MCCFR, default action tree ({m['slots']:,} slots, batches of {m['batch']:,}), iterations per second",
          m["iterations_per_second"], "it/s", ",.0f")  # fmt: skip
+    ceiling_line("mccfr", m["iterations_per_second"])

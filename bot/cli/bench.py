@@ -50,6 +50,12 @@ def add(sub) -> None:
         action="store_true",
         help="compile: also the quick preset's training kernels (card abstraction, MCCFR), compiled first",
     )
+    b.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="scale: also what k independent one-thread jobs give together at each thread count (the machine's "
+        "own ceiling for the same work), after the threaded runs",
+    )
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=run)
 
@@ -98,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"pokerbot bench scale: --threads: {e}", file=sys.stderr)
             return 2
-        report = bench_scale.bench_scale(counts, repeats=min(args.repeats, 5))
+        from pokerbot.bot.bench.ceiling import CEILING_SECONDS
+
+        ceiling = CEILING_SECONDS if args.ceiling else None
+        report = bench_scale.bench_scale(counts, repeats=min(args.repeats, 5), ceiling_seconds=ceiling)
         printer = bench_scale.print_scale_report
     elif args.what == "mccfr":
         from pokerbot.bot.cli.options import usable_cpus
