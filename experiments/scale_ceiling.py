@@ -71,7 +71,7 @@ def main() -> None:
             if work == "phases":
                 mccfr_phases(counts, preset=a.preset)
                 continue
-            row = ceiling_row({k: independent_rates(work, k, a.seconds, store) for k in counts})
+            row = ceiling_row({k: [independent_rates(work, k, a.seconds, store)] for k in counts})
             for k, x in row.items():
                 print(
                     f"{work}: {k:2d} jobs, each {x['each']:,.2f} {WORKS[work]}/s; each at "

@@ -117,20 +117,36 @@ def independent_rates(work: str, k: int, seconds: float = CEILING_SECONDS, bluep
     return rates
 
 
-def ceiling_row(rates_by_count: dict[int, list[float]]) -> dict[int, dict]:
-    """Per count k: each job's median rate and the k jobs' total against one job alone
-    (``together``: the most a k-thread run of the work could gain on this machine)."""
-    alone = statistics.median(rates_by_count[1])
-    return {k: {"each": statistics.median(r), "together": sum(r) / alone} for k, r in sorted(rates_by_count.items())}
+def ceiling_row(runs_by_count: dict[int, list[list[float]]]) -> dict[int, dict]:
+    """Per count k, from runs of k jobs at once (each run: the k jobs' rates): each job's
+    median rate and the k jobs' total against one job alone (``together``, medians over
+    the runs: the most a k-thread run of the work could gain on this machine)."""
+    alone = statistics.median(r for run in runs_by_count[1] for r in run)
+    return {
+        k: {
+            "each": statistics.median(r for run in runs for r in run),
+            "together": statistics.median(sum(run) for run in runs) / alone,
+        }
+        for k, runs in sorted(runs_by_count.items())
+    }
 
 
 def machine_ceiling(
-    counts: list[int], blueprint: str, seconds: float = CEILING_SECONDS, works: tuple[str, ...] = tuple(WORKS)
+    counts: list[int],
+    blueprint: str,
+    seconds: float = CEILING_SECONDS,
+    works: tuple[str, ...] = tuple(WORKS),
+    repeats: int = 1,
 ) -> dict:
-    """``ceiling_row`` of each of ``works`` at each of ``counts`` (1 first)."""
+    """``ceiling_row`` of each of ``works`` at each of ``counts`` (1 first), ``repeats``
+    runs of each count, the counts taking turns."""
     if not counts or counts[0] != 1:
         raise ValueError(f"counts start at 1 (the job alone), got {counts}")
-    out: dict = {"seconds": seconds}
+    out: dict = {"seconds": seconds, "repeats": repeats}
     for work in works:
-        out[work] = ceiling_row({k: independent_rates(work, k, seconds, blueprint) for k in counts})
+        runs: dict[int, list[list[float]]] = {k: [] for k in counts}
+        for _ in range(repeats):
+            for k in counts:
+                runs[k].append(independent_rates(work, k, seconds, blueprint))
+        out[work] = ceiling_row(runs)
     return out

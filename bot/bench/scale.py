@@ -117,8 +117,8 @@ def bench_scale(
     threads: list[int], repeats: int = 3, mccfr_seconds: float = MCCFR_SECONDS, ceiling_seconds: float | None = None
 ) -> dict:
     """The report ``print_scale_report`` prints; ``ceiling_seconds``: also the machine's
-    ceiling at each thread count (``ceiling.machine_ceiling``, jobs of that many seconds),
-    timed after the threaded runs."""
+    ceiling at each thread count (``ceiling.machine_ceiling``, jobs of that many seconds,
+    up to three runs of each count), timed after the threaded runs."""
     from pokerbot.blueprint_store.abstraction import HoldemDeals
     from pokerbot.blueprint_store.store import Blueprint
     from pokerbot.blueprint_store.train import PRESETS, mccfr_solver
@@ -211,7 +211,7 @@ def bench_scale(
         if ceiling_seconds is not None:
             from pokerbot.bot.bench.ceiling import machine_ceiling
 
-            out["ceiling"] = machine_ceiling(threads, bp_path, ceiling_seconds)
+            out["ceiling"] = machine_ceiling(threads, bp_path, ceiling_seconds, repeats=min(repeats, 3))
     return out
 
 

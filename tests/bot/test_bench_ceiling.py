@@ -9,10 +9,14 @@ from pokerbot.bot.bench import ceiling, scale
 
 
 def test_a_ceiling_row_is_the_jobs_total_against_one_alone():
-    row = ceiling.ceiling_row({1: [10.0], 2: [9.0, 8.0], 4: [5.0, 6.0, 7.0, 6.0]})
+    row = ceiling.ceiling_row({1: [[10.0]], 2: [[9.0, 8.0]], 4: [[5.0, 6.0, 7.0, 6.0]]})
     assert row[1] == {"each": 10.0, "together": 1.0}
     assert row[2] == {"each": 8.5, "together": pytest.approx(1.7)}
     assert row[4] == {"each": 6.0, "together": pytest.approx(2.4)}
+    # several runs: medians over them, the job alone's too (a slow run alone would inflate every ratio)
+    row = ceiling.ceiling_row({1: [[10.0], [6.0], [11.0]], 2: [[9.0, 8.0], [10.0, 10.0], [5.0, 5.0]]})
+    assert row[1] == {"each": 10.0, "together": 1.0}
+    assert row[2] == {"each": 8.5, "together": pytest.approx(1.7)}
     with pytest.raises(ValueError, match="start at 1"):
         ceiling.machine_ceiling([2, 4], "unused.bp")
 
