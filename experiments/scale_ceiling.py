@@ -62,7 +62,7 @@ def main() -> None:
     counts = sorted({int(x) for x in a.counts.split(",")} | {1})
     from pokerbot.bot.bench.ceiling import WORKS, ceiling_row, independent_rates
     from pokerbot.bot.bench.common import machine_description
-    from pokerbot.bot.bench.scale import uniform_blueprint
+    from pokerbot.bot.bench.spots import uniform_blueprint
 
     print(f"machine: {machine_description()}")
     with tempfile.TemporaryDirectory(prefix="pokerbot-ceiling-") as tmp:

@@ -27,7 +27,7 @@ WORKS = {"turn": "iterations", "flop": "runouts", "mccfr": "MCCFR iterations"}
 def _run_job(work: str, blueprint: str | None, seed: int, seconds: float, barrier, out) -> None:
     """One job: build the spot of ``work``, warm up, wait for the others, then put the
     work's rate over ``seconds`` on ``out``."""
-    from pokerbot.bot.bench.scale import flop_spot, turn_spot
+    from pokerbot.bot.bench.spots import flop_spot, turn_spot
     from pokerbot.solver import cfr
 
     if work == "turn":
@@ -72,7 +72,7 @@ def _run_job(work: str, blueprint: str | None, seed: int, seconds: float, barrie
 
 def independent_rates(work: str, k: int, seconds: float = CEILING_SECONDS, blueprint: str | None = None) -> list[float]:
     """The rates of ``k`` jobs of ``work`` run at once, one numba thread each (``blueprint``:
-    the store the flop and MCCFR work use, see ``scale.uniform_blueprint``). A job that
+    the store the flop and MCCFR work use, see ``spots.uniform_blueprint``). A job that
     dies stops the others and raises RuntimeError."""
     if work not in WORKS:
         raise ValueError(f"unknown work {work!r}; one of {', '.join(WORKS)}")

@@ -224,9 +224,16 @@ def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint
 def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
     # two agents with one seed: the same hand gets the same bet-size scale and the same
     # sampled action, though one of them played another hand first
-    # (a deadline far away: a deadline-stopped solve could stop at another iteration)
-    one = LibratusAgent(solve_round=3, seed=9, blueprint=small_blueprint, solve_seconds=60.0)
-    two = LibratusAgent(solve_round=3, seed=9, blueprint=small_blueprint, solve_seconds=60.0)
+    # (no deadline near, the dealer's limits included: a deadline-stopped solve could stop
+    # at another iteration)
+    from pokerbot.bot.agent.time_budget import TimeBudget
+
+    one, two = (
+        LibratusAgent(
+            solve_round=3, seed=9, blueprint=small_blueprint, solve_seconds=60.0, budget=TimeBudget(600.0, 600.0, 600.0)
+        )
+        for _ in range(2)
+    )
     me = 1 - river_state("").current_player
     two.act(MatchState(me, river_state("c", hand=5)))
     st = river_state("r700", hand=6)

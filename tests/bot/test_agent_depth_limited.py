@@ -9,6 +9,7 @@ from conftest import capture_agent_logs as capture_logs
 from conftest import reach_along
 
 from pokerbot.bot.agent.libratus import LibratusAgent
+from pokerbot.bot.agent.time_budget import TimeBudget
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -156,14 +157,17 @@ def test_a_pass_values_card_samples_cards_whatever_the_threads(small_blueprint):
 
 def test_the_agent_solves_the_same_turn_on_one_thread_and_on_two(small_blueprint):
     """The cards a pass do not grow with the threads, so an agent on two solver threads
-    plays the solve one thread plays, bit for bit (a deadline far away: one stopped by
-    the clock could stop at another iteration)."""
+    plays the solve one thread plays, bit for bit (no deadline near, the dealer's limits
+    included: one stopped by the clock could stop at another iteration)."""
     solutions = []
     for threads in (1, 2):
-        bot = agent(small_blueprint, solve_seconds=60.0, threads=threads)
+        bot = agent(small_blueprint, solve_seconds=60.0, threads=threads, budget=TimeBudget(600.0, 600.0, 600.0))
         st = turn_state(4)
         st.apply(CALL)  # the opponent checks
-        bot.act(MatchState(1, st))
+        with capture_logs() as logs:
+            bot.act(MatchState(1, st))
+        solves = [e for e in logs if e["event"] == "solve"]
+        assert solves and not any(e["stopped_early"] for e in solves), solves  # each ran its count
         solutions.append(bot.solution)
     one, two = solutions
     assert one.sub.continuations is not None and one.leaf_strategy is not None

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from pokerbot.bot.bench import ceiling, scale
+from pokerbot.bot.bench import ceiling, scale, spots
 
 
 def test_a_ceiling_row_is_the_jobs_total_against_one_alone():
@@ -77,7 +77,7 @@ def test_the_report_puts_the_ceiling_beside_each_row(capsys):
 
 @pytest.mark.slow
 def test_the_ceiling_of_each_work_runs_on_this_machine(tmp_path):
-    store = scale.uniform_blueprint(str(tmp_path / "uniform.bp"))
+    store = spots.uniform_blueprint(str(tmp_path / "uniform.bp"))
     r = ceiling.machine_ceiling([1, 2], store, seconds=0.5)
     for work in ceiling.WORKS:
         assert set(r[work]) == {1, 2} and r[work][1]["together"] == 1.0
