@@ -57,10 +57,30 @@ def lock_path(kernel: str, signature: str) -> str:
 
 
 def kernel_name(dispatcher) -> str:
-    """``module.function`` of a numba dispatcher, without the package prefix."""
+    """``module.function`` of a numba dispatcher, without the package prefix; a kernel
+    made by a factory gets the values it closes over, ``[parallel=True]``: each of the
+    factory's kernels is a kernel of its own (numba caches them apart, by those values)."""
     func = dispatcher.py_func
     module = func.__module__.removeprefix(PACKAGE)
-    return f"{module}.{func.__qualname__.replace('.<locals>.', '.')}"
+    name = f"{module}.{func.__qualname__.replace('.<locals>.', '.')}"
+    cells = func.__closure__ or ()
+    if not cells:
+        return name
+    values = ",".join(f"{v}={_closed_value(c)}" for v, c in zip(func.__code__.co_freevars, cells, strict=True))
+    return f"{name}[{values}]"
+
+
+def _closed_value(cell) -> str:
+    """A closure cell's value for a kernel's name: plain values as written, functions
+    and kernels by name, anything else by its type."""
+    try:
+        value = cell.cell_contents
+    except ValueError:  # a cell not filled yet
+        return "?"
+    if value is None or isinstance(value, bool | int | float | str):
+        return repr(value)
+    inner = getattr(value, "py_func", value)
+    return getattr(inner, "__qualname__", type(value).__name__)
 
 
 def _ours(dispatcher) -> bool:

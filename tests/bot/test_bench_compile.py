@@ -30,13 +30,15 @@ def test_the_agents_kernels_compile_once_per_argument_types(threads):
     copy), no parallel kernel for a one-thread agent, one of each for a threaded one."""
     report = bench_compile(threads=threads)
     kernels = report["steps"][0]["kernels"]
-    made = 1 if threads == 1 else 2  # made twice under one name: the one-thread kernel and the parallel one
-    assert kernels["solver.passes._make_run_cfr.run_cfr"]["compiles"] == made
-    assert kernels["solver.passes._make_traverse.traverse"]["compiles"] == made
+    # a factory's kernels are named by the values they close over: one-thread and parallel apart
+    assert kernels["solver.passes._make_run_cfr.run_cfr[parallel=False]"]["compiles"] == 1
+    assert kernels["solver.passes._make_traverse.traverse[parallel_leaves=False]"]["compiles"] == 1
     over = {name: k["compiles"] for name, k in kernels.items() if name.startswith("solver.") and k["compiles"] > 2}
     assert not over
-    parallel = [name for name in kernels if "parallel" in name or "traverse_blocks" in name]
+    parallel = [name for name in kernels if "parallel=True" in name or "_parallel" in name or "traverse_blocks" in name]
     if threads == 1:
         assert not parallel
     else:
-        assert kernels["solver.passes.traverse_blocks"]["compiles"] == 1 and len(parallel) >= 2
+        assert kernels["solver.passes._make_run_cfr.run_cfr[parallel=True]"]["compiles"] == 1
+        assert kernels["solver.passes._make_traverse.traverse[parallel_leaves=True]"]["compiles"] == 1
+        assert kernels["solver.passes.traverse_blocks"]["compiles"] == 1 and len(parallel) >= 4

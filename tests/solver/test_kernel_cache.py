@@ -100,3 +100,18 @@ def test_compiled_twice_groups_by_kernel_and_types():
         {"pid": 3, "kernel": "b", "signature": "x"},
     ]
     assert kernel_cache.compiled_twice(lines) == {("a", "x"): [1, 2]}
+
+
+def test_a_factorys_kernels_have_locks_of_their_own():
+    """The one-thread and the parallel kernel a factory makes share a function name; one
+    lock for both made a process wait for a compile of the other kernel (over a minute
+    on two cores). Their names carry the values they close over; a plain kernel's does not."""
+    from pokerbot.solver import passes
+
+    pairs = [(passes.run_cfr, passes.run_cfr_parallel), (passes.traverse, passes.traverse_parallel)]
+    for one, parallel in pairs:
+        assert one.py_func.__qualname__ == parallel.py_func.__qualname__
+        a, b = kernel_cache.kernel_name(one), kernel_cache.kernel_name(parallel)
+        assert a != b and a.endswith("=False]") and b.endswith("=True]")
+        assert kernel_cache.lock_path(a, "(float32,)") != kernel_cache.lock_path(b, "(float32,)")
+    assert kernel_cache.kernel_name(passes.normalise) == "solver.passes.normalise"
