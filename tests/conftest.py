@@ -28,6 +28,29 @@ def pytest_sessionstart(session):
     )
 
 
+#: The test folders in the order they run: those that need few of the agent's solver
+#: kernels first, so that the second process has compiled them when the agent's tests
+#: (tests/bot) start; a folder not listed runs after these.
+FOLDER_ORDER = ("tests/protocol", "tests/blueprint_store", "tests/solver", "tests/experiments", "tests/bot")
+
+
+def folder_rank(path: str) -> int:
+    """Where a test file's folder comes in FOLDER_ORDER (files at the top level first)."""
+    folder = os.path.dirname(path).replace(os.sep, "/")
+    if folder == "tests":
+        return -1
+    for i, name in enumerate(FOLDER_ORDER):
+        if folder == name or folder.startswith(name + "/"):
+            return i
+    return len(FOLDER_ORDER)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run the folders in FOLDER_ORDER, each file's tests in their own order."""
+    rel = {id(item): os.path.relpath(str(item.path), str(config.rootpath)) for item in items}
+    items.sort(key=lambda item: folder_rank(rel[id(item)]))
+
+
 def pytest_sessionfinish(session):
     warm = session.config.stash.get(WARM_KEY, None)
     if warm is not None and warm.poll() is None:
