@@ -11,6 +11,7 @@ a parsed state gives back the same text (round trip).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -293,6 +294,11 @@ def format_state_line(state: BettingState, values: Sequence[float], names: list[
     return f"{STATE_PREFIX}:{state.hand_id}:{state.betting_string()}:{cards}:{vals}:{'|'.join(names)}"
 
 
+#: A value in a ``STATE:`` line: decimal digits, an optional sign and fraction (what
+#: ``format_value`` writes; not Python's wider float syntax: no spaces, ``_``, ``e`` or ``inf``).
+LOGGED_VALUE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
 def parse_state_line(line: str, game: GameDef) -> LoggedHand:
     """Parse a log ``STATE:`` line; checks the values against the rules' payoffs."""
     fields = line.split(":")
@@ -310,10 +316,9 @@ def parse_state_line(line: str, game: GameDef) -> LoggedHand:
         raise MatchStateError(f"expected {game.num_players} values and names in {line[:80]!r}")
     values = []
     for v in values_text:
-        try:
-            values.append(float(v))
-        except ValueError:
-            raise MatchStateError(f"value {v!r} is not a number") from None
+        if not LOGGED_VALUE.fullmatch(v):
+            raise MatchStateError(f"value {v!r} is not a number as the log writes one (like -300 or 12.5)")
+        values.append(float(v))
     try:
         expected = state.payoffs()
     except ValueError as e:

@@ -153,6 +153,10 @@ def test_malformed_state_lines_raise_matchstate_error(line):
         STATE_LINE.replace("300|-300", "300|-299"),  # values disagree with the payoffs
         STATE_LINE.replace("300|-300", "-300|300"),
         STATE_LINE.replace("300|-300", "x|-300"),
+        STATE_LINE.replace("300|-300", "300 |-300"),  # float() would take these four
+        STATE_LINE.replace("300|-300", "3_00|-300"),
+        STATE_LINE.replace("300|-300", "3e2|-300"),
+        STATE_LINE.replace("300|-300", "300.|-300"),
         STATE_LINE.replace("r900f", "r900"),  # not finished
         STATE_LINE.replace(":Alice|Bob", ""),  # a field missing
         STATE_LINE.replace("Alice|Bob", "Alice"),  # one name
