@@ -15,11 +15,13 @@ WARM_ENV = "POKERBOT_TEST_WARM"
 
 
 def pytest_sessionstart(session):
-    """On a fresh clone every numba kernel compiles during the run, one core at a time:
-    compile the agent's solver and evaluation kernels in a second process on the other
-    core meanwhile (each kernel is still compiled once: ``solver.kernel_cache``; on a
-    warm cache this only loads them)."""
+    """On a fresh clone every numba kernel compiles during the run: compile the agent's
+    solver and evaluation kernels in a process of their own meanwhile, so that tests
+    find them compiled (each kernel is still compiled once: ``solver.kernel_cache``; on
+    a warm cache this only loads them). Under pytest-xdist the controller starts it."""
     if os.environ.get(WARM_ENV, "1") == "0" or (os.cpu_count() or 1) < 2:
+        return
+    if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the controller warms
         return
     session.config.stash[WARM_KEY] = subprocess.Popen(
         [sys.executable, "-m", "pokerbot.bot.cli", "warm", "--threads", "2", "--evaluation-first"],
@@ -28,9 +30,10 @@ def pytest_sessionstart(session):
     )
 
 
-#: The test folders in the order they run: those that need few of the agent's solver
-#: kernels first, so that the second process has compiled them when the agent's tests
-#: (tests/bot) start; a folder not listed runs after these.
+#: The test folders in the order they run (or are handed to pytest-xdist's workers):
+#: those that need few of the agent's solver kernels first, so that the warm-up process
+#: has compiled them when the agent's tests (tests/bot) start; a folder not listed runs
+#: after these.
 FOLDER_ORDER = ("tests/protocol", "tests/blueprint_store", "tests/solver", "tests/experiments", "tests/bot")
 
 
@@ -47,8 +50,7 @@ def folder_rank(path: str) -> int:
 
 def pytest_collection_modifyitems(session, config, items):
     """Run the folders in FOLDER_ORDER, each file's tests in their own order."""
-    rel = {id(item): os.path.relpath(str(item.path), str(config.rootpath)) for item in items}
-    items.sort(key=lambda item: folder_rank(rel[id(item)]))
+    items.sort(key=lambda item: folder_rank(os.path.relpath(str(item.path), str(config.rootpath))))
 
 
 def pytest_sessionfinish(session):
