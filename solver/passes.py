@@ -20,7 +20,7 @@ the kernels that run on threads are separate entry points (``run_cfr_parallel``,
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -40,6 +40,10 @@ INDEX_DTYPE = np.uint32
 #: pool's worker and its parent gave different strategies for the same job. Without
 #: them solves are the same bit for bit however compiled, at the same speed.
 FASTMATH = {"nnan", "ninf", "nsz", "arcp", "afn"}
+#: ``inline=`` of a thin wrapper that only fastmath kernels call (``THIN_WRAPPERS``):
+#: numba inlines it into its callers, so that the code it calls is not compiled to
+#: machine code once more for it (numba compiles every kernel with all it calls).
+THIN: Final = "always"
 #: Card index of the missing second card of one-card hands: its totals stay zero.
 NO_CARD = rg.NO_CARD  # NUM_CARDS: per-card totals have NUM_CARDS + 1 entries
 #: Columns of the showdown sweep's card table (see ``ranges.ladder``).
@@ -387,7 +391,7 @@ def showdown_values(
             out[order[t]] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
 
 
-@nb.njit(cache=True, fastmath=FASTMATH)
+@nb.njit(cache=True, fastmath=FASTMATH, inline=THIN)
 def _showdown_node(
     n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, qs,
     tmp, in_order,
@@ -763,7 +767,7 @@ def leaf_card(cards, sample, seed, independent, iteration, player, j):
     return cards[(iteration * sample + j) % n]
 
 
-@nb.njit(cache=True, fastmath=FASTMATH)
+@nb.njit(cache=True, fastmath=FASTMATH, inline=THIN)
 def _leaf_values(leaves, i, base, tree, hands, rule, work):
     """Player i's values at every leaf (rows node - base of ``cfv``), from both
     reaches there (rows slot - base of ``reach``): per continuation k of i, the
@@ -882,7 +886,7 @@ def _continuation_forward(leaves, nodes, lo, hi, rs, o, bd, fw, bw, row):
                     bw[0, tc, h] += fw[k, src, h] * leaves.strategy[c, k, b] if b >= 0 else zero
 
 
-@nb.njit(cache=True, fastmath=FASTMATH)
+@nb.njit(cache=True, fastmath=FASTMATH, inline=THIN)
 def _continuation_sums(leaves, l, o, qo, bd, fw, bw, row, nodes):
     """The other player's (o's) reach in leaf l's continuation tree in one deal (see
     ``_forward_root``): at each decision t, per continuation in ``fw[k, row[t]]`` (a
@@ -972,7 +976,7 @@ def _continuation_backward(leaves, nodes, lo, hi, rs, i, bd, b, hands, bw, qsum,
                         bw[k, t, h] += bw[kc, tc, h]
 
 
-@nb.njit(cache=True, fastmath=FASTMATH)
+@nb.njit(cache=True, fastmath=FASTMATH, inline=THIN)
 def _piece_pass(leaves, p, rs, i, bd, b, hands, fw, bw, qsum, tmp, qs, row, same):
     """Piece p (``LeafData``) in one deal: the forward pass over its nodes (its root's
     row of ``fw`` already made), then the backward pass, leaving its root's values in
@@ -1605,3 +1609,7 @@ def normalise(kind, first_child, num_children, avg, out):
         for c in range(f, f + m):
             for h in range(H):
                 out[c, h] = np.float64(avg[c, h]) / total[h] if total[h] > 0 else 1.0 / m
+
+
+#: The kernels marked ``inline=THIN``: they have no machine code of their own.
+THIN_WRAPPERS = (_showdown_node, _leaf_values, _continuation_sums, _piece_pass)
