@@ -391,7 +391,7 @@ def showdown_values(
             out[order[t]] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
 
 
-@nb.njit(cache=True, fastmath=FASTMATH, inline=THIN)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _showdown_node(
     n, q, out, spent, board_of, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, qs,
     tmp, in_order,
@@ -1612,4 +1612,4 @@ def normalise(kind, first_child, num_children, avg, out):
 
 
 #: The kernels marked ``inline=THIN``: they have no machine code of their own.
-THIN_WRAPPERS = (_showdown_node, _leaf_values, _continuation_sums, _piece_pass)
+THIN_WRAPPERS = (_leaf_values, _continuation_sums, _piece_pass)
