@@ -795,17 +795,22 @@ def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
     if leaves.node.shape[0] == 0:
         return
     draws, _ = _leaf_scale(leaves)
-    if leaves.item_draws > 0 and draws == leaves.item_draws and not (rule.best_response and leaves.full_response):
-        for s in nb.prange(leaves.item_start.shape[0] - 1):
-            _piece_items(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, np.empty_like(work.tmp),
-                         np.empty_like(work.qs))  # fmt: skip
-        for s in nb.prange(leaves.share_start.shape[0] - 1):
-            _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv,
-                        np.empty_like(work.tmp), np.empty_like(work.qs), np.bool_(True))  # fmt: skip
-        return
-    for s in nb.prange(leaves.share_start.shape[0] - 1):
-        _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv, np.empty_like(work.tmp),
-                    np.empty_like(work.qs), np.bool_(False))  # fmt: skip
+    by_items = (
+        leaves.item_draws > 0 and draws == leaves.item_draws and not (rule.best_response and leaves.full_response)
+    )
+    # one parallel loop, run once a phase (phase 0: the items; 1: the shares of the
+    # leaves, from the items' parts when there were items): numba compiles each
+    # parallel loop to machine code of its own, with everything it calls
+    for phase in range(0 if by_items else 1, 2):
+        tasks = (leaves.item_start.shape[0] if phase == 0 else leaves.share_start.shape[0]) - 1
+        for s in nb.prange(tasks):
+            tmp = np.empty_like(work.tmp)
+            qs = np.empty_like(work.qs)
+            if phase == 0:
+                _piece_items(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, tmp, qs)
+            else:
+                _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv, tmp, qs,
+                            np.bool_(by_items))  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)

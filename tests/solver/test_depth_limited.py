@@ -756,13 +756,16 @@ def test_whole_trees_turns_the_cut_off_and_back(flop_spot):
 
 
 def test_the_thin_wrappers_have_no_machine_code_of_their_own(spot):
-    """The leaf pass's thin wrappers are inlined into their callers (so that the code they
-    call is not compiled once more for each): a solve and a best response through them
-    leave them uncompiled."""
+    """The pass's thin wrappers are inlined into their callers (so that the code they
+    call is not compiled once more for each): solves and best responses through them,
+    on one thread and on two, leave them uncompiled."""
     sub, _, strategy, mix = spot
-    cfr.solve(sub, 2, card_samples=1, seed=1)
-    for p in (0, 1):
-        cfr.counterfactual_values(sub, strategy, p, best_response=True, leaf_strategy=mix)
+    for threads in (1, 2):
+        cfr.solve(sub, 2, card_samples=1, seed=1, threads=threads)
+        for p in (0, 1):
+            cfr.counterfactual_values(sub, strategy, p, best_response=True, leaf_strategy=mix, threads=threads)
     assert passes.THIN_WRAPPERS and all(k.signatures == [] for k in passes.THIN_WRAPPERS)
     # negative control: a kernel the pass reaches, not inlined, has its machine code
     assert passes.compat_sums.signatures
+    if cfr.usable_threads(2) > 1:  # the threaded passes ran
+        assert passes.run_cfr_parallel.signatures and passes.traverse_parallel.signatures
