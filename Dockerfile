@@ -74,11 +74,12 @@ RUN set -eu; \
 # With `none` a throwaway tiny blueprint drives the warm-up and is deleted in the same
 # step. First the agent's own start-up warm-up (`pokerbot warm`: it compiles every
 # kernel the player uses, which on a cold cache takes longer than a dealer waits for a
-# player to connect), then matches. They cover the agent
+# player to connect; `--double-precision`: also the metrics' kernels, which evaluation
+# tools run in the container use), then matches. They cover the agent
 # (blueprint rounds, river solves; nested re-solves after the random player's odd bet
 # sizes and safe re-solves after the other agent's bets, which evaluate the old
-# solution in float64; turn solving on two threads) and the blueprint player on every
-# round (river buckets computed on the fly).
+# solution in the solver's precision; turn solving on two threads) and the blueprint
+# player on every round (river buckets computed on the fly).
 RUN set -eu; \
     mkdir -p /tmp/warm; \
     bp=/blueprints/default.bp; \
@@ -89,7 +90,7 @@ RUN set -eu; \
     fi; \
     pokerbot selfcheck --hands 300 > /tmp/warm/selfcheck.txt || { cat /tmp/warm/selfcheck.txt; exit 1; }; \
     agent="pokerbot play --strategy libratus --solve-seconds 0.2 --blueprint $bp"; \
-    pokerbot warm --blueprint "$bp"; \
+    pokerbot warm --blueprint "$bp" --double-precision; \
     m() { out=/tmp/warm/$1; shift; \
           pokerbot match "$@" --out "$out" || { tail -n 20 "$out"/*.stderr; exit 1; }; }; \
     m agent "$agent" random --hands 40 --seed 3; \

@@ -47,7 +47,9 @@ from .tree import CHANCE, DECISION, LEAF, PublicTree
 #: Solves keep regrets, strategies, reaches and values in single precision: it halves
 #: the working set (the river reference tree then fits in a core's L2 cache, about 2.8x
 #: faster per node); sums over hands in the terminal sweeps stay in double. Exact
-#: evaluations (best response, exploitability, node values) run in double.
+#: evaluations (best response, exploitability, node values) run in double by default;
+#: the agent evaluates its solutions in play in this precision (``dtype=SOLVE_DTYPE``),
+#: on the kernels its solves compiled.
 SOLVE_DTYPE = np.float32
 
 
@@ -333,28 +335,27 @@ def evaluation_pass(
     seed: int = 0,
     with_leaves: bool = True,
     threads: int = 1,
+    dtype=np.float64,
 ) -> Workspace:
-    """One pass of ``player`` in double precision with no update, from both players'
-    ``root_reach``: its workspace holds the values and reaches at every node.
+    """One pass of ``player`` with no update, from both players' ``root_reach``: its
+    workspace holds the values and reaches at every node, in ``dtype`` (double, or
+    ``SOLVE_DTYPE``: the solver's precision and most of its kernels).
     ``leaf_sample``: value the leaves on that many cards (deals) of a shuffle keyed by
     ``seed`` (an unbiased estimate; 0: every one). ``with_leaves`` False: no leaf
     values (the reaches are still exact). ``threads``: the leaves valued on that many
     (the values are the same)."""
-    w = Workspace(sub)
-    rule = PassRule(
-        np.ascontiguousarray(strategy), np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, best_response, False
-    )
+    w = Workspace(sub, dtype)
+    none = np.zeros((1, 1), dtype=dtype)
+    rule = PassRule(np.ascontiguousarray(strategy, dtype=dtype), none, none.copy(), 0.0, False, best_response, False)
     use = usable_threads(threads) if with_leaves else 1
     if with_leaves:
-        leaves = leaf_data(
-            sub, sample=leaf_sample, seed=seed, leaf_strategy=leaf_strategy, full_response=full_response, shares=use
-        )
+        leaves = leaf_data(sub, dtype, leaf_sample, seed, leaf_strategy, full_response=full_response, shares=use)
     else:
-        leaves = no_leaves(np.float64)
+        leaves = no_leaves(dtype)
     parallel = use > 1 and max(len(leaves.share_start), len(leaves.item_start)) > 2
-    (traverse_parallel if parallel else traverse)(
-        player, *sub.kernel_args(), root_reach[0], root_reach[1], rule, w.args(), leaves
-    )
+    reach = np.ascontiguousarray(root_reach, dtype=dtype)
+    kernel = traverse_parallel if parallel else traverse
+    kernel(player, *sub.kernel_args(), reach[0], reach[1], rule, w.args(), leaves)
     return w
 
 
@@ -366,6 +367,7 @@ def counterfactual_values(
     leaf_strategy: np.ndarray | None = None,
     full_response: bool = False,
     threads: int = 1,
+    dtype=np.float64,
 ) -> np.ndarray:
     """Counterfactual values at the root, per live hand of ``player``, when both play
     ``strategy`` (or ``player`` best-responds to the other's part of it). In a
@@ -373,8 +375,11 @@ def counterfactual_values(
     uniform); a best response picks the best continuation per hand at each leaf, or,
     ``full_response``, best-responds over the continuation trees (exactly, over the
     tree's deals: every card from the turn; from the flop, every runout when the tree
-    was built with them all) to the other's mix. ``threads``: as ``evaluation_pass``."""
-    w = evaluation_pass(sub, strategy, player, best_response, sub.reach, leaf_strategy, full_response, threads=threads)
+    was built with them all) to the other's mix. ``threads``, ``dtype``: as
+    ``evaluation_pass``."""
+    w = evaluation_pass(
+        sub, strategy, player, best_response, sub.reach, leaf_strategy, full_response, threads=threads, dtype=dtype
+    )
     return w.cfv[0].copy()
 
 
@@ -388,12 +393,13 @@ def node_values(
     leaf_sample: int = 0,
     seed: int = 0,
     threads: int = 1,
+    dtype=np.float64,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Counterfactual values of ``player`` at every node (nodes, H), and both players'
-    reaches at every node (2, nodes, H). ``root_reach`` replaces the subgame's;
-    ``leaf_strategy`` as in ``counterfactual_values``; ``leaf_sample``, ``seed`` and
-    ``threads`` as in ``evaluation_pass`` (a depth-limited flop subgame's values from a
-    few runouts)."""
+    reaches at every node (2, nodes, H), in ``dtype``. ``root_reach`` replaces the
+    subgame's; ``leaf_strategy`` as in ``counterfactual_values``; ``leaf_sample``,
+    ``seed``, ``threads`` and ``dtype`` as in ``evaluation_pass`` (a depth-limited flop
+    subgame's values from a few runouts)."""
     w = evaluation_pass(
         sub,
         strategy,
@@ -404,6 +410,7 @@ def node_values(
         leaf_sample=leaf_sample,
         seed=seed,
         threads=threads,
+        dtype=dtype,
     )
     reaches = np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
     return w.cfv, reaches
@@ -450,11 +457,14 @@ def best_response_with_leaf_values(
     return cfv
 
 
-def node_reaches(sub: Subgame, strategy: np.ndarray, root_reach: np.ndarray | None = None) -> np.ndarray:
+def node_reaches(
+    sub: Subgame, strategy: np.ndarray, root_reach: np.ndarray | None = None, dtype=np.float64
+) -> np.ndarray:
     """Both players' reaches at every node (2, nodes, H) when they play ``strategy``
-    (one forward pass; no values, so a depth-limited tree's leaves cost nothing)."""
+    (one forward pass; no values, so a depth-limited tree's leaves cost nothing), in
+    ``dtype`` (as in ``evaluation_pass``)."""
     w = evaluation_pass(
-        sub, strategy, 0, False, sub.reach if root_reach is None else root_reach, None, with_leaves=False
+        sub, strategy, 0, False, sub.reach if root_reach is None else root_reach, None, with_leaves=False, dtype=dtype
     )
     return np.stack([w.reach[p][sub.slot[p]] for p in (0, 1)])
 
@@ -480,18 +490,20 @@ def exploitability(
     leaf_strategy: np.ndarray | None = None,
     full_response: bool = False,
     threads: int = 1,
+    dtype=np.float64,
 ) -> float:
     """Exploitability of ``strategy`` in chips per hand: the mean of the two players'
     best-response values (expected over the joint deal of compatible hands). In a
     depth-limited subgame the best response chooses among the continuations only,
     or, ``full_response``, responds over the rest of the hand to the mix of
     continuations ``leaf_strategy`` commits to (see ``counterfactual_values``; the
-    leaves valued on ``threads``)."""
+    leaves valued on ``threads``). The passes in ``dtype`` (``evaluation_pass``; the
+    sums in double)."""
     joint = joint_weight(sub)
-    br = [
-        float(sub.reach[p] @ counterfactual_values(sub, strategy, p, True, leaf_strategy, full_response, threads))
-        for p in (0, 1)
-    ]
+    br = []
+    for p in (0, 1):
+        values = counterfactual_values(sub, strategy, p, True, leaf_strategy, full_response, threads, dtype)
+        br.append(float(sub.reach[p] @ values))
     return (br[0] + br[1]) / 2.0 / joint
 
 

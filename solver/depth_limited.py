@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .passes import LeafData, no_leaves
+from .passes import LeafData, no_leaves, response_scratch
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, SHOWDOWN, ContinuationTree, PublicTree
 
 #: Pluribus's continuation biases: the blueprint, and its fold, call and raise
@@ -353,7 +353,8 @@ def leaf_data(
     leaf strategy (or ``leaf_strategy``, (2, L, K, hands)), zero averages; ``no_leaves``
     when the subgame has none. ``sample`` cards per pass (0: every card), in turn
     from a keyed shuffle or, ``independent``, drawn independently. ``full_response``:
-    best responses range over the whole continuation trees (every card or deal).
+    best responses range over the whole continuation trees (every card or deal; double
+    precision only).
     ``shares``: for as many threads: (piece, card) items in that many shares of about
     equal work (``leaf_pieces``, ``leaf_items``), where their values fit in
     ``MAX_ITEM_BYTES``, else the leaves cut into that many shares (``leaf_shares``)."""
@@ -374,6 +375,8 @@ def leaf_data(
         raise ValueError("sample must be 0 (every card) or a positive number of cards")
     if full_response and sample != 0:
         raise ValueError("a full best response below the leaves takes every card (sample 0)")
+    if full_response and response_scratch(dtype, (0,)) is None:
+        raise ValueError("a full best response below the leaves is computed in double precision (float64)")
     cards = c.cards if sample == 0 else np.random.default_rng(seed).permutation(c.cards)
     if full_response and (np.diff(c.group[cards]) != 0).sum() != len(np.unique(c.group[cards])) - 1:
         raise ValueError("the deals of a turn card must be listed together")
@@ -419,7 +422,7 @@ def leaf_data(
         np.zeros((T, K, widest, H), dtype=dtype),
         np.zeros((T, K, H), dtype=dtype),
         np.zeros((T, H), dtype=dtype),
-        np.zeros((T, 3, widest, H) if full_response else (T, 3, 0, 0), dtype=dtype),
+        response_scratch(dtype, (T, 3, widest, H) if full_response else (T, 3, 0, 0)),
         item_start,
         items.astype(np.int64),
         int(item_draws),

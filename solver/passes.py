@@ -10,8 +10,10 @@ arrays bundled in NamedTuples (``TreeArrays``, ``HandArrays``, ``PassRule``, ``S
 ``BlockArrays``; ``Subgame.kernel_args`` and ``Subgame.block_arrays`` make them); the
 per-node kernels take plain arrays.
 
-Each kernel compiles once per precision (single for solves, double for evaluation):
-numba compiles a separate copy for a constant argument (typed as that literal), so
+Each kernel compiles once per precision (single for solves and the agent's
+evaluations, double for the metrics'); a full best response below the leaves is
+double-precision code only (``LeafData.response``: None in single precision prunes it).
+Numba compiles a separate copy for a constant argument (typed as that literal), so
 calls between kernels pass typed values (``np.int64(0)``, ``np.bool_(False)``), and
 the kernels that run on threads are separate entry points (``run_cfr_parallel``,
 ``traverse_parallel``), so that a one-thread solve never compiles them.
@@ -158,7 +160,9 @@ class LeafData(NamedTuple):
     when ``independent``. ``group[d]``: deals sharing the cards of the stages before
     the last (from the flop: the turn card; listed together in ``cards``);
     ``full_response``: a best-responding pass responds over the whole continuation
-    trees, every deal of ``cards`` (not only by choosing among the continuations).
+    trees, every deal of ``cards`` (not only by choosing among the continuations),
+    in ``response``'s scratch: double precision only; in single precision (solves)
+    ``response`` is None and the kernels hold no code for it.
     ``regret``, ``sigma``, ``avg``: (2, leaves, K, hands) per player. The leaves are
     cut into shares (``share_leaves[share_start[s]:share_start[s + 1]]``), each with
     its own scratch (the first axis of ``forward`` .. ``response``), so that shares
@@ -204,7 +208,7 @@ class LeafData(NamedTuple):
     backward: np.ndarray  # (shares, K, widest, hands)
     values: np.ndarray  # (shares, K, hands)
     summed: np.ndarray  # (shares, hands)
-    response: np.ndarray  # (shares, 3, widest, hands) with full_response, else (shares, 3, 0, 0)
+    response: np.ndarray | None  # double: (shares, 3, widest, hands) with full_response, else (shares, 3, 0, 0)
     item_start: np.ndarray  # (shares + 1,) int64
     items: np.ndarray  # (pieces * item_draws,) int64
     item_draws: int
@@ -219,6 +223,12 @@ class LeafData(NamedTuple):
     piece_leaf: np.ndarray  # (pieces,) int64
 
 
+def response_scratch(dtype, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``LeafData.response``: zeros of ``shape`` in double precision, None in single
+    (a solve never best-responds; the kernels it runs then hold no code for it)."""
+    return np.zeros(shape, dtype=dtype) if np.dtype(dtype) == np.float64 else None
+
+
 def no_leaves(dtype=np.float64) -> LeafData:
     """The LeafData of a tree without leaves (kernels then skip leaf work)."""
     z8 = np.zeros(0, dtype=np.int8)
@@ -230,7 +240,7 @@ def no_leaves(dtype=np.float64) -> LeafData:
         z64.copy(), 0.0, 0, 0, False, z64.copy(), False, np.zeros((2, 0, 1, 0), dtype=dtype),
         np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros((2, 0, 1, 0), dtype=dtype), np.zeros(2, dtype=np.int64),
         z64.copy(), np.zeros((1, 1, 1, 0), dtype=dtype), np.zeros((1, 1, 1, 0), dtype=dtype),
-        np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype), np.zeros((1, 3, 0, 0), dtype=dtype),
+        np.zeros((1, 1, 0), dtype=dtype), np.zeros((1, 0), dtype=dtype), response_scratch(dtype, (1, 3, 0, 0)),
         np.zeros(1, dtype=np.int64), z64.copy(), 0, np.zeros((0, 1, 0), dtype=dtype), np.zeros(0, dtype=np.bool_),
         z64.copy(), np.zeros(1, dtype=np.int64), z64.copy(), np.zeros(1, dtype=np.int64), z64.copy(),
         np.zeros(1, dtype=np.int64), z64.copy(),
@@ -782,7 +792,10 @@ def _leaf_values(leaves, i, base, tree, hands, rule, work):
     if leaves.node.shape[0] == 0:
         return
     for s in range(leaves.share_start.shape[0] - 1):
-        _leaf_share(leaves, s, i, base, tree, hands, rule, work.reach, work.cfv, work.tmp, work.qs, np.bool_(False))
+        _leaf_share(
+            leaves, s, i, base, tree, hands, rule, work.reach, work.cfv, work.tmp, work.qs, np.bool_(False),
+            leaves.response,
+        )  # fmt: skip
 
 
 @nb.njit(cache=True, parallel=True)
@@ -810,7 +823,7 @@ def _leaf_values_parallel(leaves, i, base, tree, hands, rule, work):
                 _piece_items(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, tmp, qs)
             else:
                 _leaf_share(leaves, np.int64(s), i, base, tree, hands, rule, work.reach, work.cfv, tmp, qs,
-                            np.bool_(by_items))  # fmt: skip
+                            np.bool_(by_items), leaves.response)  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
@@ -1139,13 +1152,16 @@ def _leaf_finish(leaves, l, i, base, tree, rule, reach, cfv, vals, scale):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs, from_parts):
+def _leaf_share(leaves, s, i, base, tree, hands, rule, reach, cfv, tmp, qs, from_parts, responses):
     """``_leaf_values`` for the leaves of share s, in its scratch and ``tmp``, ``qs``:
     each leaf's cards summed in pass order, then ``_leaf_finish`` (``from_parts``: the
-    pieces' values from ``leaves.parts``, see ``_leaf_deal``)."""
-    if rule.best_response and leaves.full_response:
-        _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs)
-        return
+    pieces' values from ``leaves.parts``, see ``_leaf_deal``); a full best response
+    (``_leaf_response``) in ``responses`` (``leaves.response``; None: numba compiles
+    this kernel without that branch)."""
+    if responses is not None:  # an argument typed None: the branch is pruned before typing
+        if rule.best_response and leaves.full_response:
+            _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs, responses)
+            return
     H = hands.c1.shape[0]
     K = leaves.sigma.shape[2]
     fw = leaves.forward[s]
@@ -1197,23 +1213,23 @@ def _best_or_sum(values, t, first, count, mine):
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
+def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs, responses):
     """Player i's best-response values at every leaf over the whole continuation
     trees (not only a choice among the continuations), against the other player's
     mix of continuations, exact over every deal of ``leaves.cards``: a decision of
     i in the last stage maximises per deal; one in an earlier stage (from the flop:
     the turn) maximises the sum over the deals of its ``group``, which i cannot tell
     apart there. Deals of a group are consecutive in ``cards``. The leaves of share s,
-    in its scratch."""
+    in its scratch (and ``responses[s]``: ``leaves.response``)."""
     slot = tree.slot
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows = hands[:10]
     H = c1.shape[0]
     o = 1 - i
     S = leaves.bucket.shape[1]
     fw = leaves.forward[s]
-    q = leaves.response[s, 0]
-    v = leaves.response[s, 1]
-    acc = leaves.response[s, 2]
+    q = responses[s, 0]
+    v = responses[s, 1]
+    acc = responses[s, 2]
     total = leaves.summed[s]
     zero = cfv.dtype.type(0.0)
     ncards = leaves.cards.shape[0]
@@ -1235,7 +1251,7 @@ def _leaf_response(leaves, s, i, base, tree, hands, reach, cfv, tmp, qs):
                         acc[t, h] = zero
             bd = leaves.bucket[d]
             bk = bd[0]
-            _continuation_sums(leaves, l, o, qo, bd, fw, leaves.response[s], row, nodes)  # q: the terminals' rows
+            _continuation_sums(leaves, l, o, qo, bd, fw, responses[s], row, nodes)  # q: the terminals' rows
             b = leaves.board[d]
             for t in range(R - 1, -1, -1):  # i's values in this deal: terminals and last-stage decisions
                 n = rs + t

@@ -11,13 +11,18 @@ SOLVER_STAGES = ("hand strengths and subgames", "the solver on one thread", "eva
 
 
 def load_solver_kernels(
-    threads: int = 1, stage: Callable[[str], None] | None = None, evaluation_first: bool = False
+    threads: int = 1,
+    stage: Callable[[str], None] | None = None,
+    evaluation_first: bool = False,
+    double_precision: bool = False,
 ) -> None:
-    """Load (on a fresh machine: compile) every kernel a solve and an evaluation use:
-    a small depth-limited turn subgame (the river after each open line continued by
-    fixed strategies) solved on one thread, plain, with a gadget and from a warm start,
-    and evaluated in double precision; with ``threads`` > 1 also solved (plain and from
-    a warm start) and evaluated on threads.
+    """Load (on a fresh machine: compile) every kernel the agent's solves and its
+    evaluations in play use: a small depth-limited turn subgame (the river after each
+    open line continued by fixed strategies) solved on one thread, plain, with a gadget
+    and from a warm start, and evaluated in the solve's precision (``SOLVE_DTYPE``); with
+    ``threads`` > 1 also solved (plain and from a warm start) and evaluated on threads.
+    ``double_precision``: the evaluation in double precision too (the metrics': best
+    responses, exploitability; the tools and the tests use them, the agent does not).
     Kernels depend on the types of their arguments only, so this spot covers every
     subgame's. ``stage(name)`` is told each of SOLVER_STAGES as it starts.
     ``evaluation_first``: the evaluation's kernels before the solver's (a second
@@ -29,7 +34,7 @@ def load_solver_kernels(
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.protocol.gamedef import bundled_game
 
-    from .cfr import Gadget, WarmStart, average_strategy, node_values, opponent_weights, solve
+    from .cfr import SOLVE_DTYPE, Gadget, WarmStart, average_strategy, node_values, opponent_weights, solve
     from .depth_limited import attach_continuations, normalised_leaf_strategy
     from .ranges import hole_hands
     from .subgame import make_subgame
@@ -84,10 +89,13 @@ def load_solver_kernels(
     leaves = len(trees)  # one continuation tree a leaf
     uniform_mix = normalised_leaf_strategy(np.ones((2, leaves, 2, H), dtype=np.float32))
 
+    precisions = (SOLVE_DTYPE, np.float64) if double_precision else (SOLVE_DTYPE,)
+
     def evaluation() -> None:
         tell(2)
-        for p in (0, 1):
-            node_values(sub, uniform_strategy, p, leaf_strategy=uniform_mix, leaf_sample=1)
+        for dtype in precisions:
+            for p in (0, 1):
+                node_values(sub, uniform_strategy, p, leaf_strategy=uniform_mix, leaf_sample=1, dtype=dtype)
         opponent_weights(sub, 0)
 
     for part in (evaluation, solver) if evaluation_first else (solver, evaluation):
@@ -96,4 +104,5 @@ def load_solver_kernels(
         tell(3)
         solve(sub, 2, card_samples=1, threads=2)
         solve(sub, 1, card_samples=1, threads=2, warm_start=WarmStart(uniform_strategy, 2, deals=1))
-        node_values(sub, uniform_strategy, 0, leaf_strategy=uniform_mix, leaf_sample=1, threads=2)
+        for dtype in precisions:
+            node_values(sub, uniform_strategy, 0, leaf_strategy=uniform_mix, leaf_sample=1, threads=2, dtype=dtype)

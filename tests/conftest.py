@@ -16,7 +16,8 @@ WARM_ENV = "POKERBOT_TEST_WARM"
 
 def pytest_sessionstart(session):
     """On a fresh clone every numba kernel compiles during the run: compile the agent's
-    solver and evaluation kernels in a process of their own meanwhile, so that tests
+    solver and evaluation kernels (and the evaluation's in double precision, which the
+    metrics use) in a process of their own meanwhile, so that tests
     find them compiled (each kernel is still compiled once: ``solver.kernel_cache``; on
     a warm cache this only loads them). Under pytest-xdist the controller starts it."""
     if os.environ.get(WARM_ENV, "1") == "0" or (os.cpu_count() or 1) < 2:
@@ -24,7 +25,8 @@ def pytest_sessionstart(session):
     if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the controller warms
         return
     session.config.stash[WARM_KEY] = subprocess.Popen(
-        [sys.executable, "-m", "pokerbot.bot.cli", "warm", "--threads", "2", "--evaluation-first"],
+        [sys.executable, "-m", "pokerbot.bot.cli", "warm", "--threads", "2", "--evaluation-first"]
+        + ["--double-precision"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -166,9 +166,10 @@ class Solution:
     _values: dict = field(default_factory=dict)
 
     def values(self, player: int) -> tuple[np.ndarray, np.ndarray]:
-        """Counterfactual values of ``player`` at every node, and both reaches."""
+        """Counterfactual values of ``player`` at every node, and both reaches (computed
+        in the solve's precision, on the kernels the solves compiled; returned in double)."""
         if player not in self._values:
-            self._values[player] = cfr.node_values(
+            cfv, reaches = cfr.node_values(
                 self.sub,
                 self.strategy,
                 player,
@@ -176,14 +177,16 @@ class Solution:
                 leaf_sample=self.value_deals,
                 seed=self.seed,
                 threads=self.threads,
+                dtype=cfr.SOLVE_DTYPE,
             )
+            self._values[player] = (cfv.astype(np.float64), reaches.astype(np.float64))
         return self._values[player]
 
     def reaches(self) -> np.ndarray:
         """Both players' reaches at every node (no values needed: cheap at any depth)."""
         if self._values:
             return next(iter(self._values.values()))[1]
-        return cfr.node_reaches(self.sub, self.strategy)
+        return cfr.node_reaches(self.sub, self.strategy, dtype=cfr.SOLVE_DTYPE).astype(np.float64)
 
 
 def _events(root: BettingState, state: BettingState) -> list[tuple[str, Action | int]]:

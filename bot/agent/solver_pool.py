@@ -76,9 +76,9 @@ MIN_SOLVE = 0.01
 
 def run_job(job: SolveJob) -> cfr.SolveResult:
     """Solve; for an unsafe full-depth solve (no gadget) also measure the result's
-    exploitability in the subgame (two best-response passes, about two iterations'
-    work), which the agent logs. A depth-limited solve is not measured: a pass over
-    every next card costs many of its sampled iterations."""
+    exploitability in the subgame (two best-response passes in the solve's precision,
+    about two iterations' work), which the agent logs. A depth-limited solve is not
+    measured: a pass over every next card costs many of its sampled iterations."""
     deadline = job.deadline
     if job.sent > 0:  # monotonic time is the machine's: comparable between processes
         deadline = max(deadline - (time.monotonic() - job.sent), MIN_SOLVE)
@@ -94,7 +94,7 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
         warm_start=job.warm_start,
     )
     if job.gadget is None and job.sub.continuations is None:
-        r.exploitability = cfr.exploitability(job.sub, r.strategy)
+        r.exploitability = cfr.exploitability(job.sub, r.strategy, dtype=cfr.SOLVE_DTYPE)
     return r
 
 

@@ -19,6 +19,10 @@ EVALUATION_FIRST_HELP = (
     "the evaluation's kernels before the solver's, and no blueprint: a second warm-up started beside a first "
     "compiles them meanwhile (pokerbot match does that on two cores or more)"
 )
+DOUBLE_PRECISION_HELP = (
+    "also the evaluation's kernels in double precision (the metrics': best responses and exploitability, which "
+    "the tools and the tests use; the agent evaluates in the solver's precision)"
+)
 PROGRESS_HELP = "print progress as JSON lines on stdout: {stage, index, stages}, {compiling, compiled}, then {done}"
 
 
@@ -27,6 +31,7 @@ def add(sub) -> None:
     w = sub.add_parser("warm", help=help_)
     w.add_argument("--blueprint", default=None, metavar="PATH", help=BLUEPRINT_HELP)
     w.add_argument("--evaluation-first", action="store_true", help=EVALUATION_FIRST_HELP)
+    w.add_argument("--double-precision", action="store_true", help=DOUBLE_PRECISION_HELP)
     w.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     w.add_argument("--threads", type=positive, default=1, help="also the kernels of solves on this many threads")
     w.set_defaults(func=run)
@@ -75,8 +80,12 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             assert isinstance(agent, LibratusAgent)  # what make_strategy("libratus") makes
             agent.prepare(stage)
+            if args.double_precision:  # the agent's kernels are loaded: this compiles the double ones only
+                load_solver_kernels(args.threads, double_precision=True)
         else:
-            load_solver_kernels(args.threads, stage, evaluation_first=args.evaluation_first)
+            load_solver_kernels(
+                args.threads, stage, evaluation_first=args.evaluation_first, double_precision=args.double_precision
+            )
     seconds = time.time() - t0
     say(done=round(seconds, 1), compiled=compiled)
     if not args.progress:

@@ -755,6 +755,50 @@ def test_whole_trees_turns_the_cut_off_and_back(flop_spot):
     assert depth_limited.BUSY == 0.9 and len(depth_limited.leaf_data(sub, sample=1, shares=16).piece_leaf) > L
 
 
+def test_a_full_response_below_the_leaves_is_double_precision_only(spot):
+    """Single-precision passes (solves, the agent's evaluations) carry no scratch for a
+    full best response below the leaves (``LeafData.response`` None: numba compiles them
+    without that code, see ``tests/bot/test_bench_compile.py``), so asking one for it is
+    an error; in double precision it is there and responds over the continuation trees
+    (more than choosing among the continuations)."""
+    sub, _, strategy, mix = spot
+    assert depth_limited.leaf_data(sub, cfr.SOLVE_DTYPE).response is None
+    assert passes.no_leaves(cfr.SOLVE_DTYPE).response is None
+    assert depth_limited.leaf_data(sub, np.float64, full_response=True).response is not None
+    with pytest.raises(ValueError, match="double precision"):
+        cfr.counterfactual_values(sub, strategy, 0, True, mix, full_response=True, dtype=cfr.SOLVE_DTYPE)
+    for p in (0, 1):
+        full = cfr.counterfactual_values(sub, strategy, p, True, mix, full_response=True)
+        choice = cfr.counterfactual_values(sub, strategy, p, True, mix)
+        assert (full >= choice - 1e-9 * np.abs(choice).max()).all() and (full > choice + 1e-6).any()
+
+
+def test_single_precision_values_are_the_double_ones_rounded(spot):
+    """The agent evaluates its solutions in the solve's precision (``dtype=SOLVE_DTYPE``):
+    node values, reaches, best responses and a full subgame's exploitability must match
+    the double-precision ones to single precision's rounding (a wrongly cast strategy,
+    reach or leaf mix would be off by far more); sampled leaf values too, on the same
+    keyed cards."""
+    sub, full, strategy, mix = spot
+    f32 = cfr.SOLVE_DTYPE
+    for p in (0, 1):
+        for sample in (0, 2):
+            v64, r64 = cfr.node_values(sub, strategy, p, leaf_strategy=mix, leaf_sample=sample, seed=4)
+            v32, r32 = cfr.node_values(sub, strategy, p, leaf_strategy=mix, leaf_sample=sample, seed=4, dtype=f32)
+            assert v32.dtype == f32 and r32.dtype == f32
+            scale = np.abs(v64).max()
+            assert scale > 0 and np.abs(v32 - v64).max() <= 1e-5 * scale
+            np.testing.assert_allclose(r32, r64, rtol=1e-5, atol=1e-7)
+        b64 = cfr.counterfactual_values(sub, strategy, p, True, mix)
+        b32 = cfr.counterfactual_values(sub, strategy, p, True, mix, dtype=f32)
+        assert np.abs(b32 - b64).max() <= 1e-5 * np.abs(b64).max()
+        assert not np.allclose(b64, cfr.counterfactual_values(sub, strategy, p, False, mix))  # a response differs
+    np.testing.assert_allclose(cfr.node_reaches(sub, strategy, dtype=f32), cfr.node_reaches(sub, strategy), rtol=1e-5)
+    r = cfr.solve(full, 5)
+    e64, e32 = cfr.exploitability(full, r.strategy), cfr.exploitability(full, r.strategy, dtype=f32)
+    assert e64 > 0 and abs(e32 - e64) <= 1e-5 * full.pot
+
+
 def test_the_thin_wrappers_have_no_machine_code_of_their_own(spot):
     """The pass's thin wrappers are inlined into their callers (so that the code they
     call is not compiled once more for each): solves and best responses through them,
