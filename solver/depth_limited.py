@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .passes import LeafData, no_leaves, response_scratch
+from .passes import LeafData, can_respond_fully, no_leaves, response_scratch
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, SHOWDOWN, ContinuationTree, PublicTree
 
 #: Pluribus's continuation biases: the blueprint, and its fold, call and raise
@@ -375,7 +375,7 @@ def leaf_data(
         raise ValueError("sample must be 0 (every card) or a positive number of cards")
     if full_response and sample != 0:
         raise ValueError("a full best response below the leaves takes every card (sample 0)")
-    if full_response and response_scratch(dtype, (0,)) is None:
+    if full_response and not can_respond_fully(dtype):
         raise ValueError("a full best response below the leaves is computed in double precision (float64)")
     cards = c.cards if sample == 0 else np.random.default_rng(seed).permutation(c.cards)
     if full_response and (np.diff(c.group[cards]) != 0).sum() != len(np.unique(c.group[cards])) - 1:

@@ -223,10 +223,16 @@ class LeafData(NamedTuple):
     piece_leaf: np.ndarray  # (pieces,) int64
 
 
+def can_respond_fully(dtype) -> bool:
+    """Whether passes in ``dtype`` can best-respond over the whole continuation trees
+    (``LeafData.full_response``): in double precision only."""
+    return np.dtype(dtype) == np.float64
+
+
 def response_scratch(dtype, shape: tuple[int, ...]) -> np.ndarray | None:
-    """``LeafData.response``: zeros of ``shape`` in double precision, None in single
-    (a solve never best-responds; the kernels it runs then hold no code for it)."""
-    return np.zeros(shape, dtype=dtype) if np.dtype(dtype) == np.float64 else None
+    """``LeafData.response``: zeros of ``shape`` where ``can_respond_fully(dtype)``, else
+    None (a solve never best-responds; the kernels it runs then hold no code for it)."""
+    return np.zeros(shape, dtype=dtype) if can_respond_fully(dtype) else None
 
 
 def no_leaves(dtype=np.float64) -> LeafData:
