@@ -54,13 +54,16 @@ def test_relative_links_resolve(path):
     assert broken_links(path, open(os.path.join(ROOT, path)).read()) == []
 
 
-def test_broken_links_are_found():
-    # negative control: a missing file, a missing heading and a path out of the tree
+def test_broken_links_are_found(tmp_path):
+    # negative control: a missing file, a missing heading, and a file that exists outside the tree
+    outside = tmp_path / "page.md"
+    outside.write_text("# Page\n")
+    away = os.path.relpath(outside, ROOT)
     text = (
-        "[a](docs/usage.md#blueprints) [b](docs/no-such-page.md) [c](docs/usage.md#no-such-heading) "
-        "[d](../shared/DESIGN.md) [e](https://example.org/x) `[f](nowhere.md)`"
+        f"[a](docs/usage.md#blueprints) [b](docs/no-such-page.md) [c](docs/usage.md#no-such-heading) "
+        f"[d]({away}) [e](https://example.org/x) `[f](nowhere.md)`"
     )
-    expected = ["docs/no-such-page.md", "docs/usage.md#no-such-heading", "../shared/DESIGN.md"]
+    expected = ["docs/no-such-page.md", "docs/usage.md#no-such-heading", away]
     assert broken_links("README.md", text) == expected
 
 
