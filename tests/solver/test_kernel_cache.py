@@ -14,20 +14,46 @@ CHILD = """
 import os, sys, time
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.solver import kernel_cache, ranges
-go, locks = sys.argv[1], sys.argv[2]
-if locks != "shared":
+go, locks, me = sys.argv[1], sys.argv[2], sys.argv[3]
+other = str(1 - int(me))
+if locks == "broken":
+    kernel_cache.held = lambda kernel, signature: __import__("contextlib").nullcontext()  # a lock that never holds
+elif locks != "shared":
     kernel_cache.lock_directory = lambda: locks  # a lock folder of its own: nothing shared
-open(go + "." + sys.argv[3], "w").close()  # imported, waiting
+kernel_cache.on_wait = lambda line: open(go + ".waiting." + me, "w").close()
+
+def meet(kernel, depth):
+    # On a cache miss of the barrier kernel, before compiling it (so before either
+    # process can have cached it): wait until the other process is compiling it too, or
+    # is waiting for a lock this one holds. Whichever process is faster, two processes
+    # without a shared lock then both compile it, and two with one never do.
+    if kernel != BARRIER or os.path.exists(go + ".compiling." + me):
+        return
+    open(go + ".compiling." + me, "w").close()
+    deadline = time.monotonic() + 240
+    while not any(os.path.exists(go + x + other) for x in (".compiling.", ".waiting.")):
+        if time.monotonic() > deadline:
+            sys.exit("the other process neither compiled " + BARRIER + " nor waited for a lock")
+        time.sleep(0.002)
+
+BARRIER = "solver.evaluator._card_keys"
+open(go + "." + me, "w").close()  # imported, waiting
 while not os.path.exists(go):
     time.sleep(0.002)
 hands = ranges.hole_hands(bundled_game("holdem.nolimit.2p"))
-print(int(ranges.strengths_on_board(hands, [0, 5, 10, 15, 20]).sum()))
+with kernel_cache.watch(started=meet):
+    print(int(ranges.strengths_on_board(hands, [0, 5, 10, 15, 20]).sum()))
 """
+
+#: The kernel both processes meet at before compiling it (a plain kernel of the evaluator).
+BARRIER = "solver.evaluator._card_keys"
 
 
 def start_together(tmp_path, locks):
     """Two processes on one fresh numba cache, both calling the same kernels at the same
-    moment; returns their outputs and the compile log."""
+    moment, meeting on a miss of BARRIER before compiling it (see CHILD); ``locks`` is
+    "shared" (the machine's lock folder), "own" (a folder each) or "broken" (a lock that
+    never holds). Returns their outputs and the compile log."""
     log = tmp_path / "compiles.jsonl"
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), **{kernel_cache.COMPILE_LOG_ENV: str(log)})
     go = tmp_path / "go"
@@ -38,7 +64,7 @@ def start_together(tmp_path, locks):
                 "-c",
                 CHILD,
                 str(go),
-                "shared" if locks == "shared" else str(tmp_path / f"locks{i}"),
+                str(tmp_path / f"locks{i}") if locks == "own" else locks,
                 str(i),
             ],
             env=env,
@@ -61,17 +87,26 @@ def test_two_processes_compile_each_kernel_once(tmp_path):
     outs, lines = start_together(tmp_path, "shared")
     assert outs[0] == outs[1] != ""
     kernels = {x["kernel"] for x in lines}
-    assert "solver.evaluator._card_keys" in kernels  # on a fresh cache it was compiled, by one of them
+    assert BARRIER in kernels  # on a fresh cache it was compiled, by one of them
     assert kernel_cache.compiled_twice(lines) == {}
 
 
 def test_without_a_shared_lock_both_compile(tmp_path):
     """Negative control: each process with a lock folder of its own compiles the same
-    kernels at the same time, and the compile log shows it."""
+    kernel, and the compile log shows it, whichever process is faster (they meet on the
+    cache miss before either compiles)."""
     outs, lines = start_together(tmp_path, "own")
-    assert outs[0] == outs[1]
+    assert outs[0] == outs[1] != ""
     twice = kernel_cache.compiled_twice(lines)
-    assert ("solver.evaluator._card_keys" in {k for k, _ in twice}) and all(len(p) == 2 for p in twice.values())
+    assert BARRIER in {k for k, _ in twice} and all(len(p) == 2 for p in twice.values())
+
+
+def test_a_lock_that_never_holds_compiles_twice(tmp_path):
+    """Negative control of the first test's check: with the lock broken (taking it does
+    nothing) the same two processes compile BARRIER twice, so that check would fail."""
+    outs, lines = start_together(tmp_path, "broken")
+    assert outs[0] == outs[1] != ""
+    assert BARRIER in {k for k, _ in kernel_cache.compiled_twice(lines)}
 
 
 def test_watch_reports_compiles_but_not_loads(tmp_path):
