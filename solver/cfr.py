@@ -165,6 +165,7 @@ def solve(
     independent_cards: bool = False,
     average_exponent: float = 1.0,
     warm_start: WarmStart | None = None,
+    chance_samples: int = 0,
 ) -> SolveResult:
     """Run CFR+ from scratch (or from ``warm_start``: unsafe solves only, see
     ``WarmStart``); ``deadline`` (seconds from now) stops early; ``gadget`` makes it a
@@ -176,7 +177,12 @@ def solve(
     that many next cards instead of every card, going round a shuffle keyed by
     ``seed`` (or drawn independently: ``independent_cards``).
     ``average_exponent``: the average strategy weighs iteration t by t to this power
-    (1: CFR+'s linear average; 2: quadratic, Discounted CFR's gamma = 2)."""
+    (1: CFR+'s linear average; 2: quadratic, Discounted CFR's gamma = 2).
+    ``chance_samples`` > 0: each pass walks the subtrees of that many cards of the
+    chance nodes above the blocks (the river of a turn subgame; public chance
+    sampling, ``passes.BlockArrays``), keyed by ``seed`` and ``independent_cards`` as
+    the leaves' cards; as many as they deal or more: every card. The same solve at any
+    thread count."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     # written, not only allocated: fresh pages are mapped at their first write, and on
@@ -208,13 +214,25 @@ def solve(
     parallel = use > 1 and (len(t.blocks) > 1 or max(len(leaves.share_start), len(leaves.item_start)) > 2)
     reach = sub.reach.astype(SOLVE_DTYPE)
     copies = use if parallel else 1  # one per share of the blocks
-    blocks = sub.block_arrays(copies, SOLVE_DTYPE)
+    blocks = sub.block_arrays(copies, SOLVE_DTYPE, chance_samples, seed, independent_cards)
     start = 0
     if warm_start is not None:
         if gadget is not None:
             raise ValueError("a warm start is for unsafe solves (the gadget's own regrets would start cold)")
         warm_start.verify(sub)
-        warm_up_regrets(sub, warm_start, reach, regret, avg, w, blocks, parallel, leaves, average_exponent, use)
+        warm_up_regrets(
+            sub,
+            warm_start,
+            reach,
+            regret,
+            avg,
+            w,
+            blocks._replace(card_count=0),
+            parallel,
+            leaves,
+            average_exponent,
+            use,
+        )
         start = warm_start.iterations
     done = (run_cfr_parallel if parallel else run_cfr)(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, start, iterations, deadline_ns, w.args(), *g,

@@ -127,7 +127,18 @@ class BlockArrays(NamedTuple):
     chance nodes whose children are all blocks' (``block_chances``: on threads their
     values are summed by hand ranges after the blocks, ``top_done`` then marks them
     with the blocks' nodes for the top's backward pass); the block-local reaches and
-    values, one copy per share of the blocks."""
+    values, one copy per share of the blocks.
+
+    Public chance sampling: with ``card_count`` > 0 a pass walks only the blocks below
+    ``card_count`` cards of ``cards`` (the cards the block chances deal), drawn by
+    ``draw_cards`` for the pass (``leaf_card``'s rule: in turn round a keyed shuffle,
+    or keyed independent draws), and each block chance sums those children only, each
+    weighted by ``card_scale[card]`` (cards / card_count per draw; 0: not drawn), an
+    unbiased estimate of the sum over every card. ``block_card``: each block's card;
+    ``by_work``: the blocks, the most nodes first; the pass's blocks are dealt to the
+    shares greedily by nodes (``walked[walked_start[s]:walked_start[s + 1]]``: share
+    s's; ``block_share``, ``share_work``: scratch). ``card_count`` 0: every block,
+    share t taking blocks t, t + T, ..."""
 
     top_end: int
     blocks: np.ndarray
@@ -140,6 +151,17 @@ class BlockArrays(NamedTuple):
     top_done: np.ndarray
     block_reach: np.ndarray
     block_cfv: np.ndarray
+    card_count: int
+    card_seed: int
+    cards_independent: bool
+    cards: np.ndarray  # (cards,) int64
+    card_scale: np.ndarray  # (NUM_CARDS + 1,) float64
+    block_card: np.ndarray  # (blocks,) int64
+    by_work: np.ndarray  # (blocks,) int64
+    walked: np.ndarray  # (blocks,) int64
+    walked_start: np.ndarray  # (shares + 1,) int64
+    block_share: np.ndarray  # (blocks,) int64
+    share_work: np.ndarray  # (shares,) int64
 
 
 class LeafData(NamedTuple):
@@ -596,6 +618,16 @@ def traverse_by_block(i, tree, hands, reach0, reach1, rule, work, blocks, skip, 
     _top_forward(tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip)
     _leaf_values(leaves, i, np.int64(0), tree, hands, rule, work)
     share = Scratch(blocks.block_reach[0], blocks.block_cfv[0], work.tmp, work.qs)
+    if blocks.card_count > 0:  # the pass's cards only (see BlockArrays), then their chance nodes
+        for j in range(blocks.walked_start[blocks.walked_start.shape[0] - 1]):
+            _walk_block(blocks.walked[j], i, tree, hands, rule, work, share, blocks)
+        for n in blocks.block_chances:
+            _sampled_chance_values(
+                n, n, np.int64(0), np.int64(0), hands.c1.shape[0], tree.first_child, tree.num_children, tree.dealt,
+                tree.chance_weight, hands.c1, hands.c2, work.cfv, blocks.card_scale,
+            )  # fmt: skip
+        _backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.top_done, np.bool_(False))
+        return
     for b in range(blocks.blocks.shape[0]):
         _walk_block(b, i, tree, hands, rule, work, share, blocks)
     _backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.in_block, np.bool_(False))
@@ -612,10 +644,15 @@ def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, le
     _top_forward(tree, hands, reach0, reach1, rule, work, top_end, blocks.in_block, skip)
     _leaf_values_parallel(leaves, i, np.int64(0), tree, hands, rule, work)
     T = blocks.block_reach.shape[0]
+    sampled = blocks.card_count > 0
     for t in nb.prange(T):
         share = Scratch(blocks.block_reach[t], blocks.block_cfv[t], np.empty_like(work.tmp), np.empty_like(work.qs))
-        for b in range(np.int64(t), blocks.blocks.shape[0], T):
-            _walk_block(b, i, tree, hands, rule, work, share, blocks)
+        if sampled:  # the share's blocks of the pass's cards (see BlockArrays)
+            for j in range(blocks.walked_start[t], blocks.walked_start[t + 1]):
+                _walk_block(blocks.walked[j], i, tree, hands, rule, work, share, blocks)
+        else:
+            for b in range(np.int64(t), blocks.blocks.shape[0], T):
+                _walk_block(b, i, tree, hands, rule, work, share, blocks)
     # the chance nodes above the blocks, each cut into T ranges of hands (one thread
     # would otherwise sum 48 children per node while the others wait)
     H = hands.c1.shape[0]
@@ -623,10 +660,16 @@ def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, le
     for j in nb.prange(C * T):
         n = blocks.block_chances[j // T]
         s = j % T
-        _chance_values(
-            n, n, np.int64(0), H * s // T, H * (s + 1) // T, tree.first_child, tree.num_children, tree.dealt,
-            tree.chance_weight, hands.c1, hands.c2, work.cfv,
-        )  # fmt: skip
+        if sampled:
+            _sampled_chance_values(
+                n, n, np.int64(0), H * s // T, H * (s + 1) // T, tree.first_child, tree.num_children, tree.dealt,
+                tree.chance_weight, hands.c1, hands.c2, work.cfv, blocks.card_scale,
+            )  # fmt: skip
+        else:
+            _chance_values(
+                n, n, np.int64(0), H * s // T, H * (s + 1) // T, tree.first_child, tree.num_children, tree.dealt,
+                tree.chance_weight, hands.c1, hands.c2, work.cfv,
+            )  # fmt: skip
     _backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.top_done, np.bool_(False))
 
 
@@ -1408,6 +1451,62 @@ def _chance_values(n, row, base, lo, hi, first_child, num_children, dealt, chanc
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
+def _sampled_chance_values(n, row, base, lo, hi, first_child, num_children, dealt, chance_weight, c1, c2, cfv, scale):
+    """``_chance_values`` over the children whose card the pass drew (``scale[card]`` >
+    0), each weighted by its ``scale``: an unbiased estimate of every child's sum when
+    the cards are drawn uniformly (see ``BlockArrays``). The same bits however the
+    hands are cut."""
+    f = first_child[n]
+    zero = cfv.dtype.type(0.0)
+    for h in range(lo, hi):
+        cfv[row, h] = zero
+    for c in range(f, f + num_children[n]):
+        d = dealt[c]
+        if scale[d] == 0.0:
+            continue
+        w = cfv.dtype.type(scale[d])
+        for h in range(lo, hi):
+            cfv[row, h] += w * cfv[c - base, h] if c1[h] != d and c2[h] != d else zero
+    for h in range(lo, hi):
+        cfv[row, h] *= chance_weight[n]
+
+
+@nb.njit(cache=True)
+def draw_cards(blocks, iteration, player):
+    """The cards a sampled pass (``BlockArrays.card_count`` > 0) of ``player`` at
+    ``iteration`` walks, into ``card_scale``, and its blocks dealt to the shares: each
+    block, most nodes first, to the share with the fewest nodes so far (the first of
+    them on a tie); each share's blocks in block order. Which blocks a share walks
+    never changes a value: blocks are independent."""
+    k = blocks.card_count
+    n = blocks.cards.shape[0]
+    scale = blocks.card_scale
+    scale[:] = 0.0
+    for j in range(k):
+        scale[leaf_card(blocks.cards, k, blocks.card_seed, blocks.cards_independent, iteration, player, j)] += n / k
+    T = blocks.walked_start.shape[0] - 1
+    blocks.share_work[:] = 0
+    for b in blocks.by_work:
+        if scale[blocks.block_card[b]] == 0.0:
+            blocks.block_share[b] = -1
+            continue
+        s = 0
+        for u in range(1, T):
+            if blocks.share_work[u] < blocks.share_work[s]:
+                s = u
+        blocks.block_share[b] = s
+        blocks.share_work[s] += blocks.blocks[b, 1] - blocks.blocks[b, 0] + 1
+    at = 0
+    for s in range(T):
+        blocks.walked_start[s] = at
+        for b in range(blocks.blocks.shape[0]):
+            if blocks.block_share[b] == s:
+                blocks.walked[at] = b
+                at += 1
+    blocks.walked_start[T] = at
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _decision_values(
     n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response,
     regret_matching, reach, cfv, tmp, scratch, H,
@@ -1588,6 +1687,8 @@ def _make_run_cfr(parallel: bool):
                         r0 = g_reach
                     else:
                         r1 = g_reach
+                if blocks.card_count > 0:
+                    draw_cards(blocks, t, i)
                 if parallel:
                     traverse_blocks(i, tree, hands, r0, r1, rule, work, blocks, skip, leaves)
                 else:

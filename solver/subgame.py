@@ -102,11 +102,44 @@ class Subgame:
         )
         return tree, hands
 
-    def block_arrays(self, copies: int = 1, dtype=np.float64) -> BlockArrays:
+    def chance_cards(self) -> np.ndarray:
+        """The cards the chance nodes above the blocks deal (the river cards of a turn
+        subgame), sorted; empty when the tree has none. ValueError when those chance
+        nodes deal different cards, or a chance node above the blocks has children
+        that are not blocks (a pass could not sample it)."""
+        t = self.tree
+        top_chances = [n for n in np.nonzero(t.kind[: max(t.top_end, 0)] == CHANCE)[0] if n not in self.block_chances]
+        if top_chances:
+            raise ValueError(f"chance nodes {top_chances[:3]} above the blocks have children that are not blocks")
+        sets = {
+            tuple(sorted(int(t.dealt[c]) for c in range(t.first_child[n], t.first_child[n] + t.num_children[n])))
+            for n in self.block_chances
+        }
+        if len(sets) > 1:
+            raise ValueError("the chance nodes above the blocks deal different cards")
+        return np.array(sets.pop() if sets else (), dtype=np.int64)
+
+    def block_arrays(
+        self, copies: int = 1, dtype=np.float64, card_count: int = 0, card_seed: int = 0, independent: bool = False
+    ) -> BlockArrays:
         """The tree's blocks as the kernels read them, with block-local reaches and
-        values for ``copies`` shares of the blocks (one per thread)."""
+        values for ``copies`` shares of the blocks (one per thread). ``card_count`` > 0:
+        each pass walks the blocks of that many cards of the chance nodes above them
+        (``BlockArrays``), going round a shuffle keyed by ``card_seed`` or drawn
+        independently; at least as many as they deal is every card (0)."""
         t = self.tree
         H = self.hands.shape[0]
+        nb_ = len(t.blocks)
+        if card_count < 0:
+            raise ValueError(f"cards a pass must be 0 (every card) or more, got {card_count}")
+        cards = self.chance_cards() if card_count > 0 else np.zeros(0, dtype=np.int64)
+        if card_count > 0 and len(cards) == 0:
+            raise ValueError("card sampling needs chance nodes above the blocks; this tree has none")
+        if card_count >= len(cards):
+            card_count = 0
+        if card_count > 0:
+            cards = np.random.default_rng(card_seed).permutation(cards)
+        work = (t.blocks[:, 1] - t.blocks[:, 0]).astype(np.int64)
         return BlockArrays(
             max(t.top_end, 0),
             t.blocks,
@@ -119,6 +152,17 @@ class Subgame:
             self.top_done,
             np.zeros((copies, 2, t.block_rows, H), dtype=dtype),
             np.zeros((copies, t.block_rows, H), dtype=dtype),
+            int(card_count),
+            int(card_seed),
+            bool(independent),
+            cards,
+            np.zeros(NO_CARD + 1),
+            t.dealt[self.block_parent].astype(np.int64) if nb_ else np.zeros(0, dtype=np.int64),
+            np.argsort(-work, kind="stable").astype(np.int64),
+            np.zeros(nb_, dtype=np.int64),
+            np.zeros(copies + 1, dtype=np.int64),
+            np.zeros(nb_, dtype=np.int64),
+            np.zeros(copies, dtype=np.int64),
         )
 
 
