@@ -166,6 +166,7 @@ def solve(
     average_exponent: float = 1.0,
     warm_start: WarmStart | None = None,
     chance_samples: int = 0,
+    discount: tuple[float, float] | None = None,
 ) -> SolveResult:
     """Run CFR+ from scratch (or from ``warm_start``: unsafe solves only, see
     ``WarmStart``); ``deadline`` (seconds from now) stops early; ``gadget`` makes it a
@@ -182,7 +183,9 @@ def solve(
     chance nodes above the blocks (the river of a turn subgame; public chance
     sampling, ``passes.BlockArrays``), keyed by ``seed`` and ``independent_cards`` as
     the leaves' cards; as many as they deal or more: every card. The same solve at any
-    thread count."""
+    thread count. ``discount``: (alpha, beta), Discounted CFR's regrets (Brown and
+    Sandholm, AAAI 2019; their default (1.5, 0), gamma being ``average_exponent``)
+    instead of CFR+'s."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     # written, not only allocated: fresh pages are mapped at their first write, and on
@@ -236,7 +239,7 @@ def solve(
         start = warm_start.iterations
     done = (run_cfr_parallel if parallel else run_cfr)(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, start, iterations, deadline_ns, w.args(), *g,
-        blocks, leaves, float(average_exponent),
+        blocks, leaves, float(average_exponent), *verified_discount(discount),
     )  # fmt: skip
     return SolveResult(
         average_strategy(t, to_hand_order(sub, avg)),
@@ -245,6 +248,21 @@ def solve(
         time.perf_counter() - t0,
         leaf_strategy=None if sub.continuations is None else normalised_leaf_strategy(leaves.avg),
     )
+
+
+#: Discounted CFR's (alpha, beta) as Brown and Sandholm recommend them (gamma = 2 is
+#: ``average_exponent``).
+DCFR = (1.5, 0.0)
+
+
+def verified_discount(discount: tuple[float, float] | None) -> tuple[float, float]:
+    """``run_cfr``'s (alpha, beta) for ``solve``'s ``discount`` (None: CFR+, alpha -1)."""
+    if discount is None:
+        return -1.0, -np.inf
+    alpha, beta = (float(x) for x in discount)
+    if not alpha >= 0.0 or np.isnan(beta):
+        raise ValueError(f"Discounted CFR needs alpha >= 0 and a beta (-inf: floored), got {discount}")
+    return alpha, beta
 
 
 def warm_pass_leaves(sub, leaves, deals: int, shares: int):

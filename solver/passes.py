@@ -107,6 +107,14 @@ class PassRule(NamedTuple):
     update: bool
     best_response: bool
     regret_matching: bool
+    #: ``discount[0]``, ``discount[1]``: the factors an update multiplies a node's
+    #: positive and negative regrets by before adding the pass's (Discounted CFR); both
+    #: 1 and ``discount[2]`` 1: CFR+ (negatives floored at 0, nothing multiplied)
+    discount: np.ndarray = np.ones(3)
+
+
+#: ``PassRule.discount`` of CFR+.
+CFR_PLUS = np.ones(3)
 
 
 class Scratch(NamedTuple):
@@ -533,7 +541,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
     ``to_hand_order``)."""
     kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
-    sigma, regret, avg, weight, update, best_response, regret_matching = rule
+    sigma, regret, avg, weight, update, best_response, regret_matching, discount = rule
     block_reach, block_cfv, tmp, qs = work
     reach, cfv = top.reach, top.cfv
     lo, hi = blocks.blocks[b, 0], blocks.blocks[b, 1]
@@ -580,8 +588,8 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
     _backward_nodes(
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, local_slot,
         hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
-        sigma, regret, avg, weight, update, best_response, regret_matching, block_reach, block_cfv, tmp, qs, in_block,
-        in_order,
+        sigma, regret, avg, weight, update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs,
+        in_block, in_order,
     )  # fmt: skip
     if kind[parent] == DECISION:
         _terminal_children(
@@ -591,7 +599,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
         )  # fmt: skip
         _decision_values(
             parent, np.int64(0), np.int64(0), base, i, player, first_child, num_children, sigma, regret, avg, weight,
-            update, best_response, regret_matching, block_reach, block_cfv, tmp, qs, Hb,
+            update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs, Hb,
         )  # fmt: skip
     else:
         _chance_values(
@@ -1368,12 +1376,12 @@ def _backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
     """Values at the nodes hi-1..lo (see _backward_nodes)."""
     kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
-    sigma, regret, avg, weight, update, best_response, regret_matching = rule
+    sigma, regret, avg, weight, update, best_response, regret_matching, discount = rule
     reach, cfv, tmp, qs = work
     _backward_nodes(
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2,
         dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma,
-        regret, avg, weight, update, best_response, regret_matching, reach, cfv, tmp, qs, in_block, in_order,
+        regret, avg, weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order,
     )  # fmt: skip
 
 
@@ -1381,7 +1389,7 @@ def _backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
 def _backward_nodes(
     lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
     orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret, avg,
-    weight, update, best_response, regret_matching, reach, cfv, tmp, qs, in_block, in_order,
+    weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order,
 ):  # fmt: skip
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
@@ -1429,7 +1437,7 @@ def _backward_nodes(
             )  # fmt: skip
             _decision_values(
                 n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma, regret, avg, weight,
-                update, best_response, regret_matching, reach, cfv, tmp, qs, H,
+                update, best_response, regret_matching, discount, reach, cfv, tmp, qs, H,
             )  # fmt: skip
 
 
@@ -1509,7 +1517,7 @@ def draw_cards(blocks, iteration, player):
 @nb.njit(cache=True, fastmath=FASTMATH)
 def _decision_values(
     n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response,
-    regret_matching, reach, cfv, tmp, scratch, H,
+    regret_matching, discount, reach, cfv, tmp, scratch, H,
 ):  # fmt: skip
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
     c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
@@ -1531,7 +1539,7 @@ def _decision_values(
             for h in range(H):
                 cfv[row, h] = max(cfv[row, h], cfv[c - base, h])
     elif regret_matching:
-        _matched_values(f, m, row, me, base, i, regret, avg, weight, update, reach, cfv, tmp, scratch, H)
+        _matched_values(f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H)
     else:
         for h in range(H):
             cfv[row, h] = 0.0
@@ -1562,12 +1570,12 @@ def _decision_values(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _matched_values(f, m, row, me, base, i, regret, avg, weight, update, reach, cfv, tmp, sr, H):
+def _matched_values(f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, sr, H):
     """``_decision_values`` at one of player i's decisions (children f..f+m-1) playing
     regret matching on ``regret``: each child's probabilities made into ``sr`` (a row
     of scratch) while the rows are in cache, used for the values and the average, then
-    (``update``) the CFR+ regrets. No strategy is stored: the arrays a pass streams
-    are the regrets and the average."""
+    (``update``) the regrets: CFR+'s, or discounted as ``discount`` says (``PassRule``).
+    No strategy is stored: the arrays a pass streams are the regrets and the average."""
     zero = regret.dtype.type(0.0)
     w = avg.dtype.type(weight)  # the arrays' own precision (see _decision_values)
     _positive_totals(regret, f, m, tmp, H)
@@ -1580,11 +1588,20 @@ def _matched_values(f, m, row, me, base, i, regret, avg, weight, update, reach, 
         if update:
             for h in range(H):
                 avg[c, h] += w * reach[i, me, h] * sr[h]
-    if update:
+    if update and discount[2] == 1.0 and discount[0] == 1.0 and discount[1] == 1.0:
         for c in range(f, f + m):
             for h in range(H):
                 r = regret[c, h] + cfv[c - base, h] - cfv[row, h]
                 regret[c, h] = r if r > zero else zero
+    elif update:
+        up = regret.dtype.type(discount[0])
+        down = regret.dtype.type(discount[1])
+        floor = discount[2] == 1.0
+        for c in range(f, f + m):
+            for h in range(H):
+                r = regret[c, h]
+                r = (r * up if r > zero else r * down) + cfv[c - base, h] - cfv[row, h]
+                regret[c, h] = r if r > zero or not floor else zero
 
 
 NO_GADGET, RESOLVE, MAXMARGIN = 0, 1, 2
@@ -1649,7 +1666,7 @@ def _make_run_cfr(parallel: bool):
     @nb.njit(cache=True)
     def run_cfr(
         tree, hands, reach0, reach1, regret, avg, start_iteration, iterations, deadline_ns, work, gadget, g_player,
-        g_alt, g_norm, g_regret, g_reach, blocks, leaves, average_exponent,
+        g_alt, g_norm, g_regret, g_reach, blocks, leaves, average_exponent, discount_alpha, discount_beta,
     ):  # fmt: skip
         """CFR+ iterations with alternating updates, block by block (``blocks``; on
         numba's threads in ``run_cfr_parallel``). Each decision node belongs to one
@@ -1659,8 +1676,11 @@ def _make_run_cfr(parallel: bool):
         gadget's (``g_reach``), updated after each of their passes. With a deadline
         (``deadline_ns``, on ``time.perf_counter_ns``), no iteration starts that would
         end past it if it took half again as long as the last one. The average strategy
-        weighs iteration t (from 1) by t ** ``average_exponent``. Returns the
-        iterations done."""
+        weighs iteration t (from 1) by t ** ``average_exponent``. ``discount_alpha`` >= 0:
+        Discounted CFR's regrets instead of CFR+'s, iteration t's update first multiplying
+        a positive regret by t^alpha / (t^alpha + 1) and a negative one by t^beta /
+        (t^beta + 1) (``discount_beta``; -inf: negatives floored at 0, as CFR+).
+        Returns the iterations done."""
         done = 0
         no_sigma = np.empty((0, 0), dtype=regret.dtype)  # the rule's strategy comes from the regrets
         r0 = reach0
@@ -1670,11 +1690,19 @@ def _make_run_cfr(parallel: bool):
             with nb.objmode(started="int64"):
                 started = time.perf_counter_ns()
             last = started
+        discount = np.ones(3)
         for t in range(start_iteration, start_iteration + iterations):
             weight = float(t + 1)
             if average_exponent != 1.0:
                 weight = weight**average_exponent
-            rule = PassRule(no_sigma, regret, avg, weight, True, False, True)
+            if discount_alpha >= 0.0:
+                up = weight if average_exponent == discount_alpha else float(t + 1) ** discount_alpha
+                discount[0] = up / (up + 1.0)
+                floored = discount_beta == -np.inf
+                down = 0.0 if floored else float(t + 1) ** discount_beta
+                discount[1] = 1.0 if floored else down / (down + 1.0)
+                discount[2] = 1.0 if floored else 0.0
+            rule = PassRule(no_sigma, regret, avg, weight, True, False, True, discount)
             for i in range(2):
                 # the top forward pass recomputes only the opponent's reach: player i's
                 # strategy has not changed since the previous pass computed i's reach

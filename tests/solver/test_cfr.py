@@ -329,7 +329,9 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
     blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
     leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
-    passes.run_cfr(*sub.kernel_args(), reach[0], reach[1], regret, avg, 0, 20, 0, w.args(), *g, blocks, leaves, 1.0)
+    passes.run_cfr(
+        *sub.kernel_args(), reach[0], reach[1], regret, avg, 0, 20, 0, w.args(), *g, blocks, leaves, 1.0, -1.0, -np.inf
+    )
     assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
 
@@ -593,7 +595,7 @@ def test_the_average_weighs_iteration_t_by_t_to_the_exponent():
             before = avg.astype(np.float64)
             passes.run_cfr(
                 *sub.kernel_args(), reach[0], reach[1], regret, avg, it, 1, 0, w.args(), *g, blocks, leaves,
-                exponent,
+                exponent, -1.0, -np.inf,
             )  # fmt: skip
             steps.append((regret.copy(), avg.astype(np.float64) - before))
         runs[exponent] = steps
@@ -604,3 +606,46 @@ def test_the_average_weighs_iteration_t_by_t_to_the_exponent():
     linear = cfr.solve(sub, 6)
     assert np.array_equal(linear.strategy, cfr.solve(sub, 6, average_exponent=1.0).strategy)
     assert not np.allclose(linear.strategy, cfr.solve(sub, 6, average_exponent=2.0).strategy)
+
+
+def test_discounted_cfr_multiplies_each_regret_by_its_sign_s_factor():
+    """Discounted CFR (``discount=(alpha, beta)``): iteration t's update first multiplies
+    a positive regret by t^alpha / (t^alpha + 1) and a negative one by t^beta / (t^beta +
+    1), then adds the pass's regret, with no floor. From the same regrets, the first
+    player's update with (1.5, 0) at t = 4 differs from one whose factors are 1 (alpha =
+    beta = 30 in single precision) by exactly the regrets times (8/9 - 1) where positive
+    and (1/2 - 1) where negative. CFR+ floors what DCFR keeps negative (control), and the
+    DCFR solve converges on the turn spot."""
+    sub = block_spots()["turn"]
+    t, H = sub.tree, len(sub.hands)
+    reach = sub.reach.astype(cfr.SOLVE_DTYPE)
+    g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
+    start = (np.random.default_rng(4).standard_normal((t.num_nodes, H)) * 1e6).astype(cfr.SOLVE_DTYPE)
+    out = {}
+    for key, (alpha, beta) in {"one": (30.0, 30.0), "dcfr": (1.5, 0.0), "cfr+": (-1.0, -np.inf)}.items():
+        regret, avg = start.copy(), np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE)
+        w = cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows)
+        blocks, leaves = sub.block_arrays(1, cfr.SOLVE_DTYPE), passes.no_leaves(cfr.SOLVE_DTYPE)
+        passes.run_cfr(
+            *sub.kernel_args(), reach[0], reach[1], regret, avg, 3, 1, 0, w.args(), *g, blocks, leaves, 2.0, alpha,
+            beta,
+        )  # fmt: skip
+        out[key] = to_hand_order(sub, regret)
+    rows = np.zeros(t.num_nodes, dtype=bool)
+    for n in np.nonzero((t.kind == DECISION) & (t.player == 0))[0]:
+        rows[t.first_child[n] : t.first_child[n] + t.num_children[n]] = True
+    r0 = to_hand_order(sub, start)[rows]
+    live = to_hand_order(sub, np.ones_like(start))[rows] > 0  # hands a block in board order keeps
+    factor = np.where(r0 > 0, 8.0 / 9.0, 0.5) - 1.0
+    got = (out["dcfr"] - out["one"])[rows]
+    rounding = 1e-5 * np.abs(out["one"]).max()  # single-precision sums of values this large
+    assert np.median(np.abs(r0 * factor)) > 100 * rounding
+    np.testing.assert_allclose(got[live], (r0 * factor)[live], rtol=1e-4, atol=rounding)
+    assert (out["dcfr"][rows][live] < 0).any() and not (out["cfr+"][rows][live] < 0).any()
+    pot = sub.pot
+    e = [
+        cfr.exploitability(sub, cfr.solve(sub, k, average_exponent=2.0, discount=cfr.DCFR).strategy) for k in (20, 200)
+    ]
+    assert e[1] < e[0] / 3 and e[1] / pot < 0.005
+    with pytest.raises(ValueError, match="alpha >= 0"):
+        cfr.solve(sub, 1, discount=(-1.0, 0.0))
