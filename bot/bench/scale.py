@@ -1,9 +1,10 @@
 """``pokerbot bench scale``: what more threads buy, per thread count: ms per CFR+
 iteration of the reference turn solve (``bench solver``'s spot), of the agent's
-depth-limited flop solve with one runout a pass (the agent's default at any thread
-count), and with k runouts a pass on k threads (the runout throughput), and blueprint
-MCCFR's iterations per second, each with its speedup over one thread and its parallel
-efficiency (speedup / threads).
+full-depth turn solve with 1, 4 and 16 river cards a pass and with every card
+(``cfr.solve``'s ``chance_samples``), of the agent's depth-limited flop solve with one
+runout a pass (the agent's default at any thread count), and with k runouts a pass on k
+threads (the runout throughput), and blueprint MCCFR's iterations per second, each with
+its speedup over one thread and its parallel efficiency (speedup / threads).
 
 The flop solve and MCCFR run on the ``default`` preset's action tree with stand-in
 cards (``abstraction.stand_in_cards``) and a uniform blueprint: their cost does not
@@ -26,6 +27,9 @@ from pokerbot.bot.bench.spots import flop_spot, turn_spot, uniform_blueprint
 #: Iterations of the timed solves (each against a solve of none, see ``per_iteration``).
 TURN_ITERATIONS = 20
 FLOP_ITERATIONS = 10
+#: River cards a pass of the agent's full-depth turn solve (0: every card), each timed
+#: over this many iterations (a pass of one card is about a fortieth of one of every card).
+FULL_DEPTH_CARDS = {1: 200, 4: 60, 16: 20, 0: 10}
 #: Seconds of MCCFR per thread count (after a warm-up batch).
 MCCFR_SECONDS = 8.0
 
@@ -83,6 +87,7 @@ def bench_scale(
     per = per_iteration_interleaved({t: turn_solve(t) for t in threads}, TURN_ITERATIONS, repeats)
     ms = {t: 1000 * per[t] for t in threads}
     out["turn"] = {"nodes": turn.tree.num_nodes, "hands": int(turn.hands.shape[0]), "ms_per_iteration": _speedups(ms)}
+    out["full_depth_turn"] = full_depth_turn(threads, repeats)
 
     with tempfile.TemporaryDirectory(prefix="pokerbot-scale-") as tmp:
         t0 = time.perf_counter()
@@ -163,6 +168,31 @@ def bench_scale(
     return out
 
 
+def full_depth_turn(threads: list[int], repeats: int) -> dict:
+    """ms per iteration of the agent's full-depth turn solve (``spots.agent_turn_spot``)
+    with each of FULL_DEPTH_CARDS river cards a pass, at each thread count."""
+    from pokerbot.bot.bench.spots import agent_turn_spot
+    from pokerbot.solver import cfr
+
+    sub = agent_turn_spot()
+    cards = len(sub.chance_cards())
+
+    def solve(t: int, k: int) -> Callable[[int], object]:
+        return lambda n: cfr.solve(sub, n, threads=t, chance_samples=k, seed=1)
+
+    rows = {}
+    for k, iterations in FULL_DEPTH_CARDS.items():
+        per = per_iteration_interleaved({t: solve(t, k) for t in threads}, iterations, repeats)
+        rows[str(k or cards)] = _speedups({t: 1000 * per[t] for t in threads})
+    return {
+        "nodes": sub.tree.num_nodes,
+        "blocks": len(sub.tree.blocks),
+        "hands": int(sub.hands.shape[0]),
+        "river_cards": cards,
+        "ms_per_iteration": rows,
+    }
+
+
 def print_scale_report(r: dict) -> None:
     print(f"What more threads buy, medians of {r['repeats']} (speedup over one thread, efficiency = speedup / threads)")
     print(f"machine: {r['machine']}")
@@ -189,6 +219,15 @@ def print_scale_report(r: dict) -> None:
     line(f"turn reference solve ({u['nodes']} nodes, {u['hands']} hands), ms per iteration", u["ms_per_iteration"],
          "ms", ".2f")  # fmt: skip
     ceiling_line("turn", u["ms_per_iteration"])
+    if "full_depth_turn" in r:
+        d = r["full_depth_turn"]
+        print(
+            f"  the agent's full-depth turn solve ({d['nodes']} nodes, {d['blocks']} river subtrees, {d['hands']} "
+            f"hands), ms per iteration"
+        )
+        for k, rows in sorted(d["ms_per_iteration"].items(), key=lambda kv: int(kv[0])):
+            every = " (every card)" if int(k) == d["river_cards"] else ""
+            line(f"{k} river card{'s' if int(k) > 1 else ''} a pass{every}", rows, "ms", ".2f")
     f = r["flop"]
     print(
         f"  flop depth-limited solve ({f['spot']}, default action tree, uniform blueprint): {f['nodes']} nodes, "

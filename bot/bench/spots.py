@@ -1,6 +1,7 @@
 """The work ``pokerbot bench scale`` and its ceiling time: the reference turn solve's
-subgame, the agent's depth-limited flop subgame, and a uniform blueprint store of a
-preset's action tree with stand-in cards (what the flop's leaves and MCCFR run on)."""
+subgame, the agent's full-depth turn subgame, the agent's depth-limited flop subgame,
+and a uniform blueprint store of a preset's action tree with stand-in cards (what the
+flop's leaves and MCCFR run on)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ def turn_spot():
 
     state, sizes = reference_turn_spot()
     return make_subgame(state, sizes)
+
+
+def agent_turn_spot():
+    """The agent's full-depth turn subgame (its own turn and river sizes, the turn's
+    bet-size scale 1) on the reference turn spot's board and line, full ranges."""
+    from pokerbot.bot.agent.libratus import SUBGAME_SIZES
+    from pokerbot.bot.bench.solver import reference_turn_spot
+    from pokerbot.solver.subgame import make_subgame
+
+    state, _ = reference_turn_spot()
+    return make_subgame(state, {2: SUBGAME_SIZES[2], 3: SUBGAME_SIZES[3]})
 
 
 def flop_spot(bp):

@@ -37,6 +37,10 @@ def test_bench_scale_reports_each_row_with_its_speedups():
     assert pieces["2"] >= pieces["1"] and 1.5 < bound["2"] <= 2.0
     assert r["flop"]["ms_per_iteration_one_runout_whole_trees"] == {}  # whole trees on 2 threads: nothing to compare
     assert r["mccfr"]["batch"] == PRESETS["default"].batch  # what training runs
+    full = r["full_depth_turn"]
+    assert full["river_cards"] == 48 and set(full["ms_per_iteration"]) == {"1", "4", "16", "48"}
+    one, every = full["ms_per_iteration"]["1"]["1"]["value"], full["ms_per_iteration"]["48"]["1"]["value"]
+    assert one < every / 5  # a pass of one river card walks a 48th of the river subtrees
 
 
 def test_the_report_says_what_the_pieces_buy_where_trees_are_cut(capsys):
