@@ -13,7 +13,11 @@ river with the blueprint's own bet sizes, and three strategies measured in it ex
   the river leaves, stopped at the same budget (tree, continuations and bucket table
   included), played below the leaves as its mix of continuations
   (``solver.depth_limited.full_depth_strategy``): every next card (``all``) or keyed
-  draws of it per pass (``s1``, ``s4``, ...).
+  draws of it per pass (``s1``, ``s4``, ...);
+- full-depth solves of fixed iteration counts (``--full-iterations``: every river card
+  a pass; ``--sampled K:N``: K river cards a pass, N iterations), each with the
+  regret and averaging rules of ``--rules`` (CFR+ with linear or quadratic averaging,
+  Discounted CFR): columns ``full_N_RULE`` and ``full_kK_N_RULE``.
 
     .venv/bin/python experiments/depth_limited_spots.py --blueprint blueprints/default.bp \\
         --spots 20 --seconds 2 --samples 0 1 4 --out /tmp/dl.json
@@ -134,6 +138,35 @@ def river_resolved(full, root: BettingState, river_sizes, strategy: np.ndarray, 
     return out
 
 
+#: A full-depth solve's regret and averaging rule: (average exponent, Discounted CFR's (alpha, beta) or None).
+RULES = {"cfr+1": (1.0, None), "cfr+2": (2.0, None), "dcfr": (2.0, cfr.DCFR)}
+
+
+def _full_variants(args: argparse.Namespace) -> list[tuple[int, int, str]]:
+    """The fixed-count full-depth solves: (river cards a pass, 0 every one; iterations; rule)."""
+    runs = [(0, n) for n in args.full_iterations] + [_sampled(x) for x in args.sampled]
+    return [(k, n, rule) for k, n in runs for rule in args.rules]
+
+
+def _sampled(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sampled takes CARDS:ITERATIONS, got {text!r}") from None
+    if k < 1 or n < 1:
+        raise argparse.ArgumentTypeError(f"--sampled: cards and iterations must be positive, got {text!r}")
+    return k, n
+
+
+def _full_key(k: int, n: int, rule: str) -> str:
+    return f"full_{n}_{rule}" if k == 0 else f"full_k{k}_{n}_{rule}"
+
+
+def _full_label(k: int, n: int, rule: str) -> str:
+    cards = "every river card" if k == 0 else f"{k} river card{'s' if k > 1 else ''} a pass"
+    return f"full depth, {cards}, {n} iterations, {rule}"
+
+
 def _variants(args: argparse.Namespace) -> list[tuple[int, int]]:
     """The depth-limited solves: (cards a pass, iterations; 0: the --seconds budget)."""
     return [(s, n) for s in args.samples for n in (args.iterations or [0])]
@@ -150,6 +183,12 @@ def _label(samples: int, iterations: int = 0) -> str:
     else:
         label = f"DL {samples} card(s) in turn" if samples > 0 else f"DL {-samples} card(s) independent"
     return f"{label}, {iterations} iterations" if iterations else label
+
+
+def _columns(args: argparse.Namespace) -> list[str]:
+    """The strategies' keys, in the table's order."""
+    full = [_full_key(k, n, rule) for k, n, rule in _full_variants(args)]
+    return ["blueprint"] + (["full"] if args.seconds > 0 else []) + full + [_key(s, n) for s, n in _variants(args)]
 
 
 def measure(args: argparse.Namespace) -> dict:
@@ -175,11 +214,23 @@ def measure(args: argparse.Namespace) -> dict:
         resolved = {}
         if args.river_iterations:
             resolved["blueprint"] = river_resolved(full, root, sizes[3], bp_strategy, args.river_iterations)
-        r = cfr.solve(full, 100_000, deadline=max(args.seconds - setup, 0.01))
-        row["full"] = 100 * cfr.exploitability(full, r.strategy) / pot
-        row["full_iterations"] = r.iterations
-        if args.river_iterations:
-            resolved["full"] = river_resolved(full, root, sizes[3], r.strategy, args.river_iterations)
+        if args.seconds > 0:
+            r = cfr.solve(full, 100_000, deadline=max(args.seconds - setup, 0.01), threads=args.threads)
+            row["full"] = 100 * cfr.exploitability(full, r.strategy) / pot
+            row["full_iterations"] = r.iterations
+            if args.river_iterations:
+                resolved["full"] = river_resolved(full, root, sizes[3], r.strategy, args.river_iterations)
+        for k, n, rule in _full_variants(args):
+            exponent, discount = RULES[rule]
+            t0 = time.perf_counter()
+            r = cfr.solve(
+                full, n, threads=args.threads, chance_samples=k, seed=i, average_exponent=exponent, discount=discount
+            )
+            key = _full_key(k, n, rule)
+            row[f"{key}_seconds"] = time.perf_counter() - t0
+            row[key] = 100 * cfr.exploitability(full, r.strategy) / pot
+            if args.river_iterations:
+                resolved[key] = river_resolved(full, root, sizes[3], r.strategy, args.river_iterations)
         for s, n in _variants(args):
             t0 = time.perf_counter()
             dl = make_subgame(root, {2: sizes[2]}, reach, leaf_round=3)
@@ -192,6 +243,7 @@ def measure(args: argparse.Namespace) -> dict:
                 card_samples=abs(s),
                 seed=i,
                 independent_cards=s < 0,
+                threads=args.threads,
             )
             assert d.leaf_strategy is not None
             played = full_depth_strategy(dl, d.strategy, d.leaf_strategy, full)
@@ -209,15 +261,15 @@ def measure(args: argparse.Namespace) -> dict:
         if warm:
             continue
         rows.append(row)
-        cols = " | ".join(f"{row[k]:.1f}" for k in ["blueprint", "full"] + [_key(s, n) for s, n in _variants(args)])
+        cols = " | ".join(f"{row[k]:.1f}" for k in _columns(args))
         if args.river_iterations:
-            cols += " | " + " | ".join(f"{row[k + '_river_solved']:.1f}" for k in resolved)
+            cols += " | " + " | ".join(f"{row[k + '_river_solved']:.1f}" for k in _columns(args))
         print(f"| {len(rows)} | {row['betting']} | {pot} | {cols} |", flush=True)
-    keys = ["blueprint", "full"] + [_key(s, n) for s, n in _variants(args)]
+    keys = _columns(args)
     if args.river_iterations:
         keys += [k + "_river_solved" for k in keys]
     med = {k: statistics.median(r[k] for r in rows) for k in keys}
-    solved = ["full"] + [_key(s, n) for s, n in _variants(args)]
+    solved = (["full"] if args.seconds > 0 else []) + [_key(s, n) for s, n in _variants(args)]
     its = {k: statistics.median(r[f"{k}_iterations"] for r in rows) for k in solved}
     print("| median | | | " + " | ".join(f"{med[k]:.1f}" for k in keys) + " |")
     print("median iterations: " + ", ".join(f"{k} {its[k]:.0f}" for k in solved))
@@ -230,13 +282,38 @@ def measure(args: argparse.Namespace) -> dict:
         "median_iterations": its,
         "river_iterations": args.river_iterations,
         "iterations": args.iterations,
+        "threads": args.threads,
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_spot_options(ap, spots=20)
-    ap.add_argument("--seconds", type=float, default=2.0, help="budget per solve, setup included")
+    ap.add_argument(
+        "--seconds", type=float, default=2.0, help="budget per solve, setup included (0: no full-depth solve by time)"
+    )
+    ap.add_argument(
+        "--full-iterations",
+        type=int,
+        nargs="*",
+        default=[],
+        help="full-depth solves of exactly these iteration counts, every river card a pass (a column each)",
+    )
+    ap.add_argument(
+        "--sampled",
+        nargs="*",
+        default=[],
+        help="full-depth solves with K river cards a pass for N iterations, given as K:N (a column each)",
+    )
+    ap.add_argument(
+        "--rules",
+        nargs="+",
+        default=["cfr+2"],
+        choices=sorted(RULES),
+        help="the fixed-count full-depth solves' regret and averaging rules: CFR+ with linear (cfr+1) or quadratic "
+        "(cfr+2, the agent's) averaging, or Discounted CFR (1.5, 0, 2) (a column each; default cfr+2)",
+    )
+    ap.add_argument("--threads", type=int, default=1, help="solver threads (the results do not depend on them)")
     ap.add_argument(
         "--samples",
         type=int,
@@ -261,9 +338,22 @@ def main() -> None:
     args = ap.parse_args()
     if args.iterations and min(args.iterations) < 1:
         ap.error("--iterations: counts must be at least 1")
-    cols = " | ".join(["blueprint", "full depth"] + [_label(s, n) for s, n in _variants(args)])
+    if args.full_iterations and min(args.full_iterations) < 1:
+        ap.error("--full-iterations: counts must be at least 1")
+    try:
+        for x in args.sampled:
+            _sampled(x)
+    except argparse.ArgumentTypeError as e:
+        ap.error(str(e))
+    labels = (
+        ["blueprint"]
+        + (["full depth"] if args.seconds > 0 else [])
+        + [_full_label(k, n, rule) for k, n, rule in _full_variants(args)]
+        + [_label(s, n) for s, n in _variants(args)]
+    )
+    cols = " | ".join(labels)
     if args.river_iterations:
-        cols += " | " + " | ".join(c + ", river solved" for c in cols.split(" | "))
+        cols += " | " + " | ".join(c + ", river solved" for c in labels)
     print(f"| spot | betting | pot | {cols} |")
     measured(measure, args)
 

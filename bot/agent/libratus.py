@@ -47,6 +47,15 @@ from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job
 from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget, TimePlan
+from pokerbot.bot.agent.turn_choice import (
+    FULL_CARDS_BY_EXACT_ITERATIONS,
+    TurnChoice,
+    TurnSpeed,
+    choose_turn_solve,
+    full_depth_choice,
+    speed_spot_cached,
+    turn_speed,
+)
 from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, blueprint_answer, merge_columns
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState
 from pokerbot.protocol.cards import cards_to_str
@@ -86,18 +95,19 @@ SUBGAME_SIZES = {
 #: river size multiplies the turn tree).
 RIVER_SUBGAME_SIZES = BetSizes(bets=((0.33, 0.5, 0.75, 1.0, 2.0), (1.0,)), max_raises=2)
 SCALE_RANGE = 0.08
-#: The round real-time solving starts on (0-based): the turn, as Libratus. A full-depth
-#: turn subgame is far too big for the dealer's 7 s a hand on a small machine, so the
-#: turn is solved depth-limited by default (``TURN_SOLVER``); 3 solves only the river,
-#: the blueprint playing the turn (the benchmark "river-only" agent); 1 searches from
-#: the flop (always depth-limited).
+#: The round real-time solving starts on (0-based): the turn, as Libratus (how, see
+#: ``TURN_SOLVER``); 3 solves only the river, the blueprint playing the turn (the
+#: benchmark "river-only" agent); 1 searches from the flop (always depth-limited).
 SOLVE_ROUND = 2
-#: How a subgame that starts on the turn is solved: "full" to the end of the hand, or
-#: "depth-limited" to the end of the turn, with the blueprint's four continuation
-#: strategies per player at the river (``bot.continuation``); the river is then solved
-#: anew when it comes, from the turn solution's ranges.
-TURN_SOLVERS = ("full", "depth-limited")
-TURN_SOLVER = "depth-limited"
+#: How a subgame that starts on the turn is solved: "full" to the end of the hand (k
+#: river cards a pass, k by the deadline: ``turn_choice``), "depth-limited" to the end of
+#: the turn, with the blueprint's four continuation strategies per player at the river
+#: (``bot.continuation``), or "auto": per solve the one ``turn_choice`` picks from the
+#: deadline and the speed measured at start-up (``prepare``; depth-limited until it is).
+#: After a depth-limited or a sampled full-depth turn solution the river is solved anew
+#: when it comes, from that solution's ranges.
+TURN_SOLVERS = ("auto", "full", "depth-limited")
+TURN_SOLVER = "auto"
 #: Depth-limited solves: river cards (from the flop: runouts) drawn a pass to value the
 #: leaves (``LibratusAgent.pass_samples``).
 CARD_SAMPLES = 1
@@ -159,6 +169,9 @@ class Solution:
     root: BettingState
     kind: str  # unsafe, safe, nested
     leaf_strategy: np.ndarray | None = None  # depth-limited: both players' continuation mixes
+    #: the next round is solved anew when the hand reaches it (a sampled full-depth
+    #: solution's; a depth-limited one's ends at its leaves)
+    next_round_solved: bool = False
     #: a flop solution's values come from this many of its runouts (keyed by ``seed``; 0: all)
     value_deals: int = 0
     seed: int = 0
@@ -187,6 +200,36 @@ class Solution:
         if self._values:
             return next(iter(self._values.values()))[1]
         return cfr.node_reaches(self.sub, self.strategy, dtype=cfr.SOLVE_DTYPE).astype(np.float64)
+
+    def parents(self) -> np.ndarray:
+        """Each node's parent in the solution's tree (-1 at the root)."""
+        tree = self.sub.tree
+        parent = np.full(tree.num_nodes, -1, dtype=np.int64)
+        for n in np.nonzero(tree.num_children > 0)[0]:
+            parent[tree.first_child[n] : tree.first_child[n] + tree.num_children[n]] = n
+        return parent
+
+    def round_start_node(self, node: int) -> int:
+        """The first node of ``node``'s round: the chance child above it (or ``node``)."""
+        parent = self.parents()
+        while parent[node] >= 0 and self.sub.tree.kind[parent[node]] != CHANCE:
+            node = int(parent[node])
+        return node
+
+    def reaches_at(self, node: int) -> np.ndarray:
+        """Both players' reaches at ``node`` (2, H): the root's times each player's
+        probabilities of its own actions on the way (the hands holding a dealt card
+        are not removed)."""
+        tree = self.sub.tree
+        parent = self.parents()
+        out = np.array(self.sub.reach, dtype=np.float64)
+        n = node
+        while parent[n] >= 0:
+            p = parent[n]
+            if tree.kind[p] == DECISION:
+                out[int(tree.player[p])] *= self.strategy[n]
+            n = p
+        return out
 
 
 def _events(root: BettingState, state: BettingState) -> list[tuple[str, Action | int]]:
@@ -302,6 +345,9 @@ class LibratusAgent:
         self._answered: dict[tuple, AnsweredSolve] = {}
         self._decision_t0 = time.perf_counter()
         self._first_solve_t0: float | None = None  # when the current decision's first solve began
+        #: the full-depth turn solve's speed on this machine (``prepare`` measures it once a
+        #: process; the seats of a process share it): None, and "auto" solves depth-limited
+        self.speed: TurnSpeed | None = None
 
     @property
     def solution(self) -> Solution | None:
@@ -319,30 +365,49 @@ class LibratusAgent:
         """The current hand's factor on the subgames' bet sizes (``scale_for``)."""
         return self._scale
 
-    #: The stages of ``prepare``, in order: the solver's, then the blueprint's lookups.
-    PREPARE_STAGES = (*SOLVER_STAGES, "blueprint lookups")
+    #: The stages of ``prepare`` that load kernels, in order: the solver's, then the
+    #: blueprint's lookups (what ``pokerbot warm`` runs).
+    KERNEL_STAGES = (*SOLVER_STAGES, "blueprint lookups")
+    #: The stages of ``prepare``: KERNEL_STAGES, then (a turn solver that may solve full
+    #: depth) the full-depth turn solve's speed.
+    PREPARE_STAGES = (*KERNEL_STAGES, "the full-depth turn solve's speed")
 
-    def prepare(self, stage=None) -> None:
+    def prepare(self, stage=None, measure_speed: bool = True) -> None:
         """Before the first hand: load (on a fresh machine: compile, each kernel by one
         process) every numba kernel this process uses - solving (on this agent's
         threads), evaluating solutions, the blueprint's bucket lookups of every round -
-        and wait until the solver workers are warm, so that no decision of the match
-        pays for it. ``stage(name)`` is told each of PREPARE_STAGES it starts."""
+        wait until the solver workers are warm, so that no decision of the match pays
+        for it, and (``measure_speed``, unless the turn is always solved depth-limited)
+        measure the full-depth turn solve's speed (``turn_choice``). ``stage(name)`` is
+        told each of PREPARE_STAGES it starts."""
         t0 = time.perf_counter()
         compiled: list[str] = []
         with kernel_cache.watch(finished=lambda k, s, depth, a: compiled.append(k) if depth == 0 else None):
             load_solver_kernels(self.threads, stage)
             if stage is not None:
-                stage(self.PREPARE_STAGES[-1])
+                stage(self.KERNEL_STAGES[-1])
             game = self.bp.game
             board = list(range(8, 8 + game.total_board_cards(game.num_rounds - 1)))
             for rd in range(game.num_rounds):
                 shown = board[: game.total_board_cards(rd)]
                 self.bp.bucket(rd, [0, 1], shown)
                 hand_buckets(self.bp.cards, rd, shown)
-        log.info("agent_ready", seconds=round(time.perf_counter() - t0, 2), kernels_compiled=compiled)
         if self.pool is not None and not self.pool.wait_ready():
             log.warning("solver_pool_not_ready")
+        if measure_speed and self.turn_solver != "depth-limited" and self.solve_round <= 2:
+            if stage is not None:
+                stage(self.PREPARE_STAGES[-1])
+            t1 = time.perf_counter()
+            speed = self.speed = turn_speed(self.threads, measure=True)
+            assert speed is not None  # measured just now
+            log.info(
+                "turn_speed",
+                threads=self.threads,
+                seconds=round(time.perf_counter() - t1, 2),
+                exact_iteration_ms=round(1000 * speed.iteration_seconds(speed_spot_cached(), 0), 2),
+                one_card_iteration_ms=round(1000 * speed.iteration_seconds(speed_spot_cached(), 1), 3),
+            )
+        log.info("agent_ready", seconds=round(time.perf_counter() - t0, 2), kernels_compiled=compiled)
 
     def hand_over(self, ms: MatchState) -> None:
         self._hand = None
@@ -375,13 +440,20 @@ class LibratusAgent:
         if deadline < MIN_SOLVE_SECONDS:
             raise SolveUnavailable("time budget")
         table = self.sizes if state.round < 3 else {3: self.river_sizes}
-        # the flop is always solved depth-limited (to the end of the flop); the turn by turn_solver
-        depth_limited = state.round == 1 or (state.round == 2 and self.turn_solver == "depth-limited")
-        sizes = {
+        all_sizes = {
             r: BetSizes(bets=s.bets, max_raises=s.max_raises, scale=self._scale)
             for r, s in table.items()
-            if r >= state.round and not (depth_limited and r > state.round)
+            if r >= state.round
         }
+        # the flop is always solved depth-limited (to the end of the flop); the turn by turn_solver
+        depth_limited = state.round == 1 or (state.round == 2 and self.turn_solver == "depth-limited")
+        choice = None
+        full_sub = None
+        if state.round == 2 and self.turn_solver != "depth-limited":
+            full_sub = make_subgame(state, all_sizes, reach, extra_root_raises=extra)
+            choice = self.turn_choice(full_sub, deadline - (time.perf_counter() - t_setup), state.game.big_blind)
+            depth_limited = choice.solver == "depth-limited"
+        sizes = {r: s for r, s in all_sizes.items() if not (depth_limited and r > state.round)}
         key = int(self.keys(f"cards:{state.hand_id}:{state.betting_string()}") * 2**31)
         deals = None
         if depth_limited and state.round == 1:
@@ -389,15 +461,19 @@ class LibratusAgent:
             board = cards_to_str(state.board_cards)
             drawn = int(self.keys(f"runouts:{state.hand_id}:{board}") * 2**31)
             deals = runout_sample(state.game.deck(), state.board_cards, self.flop_rivers, drawn)
-        sub = make_subgame(
-            state,
-            sizes,
-            reach,
-            extra_root_raises=extra,
-            leaf_round=state.round + 1 if depth_limited else None,
-            leaf_deals=deals,
-        )
+        if full_sub is not None and not depth_limited:
+            sub = full_sub
+        else:
+            sub = make_subgame(
+                state,
+                sizes,
+                reach,
+                extra_root_raises=extra,
+                leaf_round=state.round + 1 if depth_limited else None,
+                leaf_deals=deals,
+            )
         depth_limited = depth_limited and sub.tree.num_leaves > 0  # not after an all-in: the tree is complete
+        river_cards = choice.cards if choice is not None and not depth_limited else 0
         warm = None
         if depth_limited:
             node, _ = self.blueprint.walk(state)
@@ -412,18 +488,28 @@ class LibratusAgent:
         if gadget is not None:
             gadget = cfr.Gadget(gadget.kind, gadget.player, gadget.alt_values[sub.hand_index])
         iters = cfr.libratus_iterations(sub.pot, state.game.big_blind)
+        if river_cards > 0:
+            assert choice is not None  # a sampled full-depth turn solve was chosen
+            iters = choice.iterations
+        if full_sub is not None and sub is full_sub:
+            # the full-depth solve's own fixed cost (its arrays, the average, the answer) before the deadline
+            fixed = self.speed.fixed_seconds(sub) if self.speed is not None else 0.0
+            deadline -= time.perf_counter() - t_setup + fixed
+            if deadline < MIN_SOLVE_SECONDS:
+                raise SolveUnavailable("time budget")
         t0 = time.perf_counter()
         try:
             samples = self.pass_samples(sub) if depth_limited else 0
             exponent = average_exponent(state.round, samples > 0)
+            more = {"chance_samples": river_cards}
             if self.pool is None:
-                job = SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key, exponent, warm)
+                job = SolveJob(sub, iters, deadline, gadget, self.threads, None, samples, key, exponent, warm, **more)
                 r = run_job(job)
             else:
                 # the answer must be back within what the dealer's limits leave this decision
                 left = self.budget.available() - (time.perf_counter() - self._decision_t0) - 0.05
                 limit = max(deadline, min(deadline + GRACE_SECONDS, left))
-                job = SolveJob(sub, iters, deadline, gadget, self.threads, limit, samples, key, exponent, warm)
+                job = SolveJob(sub, iters, deadline, gadget, self.threads, limit, samples, key, exponent, warm, **more)
                 r = self.pool.solve(job)
         except WorkerLost as e:
             log.warning("solve_lost", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
@@ -432,6 +518,7 @@ class LibratusAgent:
             log.error("solve_failed", kind=kind, hand=state.hand_id, betting=state.betting_string(), error=str(e))
             raise SolveUnavailable("solve failed") from None
         seconds = time.perf_counter() - t0
+        turn_solver = ("depth-limited" if depth_limited else "full") if state.round == 2 else None
         self._last_solve = {
             "iterations": r.iterations,
             "of": iters,
@@ -439,6 +526,7 @@ class LibratusAgent:
             "solve_seconds": round(seconds, 4),
             "nodes": sub.tree.num_nodes,
             **({"leaves": sub.tree.num_leaves, "card_samples": samples} if depth_limited else {}),
+            **({"turn_solver": turn_solver, "card_samples": samples or river_cards} if turn_solver else {}),
             **({"runouts": len(sub.tree.leaf_deals)} if deals is not None else {}),
             **({"warm_start": warm.iterations} if warm is not None else {}),
             "setup_seconds": round(t0 - t_setup, 4),
@@ -461,10 +549,32 @@ class LibratusAgent:
             stopped_early=r.stopped_early,
             seconds=round(seconds, 3),
             depth_limited=depth_limited,
+            **({"turn_solver": turn_solver, "card_samples": samples or river_cards} if turn_solver else {}),
+            **({"exact_iterations": round(choice.exact_iterations, 1)} if choice is not None else {}),
             **measured,
         )
         value_deals = FLOP_VALUE_DEALS if deals is not None and len(deals) > FLOP_VALUE_DEALS else 0
-        return Solution(sub, r.strategy, state.copy(), kind, r.leaf_strategy, value_deals, key, self.threads)
+        return Solution(
+            sub, r.strategy, state.copy(), kind, r.leaf_strategy, river_cards > 0, value_deals, key, self.threads
+        )
+
+    def turn_choice(self, full_sub: Subgame, seconds: float, big_blind: int) -> TurnChoice:
+        """The turn solve for the full-depth subgame ``full_sub`` with ``seconds`` to
+        solve: "auto" by ``choose_turn_solve`` (depth-limited while no speed is
+        measured); "full" always full depth, with the river cards a pass the deadline
+        buys (one when it buys none, or no speed is measured)."""
+        iterations = cfr.libratus_iterations(full_sub.pot, big_blind)
+        speed = self.speed
+        if speed is None:
+            c = TurnChoice("depth-limited", 0, 0, 0.0)
+        else:
+            c = choose_turn_solve(full_sub, seconds, speed, iterations)
+        n = len(full_sub.chance_cards()) if len(full_sub.tree.blocks) else 0
+        if self.turn_solver == "full" and c.solver != "full" and n:
+            c = full_depth_choice(FULL_CARDS_BY_EXACT_ITERATIONS[0][1], n, iterations, c.exact_iterations)
+        elif self.turn_solver == "full" and c.solver != "full":  # both all in: nothing to sample
+            c = TurnChoice("full", 0, iterations, c.exact_iterations)
+        return c
 
     def pass_samples(self, sub: Subgame) -> int:
         """Next cards (from the flop: runouts) a depth-limited pass values its leaves on:
@@ -483,14 +593,15 @@ class LibratusAgent:
         return self.plan.cap(self.budget, state.round, pot_weight, elapsed)
 
     def _solve_next_round(self, state: BettingState, me: int, leaf: int) -> Solution:
-        """An unsafe solve from the start of the round after a depth-limited solution,
-        both ranges from that solution by Bayes' rule at the ``leaf`` the hand reached
+        """An unsafe solve from the start of the round after a depth-limited solution (or
+        a sampled full-depth one), both ranges from that solution by Bayes' rule at the
+        ``leaf`` the hand reached (the full-depth one's first node of the round)
         (Pluribus's nested search: a new root at each new round)."""
         old = self._solution
         assert old is not None  # called when the hand reached one of its leaves
-        reaches = old.reaches()
+        at = old.reaches()[:, leaf] if old.leaf_strategy is not None else old.reaches_at(leaf)
         size = len(rg.hole_hands(state.game))
-        reach = np.stack([self._canonical(old.sub, reaches[p, leaf], size) for p in (0, 1)])
+        reach = np.stack([self._canonical(old.sub, at[p], size) for p in (0, 1)])
         reach[:, rg.blocked_by(rg.hole_hands(state.game), tuple(state.board_cards))] = 0.0
         root = self._round_start(state)
         return self._solve(root, reach, "unsafe", extra=self._opening_bet(state, me))
@@ -628,9 +739,14 @@ class LibratusAgent:
                     source = self._solution.kind
             else:
                 node, parent, missing = _walk(self._solution, state)
-                if self._solution.sub.tree.kind[node] == LEAF:
+                tree = self._solution.sub.tree
+                if tree.kind[node] == LEAF:
                     # the river after a depth-limited turn solution: solve it from that solution's ranges
                     self._solution = self._solve_next_round(state, me, node)
+                    source = "unsafe"
+                elif self._solution.next_round_solved and state.round > self._solution.root.round and missing is None:
+                    # the river after a sampled full-depth turn solution: the same, from the river's first node
+                    self._solution = self._solve_next_round(state, me, self._solution.round_start_node(node))
                     source = "unsafe"
                 elif missing is not None or self._last_opponent_raise_since(self._solution.root, state, me):
                     self._solution = self._resolve(state, me)

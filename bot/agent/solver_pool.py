@@ -66,6 +66,8 @@ class SolveJob:
     #: ``time.monotonic()`` when the pool handed the job to a worker (0: solved in place):
     #: the time the subgame takes to reach the worker counts against its deadline
     sent: float = 0.0
+    #: full-depth subgames: river cards a pass (0: every card; ``cfr.solve``'s ``chance_samples``)
+    chance_samples: int = 0
 
 
 #: Seconds kept, out of a job's limit, for its answer to come back.
@@ -75,10 +77,12 @@ MIN_SOLVE = 0.01
 
 
 def run_job(job: SolveJob) -> cfr.SolveResult:
-    """Solve; for an unsafe full-depth solve (no gadget) also measure the result's
-    exploitability in the subgame (two best-response passes in the solve's precision,
-    about two iterations' work), which the agent logs. A depth-limited solve is not
-    measured: a pass over every next card costs many of its sampled iterations."""
+    """Solve; for an unsafe river solve (no gadget, no chance node) also measure the
+    result's exploitability in the subgame (two best-response passes in the solve's
+    precision, about two iterations' work), which the agent logs. A turn solve is not
+    measured: a depth-limited pass over every next card costs many of its sampled
+    iterations, and a full-depth one over the whole tree (every river card) as much as
+    two exact iterations, after the deadline."""
     deadline = job.deadline
     if job.sent > 0:  # monotonic time is the machine's: comparable between processes
         deadline = max(deadline - (time.monotonic() - job.sent), MIN_SOLVE)
@@ -92,8 +96,9 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
         seed=job.seed,
         average_exponent=job.average_exponent,
         warm_start=job.warm_start,
+        chance_samples=job.chance_samples,
     )
-    if job.gadget is None and job.sub.continuations is None:
+    if job.gadget is None and job.sub.continuations is None and job.sub.tree.num_chance == 0:
         r.exploitability = cfr.exploitability(job.sub, r.strategy, dtype=cfr.SOLVE_DTYPE)
     return r
 

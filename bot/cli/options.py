@@ -92,11 +92,12 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--turn-solver",
-        default="depth-limited",
-        choices=["full", "depth-limited"],
-        help="libratus/unsafe solving from the turn: to the end of the turn with the blueprint's four "
-        "continuation strategies at the river, the river solved when it comes (depth-limited, default), "
-        "or to the end of the hand (full: give it a larger --solve-seconds)",
+        default="auto",
+        choices=["auto", "full", "depth-limited"],
+        help="libratus/unsafe solving from the turn: to the end of the hand, k river cards a pass, k by what the "
+        "deadline buys (full); to the end of the turn with the blueprint's four continuation strategies at the "
+        "river, the river solved when it comes (depth-limited); or per solve the one the deadline and the speed "
+        "measured at start-up favour (auto, default)",
     )
     p.add_argument(
         "--card-samples",

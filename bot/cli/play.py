@@ -169,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
             for s in agents:
                 s.pool = pool
         agents[0].prepare()  # kernels and workers warm before the first hand (process-wide)
+        for s in agents[1:]:
+            s.speed = agents[0].speed  # the full-depth turn solve's speed, measured once
     writer = None
     if args.strategy_log is not None:
         if len(ports) > 1:

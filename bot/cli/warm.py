@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     with_blueprint = (os.path.exists(path) or args.blueprint is not None) and not args.evaluation_first
     from pokerbot.bot.agent.libratus import LibratusAgent
 
-    stages: tuple[str, ...] = LibratusAgent.PREPARE_STAGES if with_blueprint else SOLVER_STAGES
+    stages: tuple[str, ...] = LibratusAgent.KERNEL_STAGES if with_blueprint else SOLVER_STAGES
     if args.threads == 1:
         stages = tuple(s for s in stages if s != SOLVER_STAGES[-1])
 
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"pokerbot warm: {e}", file=sys.stderr)
                 return 2
             assert isinstance(agent, LibratusAgent)  # what make_strategy("libratus") makes
-            agent.prepare(stage)
+            agent.prepare(stage, measure_speed=False)  # a warm-up loads kernels; a player measures
             if args.double_precision:  # the agent's kernels are loaded: this compiles the double ones only
                 load_solver_kernels(args.threads, double_precision=True)
         else:

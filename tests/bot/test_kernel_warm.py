@@ -35,7 +35,7 @@ def test_warm_prints_its_stages_in_order_then_done(small_blueprint):
     assert r.returncode == 0, r.stderr
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     stages = [x for x in lines if "stage" in x]
-    assert [x["stage"] for x in stages] == list(LibratusAgent.PREPARE_STAGES)
+    assert [x["stage"] for x in stages] == list(LibratusAgent.KERNEL_STAGES)
     assert [x["index"] for x in stages] == list(range(len(stages))) and {x["stages"] for x in stages} == {len(stages)}
     assert "done" in lines[-1] and lines[-1]["compiled"] >= 0
 

@@ -1,0 +1,174 @@
+"""Which turn solve the agent runs (``--turn-solver auto``): the full-depth solve with k
+river cards a pass, or the depth-limited one, by how much of each the solve's deadline
+buys on this machine.
+
+The speed is measured once, at start-up (``measure_turn_speed``), on a fixed public
+spot, and modelled per unit of work (``TurnSpeed``): a pass's cost is its nodes above
+the river subtrees plus the river subtrees of its k cards, times the hands; a solve
+also pays once for its arrays and its answer. The choice (``choose_turn_solve``) reads
+only public information: the subgame's tree (the line and the pot), the deadline the
+time plan gives, and that speed, so it never depends on the private cards.
+docs/evaluation.md, "Full-depth turn solving at what fits", says where the thresholds
+come from.
+"""
+
+from __future__ import annotations
+
+import pickle
+import statistics
+import time
+from dataclasses import dataclass
+
+#: River cards a pass the full-depth solve may take, and the exact solve's iterations
+#: (every card a pass) that must fit for each: the largest k whose row the deadline
+#: buys is taken. Below the first row the depth-limited solve runs instead.
+FULL_CARDS_BY_EXACT_ITERATIONS = ((12.0, 1),)
+#: The spot the speed is measured on: the agent's full-depth turn subgame after this line.
+SPEED_BOARD = "QsJh2h8d"
+SPEED_BETTING = "r300c/cc/"
+#: River cards a pass of the second timed solve (the first takes one).
+SPEED_CARDS = 8
+
+
+@dataclass(frozen=True)
+class TurnSpeed:
+    """Seconds of the full-depth solve on ``threads`` threads: per node-hand above the
+    river subtrees and an iteration (``per_top``), per node-hand of the river subtrees
+    a pass walks (``per_river``), and per node-hand of the whole tree once a solve
+    (``per_fixed``: its arrays, the average strategy, its answer sent back)."""
+
+    threads: int
+    per_top: float
+    per_river: float
+    per_fixed: float
+
+    def iteration_seconds(self, sub, cards: int) -> float:
+        """Seconds of one iteration of ``sub`` (a tree with river subtrees) walking
+        ``cards`` river cards a pass (0: every one)."""
+        top, river, n = work_of(sub)
+        k = n if cards <= 0 or cards >= n else cards
+        return self.per_top * top + self.per_river * river * k / max(n, 1)
+
+    def fixed_seconds(self, sub) -> float:
+        """Seconds a solve of ``sub`` costs besides its iterations."""
+        return self.per_fixed * sub.tree.num_nodes * sub.hands.shape[0]
+
+
+def work_of(sub) -> tuple[float, float, int]:
+    """(node-hands above the river subtrees, node-hands of all river subtrees, river
+    cards) of a full-depth turn subgame (a pass walks the first, and k / cards of the
+    second)."""
+    t = sub.tree
+    H = sub.hands.shape[0]
+    blocks = t.blocks
+    river = float((blocks[:, 1] - blocks[:, 0] + 1).sum()) * H if len(blocks) else 0.0
+    top = float(t.top_end if len(blocks) else t.num_nodes) * H
+    cards = len(sub.chance_cards()) if len(blocks) else 0
+    return top, river, cards
+
+
+@dataclass(frozen=True)
+class TurnChoice:
+    """A turn solve: ``solver`` "full" (``cards`` river cards a pass, 0 every one, at most
+    ``iterations``) or "depth-limited"; ``exact_iterations``: how many iterations of
+    the exact full-depth solve the deadline would buy (what the choice was made on)."""
+
+    solver: str
+    cards: int
+    iterations: int
+    exact_iterations: float
+
+
+def choose_turn_solve(sub, seconds: float, speed: TurnSpeed, libratus_iterations: int) -> TurnChoice:
+    """The turn solve for the full-depth subgame ``sub`` with ``seconds`` to solve:
+    the full-depth one with the most river cards a pass whose row of
+    FULL_CARDS_BY_EXACT_ITERATIONS the deadline buys, else the depth-limited one."""
+    _, _, n = work_of(sub)
+    left = seconds - speed.fixed_seconds(sub)
+    exact = left / speed.iteration_seconds(sub, 0) if left > 0 else 0.0
+    cards = 0
+    for needed, k in FULL_CARDS_BY_EXACT_ITERATIONS:
+        if exact >= needed:
+            cards = k
+    if cards == 0 or n == 0:
+        return TurnChoice("depth-limited", 0, 0, exact)
+    return full_depth_choice(cards, n, libratus_iterations, exact)
+
+
+def full_depth_choice(cards: int, river_cards: int, libratus_iterations: int, exact: float) -> TurnChoice:
+    """The full-depth solve with ``cards`` of ``river_cards`` a pass (at least all: 0,
+    every card), capped at Libratus's count of exact iterations (``libratus_iterations``)
+    in river subtrees walked: that count times river cards / k sampled iterations."""
+    k = 0 if cards >= river_cards else cards
+    return TurnChoice("full", k, libratus_iterations * (river_cards // (k or river_cards)), exact)
+
+
+def speed_spot():
+    """The agent's full-depth turn subgame on SPEED_BOARD after SPEED_BETTING (its own
+    turn and river sizes, full ranges): the spot the speed is measured on."""
+    from pokerbot.bot.agent.libratus import SUBGAME_SIZES
+    from pokerbot.protocol.betting import BettingState, apply_betting
+    from pokerbot.protocol.cards import parse_cards
+    from pokerbot.protocol.gamedef import bundled_game
+    from pokerbot.solver.subgame import make_subgame
+
+    state = apply_betting(
+        BettingState(bundled_game("holdem.nolimit.2p"), 0, None, parse_cards(SPEED_BOARD)), SPEED_BETTING
+    )
+    return make_subgame(state, {2: SUBGAME_SIZES[2], 3: SUBGAME_SIZES[3]})
+
+
+_SPOT: list = []
+
+
+def speed_spot_cached():
+    """``speed_spot``, built once a process."""
+    if not _SPOT:
+        _SPOT.append(speed_spot())
+    return _SPOT[0]
+
+
+def measure_turn_speed(threads: int = 1, repeats: int = 3, sub=None) -> TurnSpeed:
+    """Time the full-depth solve on ``speed_spot`` (or ``sub``) on ``threads`` threads:
+    solves of no iterations (with their answer pickled and read back, as a solver
+    worker sends it), and of one and SPEED_CARDS river cards a pass, each the fastest
+    of ``repeats`` (another process busy at the same moment slows a run, never speeds
+    it); about a second on two cores."""
+    from pokerbot.solver import cfr
+
+    sub = speed_spot_cached() if sub is None else sub
+    top, river, n = work_of(sub)
+
+    def fastest(iterations: int, cards: int, answer: bool = False) -> float:
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            r = cfr.solve(sub, iterations, threads=threads, chance_samples=cards, seed=1)
+            if answer:
+                pickle.loads(pickle.dumps(r))
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    fastest(1, 1)  # the kernels loaded, the pages of this size touched once
+    fixed = fastest(0, 1, answer=True)
+    plain = fastest(0, 1)
+    one_iterations, many_iterations = 40, 10
+    one = max(fastest(one_iterations, 1) - plain, 0.0) / one_iterations
+    many = max(fastest(many_iterations, SPEED_CARDS) - plain, 0.0) / many_iterations
+    per_river = max(many - one, 0.0) / ((SPEED_CARDS - 1) * river / n)
+    per_top = max(one - per_river * river / n, 0.0) / top
+    if per_top == 0.0 and per_river == 0.0:  # a clock too coarse to time anything: a safe, slow guess
+        per_river = statistics.fmean([many, one, 1e-3]) / (river / n)
+    return TurnSpeed(threads, per_top, per_river, fixed / (sub.tree.num_nodes * sub.hands.shape[0]))
+
+
+#: Speeds measured in this process, by thread count (the seats of one process share them).
+MEASURED: dict[int, TurnSpeed] = {}
+
+
+def turn_speed(threads: int, measure: bool = False) -> TurnSpeed | None:
+    """This process's measured speed on ``threads`` threads; with ``measure``, measured
+    now when it has not been (None: not measured)."""
+    if threads not in MEASURED and measure:
+        MEASURED[threads] = measure_turn_speed(threads)
+    return MEASURED.get(threads)

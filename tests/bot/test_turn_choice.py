@@ -1,0 +1,139 @@
+"""``--turn-solver auto``: the speed model, the choice between the full-depth turn solve
+(k river cards a pass) and the depth-limited one by what the deadline buys, and the
+agent that plays a sampled full-depth turn solution and solves the river anew."""
+
+import numpy as np
+import pytest
+from conftest import capture_agent_logs as capture_logs
+from conftest import reach_along
+
+from pokerbot.bot.agent import turn_choice
+from pokerbot.bot.agent.libratus import LibratusAgent
+from pokerbot.bot.agent.turn_choice import TurnSpeed, choose_turn_solve, speed_spot_cached, work_of
+from pokerbot.protocol.betting import CALL, BettingState, apply_betting
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import ranges as rg
+
+HUNL = bundled_game("holdem.nolimit.2p")
+BOARD = [0, 17, 34, 51, 22]
+pytestmark = pytest.mark.timeout(600)
+
+
+def test_the_model_costs_a_pass_by_its_top_and_its_cards_river_subtrees():
+    sub = speed_spot_cached()
+    top, river, n = work_of(sub)
+    assert n == 48 and 0 < top < river
+    speed = TurnSpeed(1, per_top=2e-9, per_river=1e-9, per_fixed=1e-8)
+    assert speed.iteration_seconds(sub, 0) == pytest.approx(2e-9 * top + 1e-9 * river)
+    assert speed.iteration_seconds(sub, 48) == speed.iteration_seconds(sub, 0)
+    assert speed.iteration_seconds(sub, 4) == pytest.approx(2e-9 * top + 1e-9 * river * 4 / 48)
+    assert speed.fixed_seconds(sub) == pytest.approx(1e-8 * sub.tree.num_nodes * len(sub.hands))
+
+
+def test_the_choice_follows_the_exact_iterations_the_deadline_buys(monkeypatch):
+    """Below the table's first row the depth-limited solve; from it on full depth with
+    the k of the last row reached, capped at Libratus's exact count in river subtrees."""
+    sub = speed_spot_cached()
+    speed = TurnSpeed(1, per_top=0.0, per_river=1e-9, per_fixed=0.0)
+    exact = speed.iteration_seconds(sub, 0)
+    monkeypatch.setattr(turn_choice, "FULL_CARDS_BY_EXACT_ITERATIONS", ((10.0, 1), (100.0, 4), (1000.0, 48)))
+    for fits, solver, cards in ((5, "depth-limited", 0), (20, "full", 1), (150, "full", 4), (2000, "full", 0)):
+        c = choose_turn_solve(sub, fits * exact, speed, 1000)
+        assert (c.solver, c.cards) == (solver, cards) and c.exact_iterations == pytest.approx(fits)
+        if solver == "full":
+            assert c.iterations == 1000 * 48 // (cards or 48)
+    slow = TurnSpeed(1, per_top=0.0, per_river=1e-9, per_fixed=1.0)  # the fixed cost eats the deadline
+    assert choose_turn_solve(sub, 20 * exact, slow, 1000).solver == "depth-limited"
+
+
+def test_a_measured_speed_prices_more_cards_higher():
+    speed = turn_choice.measure_turn_speed(1, repeats=1)
+    sub = speed_spot_cached()
+    assert speed.per_river > 0 and speed.per_fixed > 0
+    assert speed.iteration_seconds(sub, 1) < speed.iteration_seconds(sub, 8) < speed.iteration_seconds(sub, 0)
+
+
+def turn_state(hand):
+    st = apply_betting(BettingState(HUNL, hand, [[48, 49], [20, 30]]), "r300c/cc/")
+    st.deal_board_cards(BOARD[:4])
+    return st
+
+
+#: A speed at which a 1.5 s deadline buys thousands of exact iterations, and one at
+#: which it buys none: the choice cannot depend on how long this machine takes.
+FAST = TurnSpeed(1, per_top=1e-13, per_river=1e-13, per_fixed=1e-12)
+SLOW = TurnSpeed(1, per_top=1e-5, per_river=1e-5, per_fixed=1e-12)
+
+
+def test_auto_solves_full_depth_where_the_deadline_buys_it_and_the_river_anew(small_blueprint, monkeypatch):
+    """auto with a fast measured speed: a sampled full-depth turn solve (the log says
+    turn_solver full, its river cards a pass and iterations); at the river the hand
+    reached, an unsafe river solve from that solution's ranges by Bayes' rule. With a
+    slow speed, or none measured, the depth-limited solve."""
+    monkeypatch.setattr(turn_choice, "FULL_CARDS_BY_EXACT_ITERATIONS", ((10.0, 2),))
+    me = 1
+    reached_river = 0
+    for hand in range(1, 6):
+        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.5, solve_round=2)
+        bot.speed = FAST
+        st = turn_state(hand)
+        st.apply(CALL)  # the opponent checks
+        with capture_logs() as logs:
+            st.apply(bot.act(MatchState(me, st)))
+        turn = bot.solution
+        solves = [e for e in logs if e["event"] == "solve"]
+        assert len(solves) == 1 and solves[0]["turn_solver"] == "full" and solves[0]["card_samples"] == 2
+        assert solves[0]["iterations"] >= 1 and solves[0]["depth_limited"] is False
+        decision = next(e for e in logs if e["event"] == "decision")
+        assert decision["turn_solver"] == "full" and decision["iterations"] == solves[0]["iterations"]
+        assert turn.next_round_solved and turn.sub.tree.num_chance > 0 and turn.leaf_strategy is None
+        if st.finished or st.round != 2:
+            continue
+        if st.current_player != me:
+            st.apply(CALL)  # the opponent calls our bet
+        if st.finished or st.round != 3 or st.raise_bounds() is None:
+            continue
+        st.deal_board_cards(BOARD[4:])
+        st.apply(CALL)  # the opponent checks the river
+        node, expected = reach_along(turn, [*st.actions[2]])
+        np.testing.assert_allclose(turn.reaches_at(node), expected)
+        with capture_logs() as logs:
+            a = bot.act(MatchState(me, st))
+        assert st.can_apply(a)
+        river = bot.solution
+        assert river.root.round == 3 and river.kind == "unsafe" and river.sub.tree.num_chance == 0
+        assert not any("turn_solver" in e for e in logs)
+        full = np.zeros((2, 1326))
+        full[:, turn.sub.hand_index] = expected
+        full[:, rg.blocked_by(rg.hole_hands(HUNL), tuple(BOARD))] = 0.0
+        np.testing.assert_allclose(river.sub.reach, full[:, river.sub.hand_index], rtol=1e-9, atol=1e-12)
+        reached_river += 1
+    assert reached_river >= 1
+    for speed in (SLOW, None):
+        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.5, solve_round=2)
+        bot.speed = speed
+        st = turn_state(1)
+        st.apply(CALL)
+        with capture_logs() as logs:
+            bot.act(MatchState(me, st))
+        solve = next(e for e in logs if e["event"] == "solve")
+        assert solve["turn_solver"] == "depth-limited" and solve["depth_limited"] is True
+        assert bot.solution.sub.tree.num_leaves > 0 and not bot.solution.next_round_solved
+
+
+def test_full_always_solves_full_depth(small_blueprint):
+    """--turn-solver full: full depth whatever the speed, one river card a pass where the
+    deadline buys no row of the table (or no speed is measured)."""
+    for speed in (SLOW, None):
+        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="full")
+        bot.speed = speed
+        st = turn_state(2)
+        st.apply(CALL)
+        with capture_logs() as logs:
+            assert st.can_apply(bot.act(MatchState(1, st)))
+        solve = next(e for e in logs if e["event"] == "solve")
+        assert (
+            solve["turn_solver"] == "full" and solve["card_samples"] == turn_choice.FULL_CARDS_BY_EXACT_ITERATIONS[0][1]
+        )
+        assert bot.solution.sub.tree.num_chance > 0
