@@ -168,9 +168,29 @@ def bench_scale(
     return out
 
 
+def river_balance(sub, cards: int, threads: int) -> float:
+    """The work model of a full-depth pass's river subtrees on ``threads`` threads: their
+    nodes over the most nodes one thread walks (the blocks of ``cards`` river cards a
+    pass as ``passes.draw_cards`` deals them, averaged over a round of passes; every
+    card: thread t takes blocks t, t + T, ...); the most threads can speed that part up."""
+    from pokerbot.solver.passes import draw_cards
+
+    size = (sub.tree.blocks[:, 1] - sub.tree.blocks[:, 0] + 1).astype(np.float64)
+    if cards <= 0 or cards >= len(sub.chance_cards()):
+        loads = [size[t::threads].sum() for t in range(threads)]
+        return float(size.sum() / max(loads))
+    blocks = sub.block_arrays(threads, np.float32, cards, 1)
+    ratios = []
+    for it in range(max(len(blocks.cards) // cards, 1)):
+        draw_cards(blocks, it, 0)
+        ratios.append(float(blocks.share_work.sum() / blocks.share_work.max()))
+    return statistics.fmean(ratios)
+
+
 def full_depth_turn(threads: list[int], repeats: int) -> dict:
     """ms per iteration of the agent's full-depth turn solve (``spots.agent_turn_spot``)
-    with each of FULL_DEPTH_CARDS river cards a pass, at each thread count."""
+    with each of FULL_DEPTH_CARDS river cards a pass, at each thread count, and the
+    work model's bound on the river part's speedup (``river_balance``)."""
     from pokerbot.bot.bench.spots import agent_turn_spot
     from pokerbot.solver import cfr
 
@@ -186,10 +206,14 @@ def full_depth_turn(threads: list[int], repeats: int) -> dict:
         rows[str(k or cards)] = _speedups({t: 1000 * per[t] for t in threads})
     return {
         "nodes": sub.tree.num_nodes,
+        "top_nodes": int(sub.tree.top_end),
         "blocks": len(sub.tree.blocks),
         "hands": int(sub.hands.shape[0]),
         "river_cards": cards,
         "ms_per_iteration": rows,
+        "river_balance": {
+            str(k or cards): {t: river_balance(sub, k, t) for t in sorted({*threads, 16})} for k in FULL_DEPTH_CARDS
+        },
     }
 
 
@@ -228,6 +252,10 @@ def print_scale_report(r: dict) -> None:
         for k, rows in sorted(d["ms_per_iteration"].items(), key=lambda kv: int(kv[0])):
             every = " (every card)" if int(k) == d["river_cards"] else ""
             line(f"{k} river card{'s' if int(k) > 1 else ''} a pass{every}", rows, "ms", ".2f")
+            bound = d.get("river_balance", {}).get(k)
+            if bound:
+                cells = "  ".join(f"{t}: {x:.2f}x" for t, x in sorted(bound.items(), key=lambda kv: int(kv[0])))
+                print(f"    the river subtrees' part at most (work model): {cells}")
     f = r["flop"]
     print(
         f"  flop depth-limited solve ({f['spot']}, default action tree, uniform blueprint): {f['nodes']} nodes, "

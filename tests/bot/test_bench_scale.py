@@ -66,3 +66,19 @@ def test_the_report_says_what_the_pieces_buy_where_trees_are_cut(capsys):
         "flop": flop, "mccfr": {"slots": 10, "batch": 5, "iterations_per_second": rows({1: 1.0, 2: 2.0})},
     })  # fmt: skip
     assert "whole trees" not in capsys.readouterr().out
+
+
+def test_the_work_model_bounds_the_river_part_by_the_largest_share():
+    """One thread walks every block (1x); with every card a pass thread t takes blocks
+    t, t + T, ...; with k cards the pass's blocks are dealt greedily by size, so the
+    bound never exceeds the threads nor the blocks a pass walks."""
+    from pokerbot.bot.bench.spots import agent_turn_spot
+
+    sub = agent_turn_spot()
+    chances = len(sub.block_chances)
+    for k in (1, 4, 0):
+        assert scale.river_balance(sub, k, 1) == 1.0
+        for t in (2, 4, 16):
+            walked = chances * (k or 48)
+            assert 1.0 < scale.river_balance(sub, k, t) <= min(t, walked) + 1e-9
+    assert scale.river_balance(sub, 1, 16) < scale.river_balance(sub, 4, 16)  # one card: few blocks a pass
