@@ -398,14 +398,16 @@ class LibratusAgent:
             if stage is not None:
                 stage(self.PREPARE_STAGES[-1])
             t1 = time.perf_counter()
-            speed = self.speed = turn_speed(self.threads, measure=True)
-            assert speed is not None  # measured just now
+            sizes = {r: self.sizes[r] for r in (2, 3)}
+            speed = self.speed = turn_speed(self.threads, sizes)
+            spot = speed_spot_cached(sizes)
             log.info(
                 "turn_speed",
                 threads=self.threads,
                 seconds=round(time.perf_counter() - t1, 2),
-                exact_iteration_ms=round(1000 * speed.iteration_seconds(speed_spot_cached(), 0), 2),
-                one_card_iteration_ms=round(1000 * speed.iteration_seconds(speed_spot_cached(), 1), 3),
+                exact_iteration_ms=round(1000 * speed.iteration_seconds(spot, 0), 2),
+                one_card_iteration_ms=round(1000 * speed.iteration_seconds(spot, 1), 3),
+                fixed_seconds=round(speed.fixed_seconds(spot), 3),
             )
         log.info("agent_ready", seconds=round(time.perf_counter() - t0, 2), kernels_compiled=compiled)
 

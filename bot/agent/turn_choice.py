@@ -103,10 +103,10 @@ def full_depth_choice(cards: int, river_cards: int, libratus_iterations: int, ex
     return TurnChoice("full", k, libratus_iterations * (river_cards // (k or river_cards)), exact)
 
 
-def speed_spot():
-    """The agent's full-depth turn subgame on SPEED_BOARD after SPEED_BETTING (its own
-    turn and river sizes, full ranges): the spot the speed is measured on."""
-    from pokerbot.bot.agent.libratus import SUBGAME_SIZES
+def speed_spot(sizes: dict):
+    """The full-depth turn subgame on SPEED_BOARD after SPEED_BETTING with the turn and
+    river ``sizes`` (``{2: BetSizes, 3: BetSizes}``: the agent's own), full ranges: the
+    spot the speed is measured on."""
     from pokerbot.protocol.betting import BettingState, apply_betting
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.protocol.gamedef import bundled_game
@@ -115,28 +115,28 @@ def speed_spot():
     state = apply_betting(
         BettingState(bundled_game("holdem.nolimit.2p"), 0, None, parse_cards(SPEED_BOARD)), SPEED_BETTING
     )
-    return make_subgame(state, {2: SUBGAME_SIZES[2], 3: SUBGAME_SIZES[3]})
+    return make_subgame(state, sizes)
 
 
-_SPOT: list = []
+_SPOTS: dict = {}
 
 
-def speed_spot_cached():
-    """``speed_spot``, built once a process."""
-    if not _SPOT:
-        _SPOT.append(speed_spot())
-    return _SPOT[0]
+def speed_spot_cached(sizes: dict):
+    """``speed_spot(sizes)``, built once a process."""
+    key = repr(sorted(sizes.items()))
+    if key not in _SPOTS:
+        _SPOTS[key] = speed_spot(sizes)
+    return _SPOTS[key]
 
 
-def measure_turn_speed(threads: int = 1, repeats: int = 3, sub=None) -> TurnSpeed:
-    """Time the full-depth solve on ``speed_spot`` (or ``sub``) on ``threads`` threads:
+def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
+    """Time the full-depth solve of ``sub`` (``speed_spot``) on ``threads`` threads:
     solves of no iterations (with their answer pickled and read back, as a solver
     worker sends it), and of one and SPEED_CARDS river cards a pass, each the fastest
     of ``repeats`` (another process busy at the same moment slows a run, never speeds
     it); about a second on two cores."""
     from pokerbot.solver import cfr
 
-    sub = speed_spot_cached() if sub is None else sub
     top, river, n = work_of(sub)
 
     def fastest(iterations: int, cards: int, answer: bool = False) -> float:
@@ -162,13 +162,14 @@ def measure_turn_speed(threads: int = 1, repeats: int = 3, sub=None) -> TurnSpee
     return TurnSpeed(threads, per_top, per_river, fixed / (sub.tree.num_nodes * sub.hands.shape[0]))
 
 
-#: Speeds measured in this process, by thread count (the seats of one process share them).
-MEASURED: dict[int, TurnSpeed] = {}
+#: Speeds measured in this process, by thread count and sizes (seats share them).
+MEASURED: dict[tuple[int, str], TurnSpeed] = {}
 
 
-def turn_speed(threads: int, measure: bool = False) -> TurnSpeed | None:
-    """This process's measured speed on ``threads`` threads; with ``measure``, measured
-    now when it has not been (None: not measured)."""
-    if threads not in MEASURED and measure:
-        MEASURED[threads] = measure_turn_speed(threads)
-    return MEASURED.get(threads)
+def turn_speed(threads: int, sizes: dict) -> TurnSpeed:
+    """The full-depth turn solve's speed on ``threads`` threads with the turn and river
+    ``sizes``, measured (``measure_turn_speed`` on ``speed_spot``) once a process."""
+    key = (threads, repr(sorted(sizes.items())))
+    if key not in MEASURED:
+        MEASURED[key] = measure_turn_speed(speed_spot_cached(sizes), threads)
+    return MEASURED[key]

@@ -8,7 +8,7 @@ from conftest import capture_agent_logs as capture_logs
 from conftest import reach_along
 
 from pokerbot.bot.agent import turn_choice
-from pokerbot.bot.agent.libratus import LibratusAgent
+from pokerbot.bot.agent.libratus import SUBGAME_SIZES, LibratusAgent
 from pokerbot.bot.agent.turn_choice import TurnSpeed, choose_turn_solve, speed_spot_cached, work_of
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
@@ -16,12 +16,13 @@ from pokerbot.protocol.matchstate import MatchState
 from pokerbot.solver import ranges as rg
 
 HUNL = bundled_game("holdem.nolimit.2p")
+SIZES = {2: SUBGAME_SIZES[2], 3: SUBGAME_SIZES[3]}
 BOARD = [0, 17, 34, 51, 22]
 pytestmark = pytest.mark.timeout(600)
 
 
 def test_the_model_costs_a_pass_by_its_top_and_its_cards_river_subtrees():
-    sub = speed_spot_cached()
+    sub = speed_spot_cached(SIZES)
     top, river, n = work_of(sub)
     assert n == 48 and 0 < top < river
     speed = TurnSpeed(1, per_top=2e-9, per_river=1e-9, per_fixed=1e-8)
@@ -34,7 +35,7 @@ def test_the_model_costs_a_pass_by_its_top_and_its_cards_river_subtrees():
 def test_the_choice_follows_the_exact_iterations_the_deadline_buys(monkeypatch):
     """Below the table's first row the depth-limited solve; from it on full depth with
     the k of the last row reached, capped at Libratus's exact count in river subtrees."""
-    sub = speed_spot_cached()
+    sub = speed_spot_cached(SIZES)
     speed = TurnSpeed(1, per_top=0.0, per_river=1e-9, per_fixed=0.0)
     exact = speed.iteration_seconds(sub, 0)
     monkeypatch.setattr(turn_choice, "FULL_CARDS_BY_EXACT_ITERATIONS", ((10.0, 1), (100.0, 4), (1000.0, 48)))
@@ -48,8 +49,8 @@ def test_the_choice_follows_the_exact_iterations_the_deadline_buys(monkeypatch):
 
 
 def test_a_measured_speed_prices_more_cards_higher():
-    speed = turn_choice.measure_turn_speed(1, repeats=1)
-    sub = speed_spot_cached()
+    speed = turn_choice.measure_turn_speed(speed_spot_cached(SIZES), 1, repeats=1)
+    sub = speed_spot_cached(SIZES)
     assert speed.per_river > 0 and speed.per_fixed > 0
     assert speed.iteration_seconds(sub, 1) < speed.iteration_seconds(sub, 8) < speed.iteration_seconds(sub, 0)
 
