@@ -317,7 +317,7 @@ def main() -> None:
     ap.add_argument(
         "--samples",
         type=int,
-        nargs="+",
+        nargs="*",
         default=[0, 1, 4],
         help="cards per pass (0: every card; negative: drawn independently, else in turn from a keyed shuffle)",
     )
