@@ -43,14 +43,13 @@ def turn_spot():
 
 
 def agent_turn_spot():
-    """The agent's full-depth turn subgame (its own turn and river sizes, the turn's
-    bet-size scale 1) on the reference turn spot's board and line, full ranges."""
+    """The agent's full-depth turn subgame (its own turn and river sizes, the bet-size
+    scale 1, full ranges) on the spot its speed is measured on at start-up
+    (``turn_choice.speed_spot``: QsJh2h8d after r300c/cc/, 200 big blinds deep)."""
     from pokerbot.bot.agent.libratus import SUBGAME_SIZES
-    from pokerbot.bot.bench.solver import reference_turn_spot
-    from pokerbot.solver.subgame import make_subgame
+    from pokerbot.bot.agent.turn_choice import speed_spot
 
-    state, _ = reference_turn_spot()
-    return make_subgame(state, {2: SUBGAME_SIZES[2], 3: SUBGAME_SIZES[3]})
+    return speed_spot({2: SUBGAME_SIZES[2], 3: SUBGAME_SIZES[3]})
 
 
 def flop_spot(bp):
