@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Summarise an agent's JSON log (``pokerbot play --strategy libratus``, the player's
 standard error; ``pokerbot match`` keeps it as ``<match>.<name>.stderr``): decisions
-by source, decisions played from self-improver extensions, solves by kind with median
-time and iterations, deadline-stopped solves, lost workers, and the time per hand the
-agent spent replying.
+by source (and the turn's apart), decisions played from self-improver extensions, solves
+by kind with median time and iterations, turn solves by solver (full depth with its river
+cards a pass, or depth-limited), deadline-stopped solves, lost workers, and the time per
+hand the agent spent replying.
 
     .venv/bin/python scripts/agent_log_summary.py match-results/match1.A-libratus.stderr [...]
 """
@@ -87,6 +88,11 @@ def summarise(paths: list[str]) -> dict:
         rs = [s for s in solves if "betting" in s and _round_of(s["betting"]) == rnd]
         if rs:
             by_round[rnd] = {**_solve_figures(rs), "min_iterations": min(s["iterations"] for s in rs)}
+    turn_solvers: dict[str, dict] = {}
+    for solver in sorted({s["turn_solver"] for s in solves if "turn_solver" in s}):
+        ts = [s for s in solves if s.get("turn_solver") == solver]
+        cards = Counter(int(s.get("card_samples", 0)) for s in ts)
+        turn_solvers[solver] = {**_solve_figures(ts), "card_samples": dict(sorted(cards.items()))}
     return {
         "decisions": len(decisions),
         "hands_with_a_decision": len(hands),
@@ -94,6 +100,9 @@ def summarise(paths: list[str]) -> dict:
         "extensions": dict(Counter(e["extension"] for e in decisions if "extension" in e).most_common()),
         "solves": by_kind,
         "solves_by_round": by_round,
+        "turn_solvers": turn_solvers,
+        # where the turn's decisions came from (a solve: unsafe, safe, nested, solution)
+        "turn_sources": dict(Counter(e["source"] for e in decisions if e.get("round") == 2).most_common()),
         "solves_lost": lost,
         "workers_replaced": replaced,
         "unreadable_lines": bad,
@@ -135,6 +144,14 @@ def main(argv: list[str] | None = None) -> int:
             f"(min {k['min_iterations']}), median {k['median_seconds']:.3f} s, "
             f"{k['stopped_early']} stopped at the deadline"
         )
+    for solver, k in s["turn_solvers"].items():
+        cards = ", ".join(f"{n:,} with {c} a pass" for c, n in k["card_samples"].items())
+        print(
+            f"  turn solves {solver}: {k['solves']:,}, median {k['median_iterations']:.0f} iterations, median "
+            f"{k['median_seconds']:.3f} s, {k['stopped_early']} stopped at the deadline; river cards: {cards}"
+        )
+    if s["turn_sources"]:
+        print("turn decisions by source: " + ", ".join(f"{k} {v:,}" for k, v in s["turn_sources"].items()))
     print(f"solves lost: {s['solves_lost']}, workers replaced: {s['workers_replaced']}")
     print(
         f"reply time: {s['reply_seconds_total']:.1f} s in all, {s['reply_seconds_per_hand_with_a_decision']:.3f} s "
