@@ -68,6 +68,8 @@ class SolveJob:
     sent: float = 0.0
     #: full-depth subgames: river cards a pass (0: every card; ``cfr.solve``'s ``chance_samples``)
     chance_samples: int = 0
+    #: Discounted CFR's (alpha, beta) instead of CFR+ (``cfr.solve``'s ``discount``)
+    discount: tuple[float, float] | None = None
 
 
 #: Seconds kept, out of a job's limit, for its answer to come back.
@@ -97,6 +99,7 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
         average_exponent=job.average_exponent,
         warm_start=job.warm_start,
         chance_samples=job.chance_samples,
+        discount=job.discount,
     )
     if job.gadget is None and job.sub.continuations is None and job.sub.tree.num_chance == 0:
         r.exploitability = cfr.exploitability(job.sub, r.strategy, dtype=cfr.SOLVE_DTYPE)

@@ -159,9 +159,29 @@ def test_auto_solves_full_depth_where_the_deadline_buys_it_and_the_river_anew(sm
         assert bot.solution.sub.tree.num_leaves > 0 and not bot.solution.next_round_solved
 
 
-def test_full_always_solves_full_depth(small_blueprint):
-    """--turn-solver full: full depth whatever the speed, one river card a pass where the
-    deadline buys no row of the table (or no speed is measured)."""
+def test_full_always_solves_full_depth(small_blueprint, monkeypatch):
+    """--turn-solver full: full depth whatever the speed, the first row's river cards a
+    pass where the deadline buys no row of the table (or no speed is measured), with
+    Discounted CFR's regrets and a quadratic average; a depth-limited turn solve keeps
+    CFR+ and a linear one."""
+    from pokerbot.bot.agent import libratus as agent_module
+    from pokerbot.solver import cfr
+
+    jobs = []
+    real = agent_module.run_job
+
+    def recorded(job):
+        jobs.append(job)
+        return real(job)
+
+    monkeypatch.setattr(agent_module, "run_job", recorded)
+    bot = LibratusAgent(
+        seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="depth-limited"
+    )
+    st = turn_state(2)
+    st.apply(CALL)
+    bot.act(MatchState(1, st))
+    assert jobs[-1].discount is None and jobs[-1].average_exponent == 1.0 and jobs[-1].chance_samples == 0
     for speed in (SLOW, None):
         bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="full")
         bot.speed = speed
@@ -174,3 +194,4 @@ def test_full_always_solves_full_depth(small_blueprint):
             solve["turn_solver"] == "full" and solve["card_samples"] == turn_choice.FULL_CARDS_BY_EXACT_ITERATIONS[0][1]
         )
         assert bot.solution.sub.tree.num_chance > 0
+        assert jobs[-1].discount == cfr.DCFR and jobs[-1].average_exponent == 2.0 and jobs[-1].chance_samples > 0
