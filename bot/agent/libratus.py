@@ -501,6 +501,7 @@ class LibratusAgent:
         if river_cards > 0:
             assert choice is not None  # a sampled full-depth turn solve was chosen
             iters = choice.iterations
+        fixed = 0.0
         if full_sub is not None and sub is full_sub:
             # the full-depth solve's own fixed cost (its arrays, the average, the answer) before the deadline
             fixed = self.speed.fixed_seconds(sub) if self.speed is not None else 0.0
@@ -555,7 +556,8 @@ class LibratusAgent:
             hands=int(sub.hands.shape[0]),
             iterations=r.iterations,
             of=iters,
-            deadline=round(deadline, 3),
+            # what the solve may take, its fixed cost after the iterations' deadline included
+            deadline=round(deadline + fixed, 3),
             stopped_early=r.stopped_early,
             seconds=round(seconds, 3),
             depth_limited=depth_limited,
