@@ -188,6 +188,9 @@ def solve(
     instead of CFR+'s."""
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
+    # the deadline counts from here: the arrays' first writes are part of the solve
+    t0 = time.perf_counter()
+    deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
     # written, not only allocated: fresh pages are mapped at their first write, and on
     # a turn tree that cost (about 18,000 page faults) would otherwise land on the
     # first iterations
@@ -196,8 +199,6 @@ def solve(
     for a in (regret, avg):
         a.fill(0.0)
     w = Workspace(sub, SOLVE_DTYPE, t.top_rows)
-    t0 = time.perf_counter()
-    deadline_ns = 0 if deadline is None else time.perf_counter_ns() + int(deadline * 1e9)
     if gadget is None:
         g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=SOLVE_DTYPE))
     else:

@@ -103,6 +103,15 @@ def run_job(job: SolveJob) -> cfr.SolveResult:
     )
     if job.gadget is None and job.sub.continuations is None and job.sub.tree.num_chance == 0:
         r.exploitability = cfr.exploitability(job.sub, r.strategy, dtype=cfr.SOLVE_DTYPE)
+    return compact(job.sub, r)
+
+
+def compact(sub: Subgame, r: cfr.SolveResult) -> cfr.SolveResult:
+    """``r`` with a tree with chance nodes' strategy in the solver's precision (the
+    average it normalises was kept in it): a full-depth turn strategy is 10,000 nodes x
+    1,128 hands, whose copy back to the player is then half as long."""
+    if sub.tree.num_chance > 0 and r.strategy.dtype != cfr.SOLVE_DTYPE:
+        r.strategy = r.strategy.astype(cfr.SOLVE_DTYPE)
     return r
 
 

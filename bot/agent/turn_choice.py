@@ -14,7 +14,6 @@ come from.
 
 from __future__ import annotations
 
-import pickle
 import statistics
 import time
 from dataclasses import dataclass
@@ -129,12 +128,28 @@ def speed_spot_cached(sizes: dict):
     return _SPOTS[key]
 
 
+def sent_back(result) -> None:
+    """Send ``result`` through a pipe and read it back, as a solver worker answers."""
+    import multiprocessing as mp
+    import threading
+
+    a, b = mp.Pipe()
+    got: list = []
+    reader = threading.Thread(target=lambda: got.append(b.recv()), daemon=True)
+    reader.start()
+    a.send(result)
+    reader.join()
+    a.close()
+    b.close()
+
+
 def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
     """Time the full-depth solve of ``sub`` (``speed_spot``) on ``threads`` threads:
-    solves of no iterations (with their answer pickled and read back, as a solver
-    worker sends it), and of one and SPEED_CARDS river cards a pass, each the fastest
+    solves of no iterations (with their answer sent through a pipe and read back, as a
+    solver worker sends it), and of one and SPEED_CARDS river cards a pass, each the fastest
     of ``repeats`` (another process busy at the same moment slows a run, never speeds
     it); about a second on two cores."""
+    from pokerbot.bot.agent.solver_pool import compact
     from pokerbot.solver import cfr
 
     top, river, n = work_of(sub)
@@ -145,7 +160,7 @@ def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
             t0 = time.perf_counter()
             r = cfr.solve(sub, iterations, threads=threads, chance_samples=cards, seed=1)
             if answer:
-                pickle.loads(pickle.dumps(r))
+                sent_back(compact(sub, r))
             best = min(best, time.perf_counter() - t0)
         return best
 
