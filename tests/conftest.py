@@ -213,6 +213,22 @@ def logged_hand(players, hand: int, deck: list[int]):
     return play_in_memory(players, hand, deck, log), logs
 
 
+def record_solve_jobs(monkeypatch) -> list:
+    """The ``SolveJob``s the agent runs in its own process from now on, in order (each
+    still solved)."""
+    from pokerbot.bot.agent import libratus as agent_module
+
+    jobs: list = []
+    real = agent_module.run_job
+
+    def recorded(job):
+        jobs.append(job)
+        return real(job)
+
+    monkeypatch.setattr(agent_module, "run_job", recorded)
+    return jobs
+
+
 def reach_along(solution, actions):
     """(node, reach): the node of ``solution``'s tree that ``actions`` lead to from its
     root, and both players' reach there by Bayes' rule (the root's reach times the

@@ -6,7 +6,7 @@ the turn solution's, by Bayes' rule along the line played."""
 import numpy as np
 import pytest
 from conftest import capture_agent_logs as capture_logs
-from conftest import reach_along
+from conftest import reach_along, record_solve_jobs
 
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.bot.agent.time_budget import TimeBudget
@@ -116,14 +116,7 @@ def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_els
     average; the river and the depth-limited flop by t^2 (libratus.average_exponent)."""
     from pokerbot.bot.agent import libratus as agent_module
 
-    jobs = []
-    real = agent_module.run_job
-
-    def recorded(job):
-        jobs.append((job.card_samples, job.average_exponent))
-        return real(job)
-
-    monkeypatch.setattr(agent_module, "run_job", recorded)
+    recorded = record_solve_jobs(monkeypatch)
     st = turn_state(1)
     st.apply(CALL)  # the opponent checks the turn
     assert st.can_apply(agent(small_blueprint).act(MatchState(1, st)))
@@ -138,6 +131,7 @@ def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_els
     searcher = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=2.0, solve_round=1)
     assert flop.can_apply(searcher.act(MatchState(1, flop)))
     sampled = agent_module.CARD_SAMPLES
+    jobs = [(job.card_samples, job.average_exponent) for job in recorded]
     assert jobs == [(sampled, 1.0), (0, 2.0), (sampled, 2.0)] and sampled > 0
 
 

@@ -6,7 +6,7 @@ bet, and the turn solved anew from the flop solution's ranges at the leaf reache
 import numpy as np
 import pytest
 from conftest import capture_agent_logs as capture_logs
-from conftest import reach_along
+from conftest import reach_along, record_solve_jobs
 
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
@@ -115,14 +115,7 @@ def test_an_unsafe_flop_solve_starts_from_the_blueprint_s_flop(small_blueprint, 
     from pokerbot.blueprint_store.continuations import blueprint_subgame_strategy
     from pokerbot.bot.agent import libratus as agent_module
 
-    jobs = []
-    real = agent_module.run_job
-
-    def recorded(job):
-        jobs.append(job)
-        return real(job)
-
-    monkeypatch.setattr(agent_module, "run_job", recorded)
+    jobs = record_solve_jobs(monkeypatch)
     bot = agent(small_blueprint)
     st = flop_state(12)
     st.apply(CALL)  # the opponent checks

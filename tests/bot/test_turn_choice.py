@@ -5,7 +5,7 @@ agent that plays a sampled full-depth turn solution and solves the river anew.""
 import numpy as np
 import pytest
 from conftest import capture_agent_logs as capture_logs
-from conftest import reach_along
+from conftest import reach_along, record_solve_jobs
 
 from pokerbot.bot.agent import turn_choice
 from pokerbot.bot.agent.libratus import SUBGAME_SIZES, LibratusAgent
@@ -164,17 +164,9 @@ def test_full_always_solves_full_depth(small_blueprint, monkeypatch):
     pass where the deadline buys no row of the table (or no speed is measured), with
     Discounted CFR's regrets and a quadratic average; a depth-limited turn solve keeps
     CFR+ and a linear one."""
-    from pokerbot.bot.agent import libratus as agent_module
     from pokerbot.solver import cfr
 
-    jobs = []
-    real = agent_module.run_job
-
-    def recorded(job):
-        jobs.append(job)
-        return real(job)
-
-    monkeypatch.setattr(agent_module, "run_job", recorded)
+    jobs = record_solve_jobs(monkeypatch)
     bot = LibratusAgent(
         seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="depth-limited"
     )
