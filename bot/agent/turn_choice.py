@@ -18,10 +18,14 @@ import statistics
 import time
 from dataclasses import dataclass
 
-#: River cards a pass the full-depth solve may take, and the exact solve's iterations
-#: (every card a pass) that must fit for each: the largest k whose row the deadline
-#: buys is taken. Below the first row the depth-limited solve runs instead.
-FULL_CARDS_BY_EXACT_ITERATIONS = ((12.0, 1),)
+#: The exact full-depth solve's iterations (every card a pass) the deadline must buy
+#: for each number of river cards a pass: the last row it reaches is taken; below the
+#: first the depth-limited solve runs instead. From the exact turn table
+#: (docs/evaluation.md, "Full-depth turn solving at what fits"): with the river solved
+#: anew, 4 cards a pass beat the depth-limited solve at what 2 cores buy (about 130 exact
+#: iterations' time) and lost to it at a quarter of that; 16 cards a pass matched 4 at
+#: what 16 cores buy (about 670), and one card a pass was behind both at every budget.
+FULL_CARDS_BY_EXACT_ITERATIONS = ((100.0, 4), (600.0, 16))
 #: The spot the speed is measured on: the agent's full-depth turn subgame after this line.
 SPEED_BOARD = "QsJh2h8d"
 SPEED_BETTING = "r300c/cc/"
