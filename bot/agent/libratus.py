@@ -132,6 +132,12 @@ FLOP_WARM_DEALS = 8
 #: a pass at what 2 cores buy, as committed and with the river solved; docs/evaluation.md,
 #: "Full-depth turn solving at what fits").
 FULL_DEPTH_DISCOUNT = cfr.DCFR
+#: After a sampled full-depth turn solution whose river subtrees were walked on fewer
+#: passes than this each (iterations x river cards a pass / cards), the river is solved
+#: anew when it comes; with more, its own river is played. In the exact turn table its
+#: own river was more exploitable than one solved anew at 92-117 passes a subtree and less
+#: at 250-580 (docs/evaluation.md, "Full-depth turn solving at what fits").
+RIVER_PASSES_TO_PLAY = 200
 
 
 def average_exponent(round_: int, sampled: bool) -> float:
@@ -567,8 +573,26 @@ class LibratusAgent:
         )
         value_deals = FLOP_VALUE_DEALS if deals is not None and len(deals) > FLOP_VALUE_DEALS else 0
         return Solution(
-            sub, r.strategy, state.copy(), kind, r.leaf_strategy, river_cards > 0, value_deals, key, self.threads
+            sub,
+            r.strategy,
+            state.copy(),
+            kind,
+            r.leaf_strategy,
+            self.river_solved_after(sub, river_cards, r.iterations),
+            value_deals,
+            key,
+            self.threads,
         )
+
+    @staticmethod
+    def river_solved_after(sub: Subgame, river_cards: int, iterations: int) -> bool:
+        """Whether the river is solved anew after a full-depth turn solution of ``sub``
+        walking ``river_cards`` a pass (0: every card; never) for ``iterations``: when
+        each river subtree was walked on fewer than RIVER_PASSES_TO_PLAY passes."""
+        if river_cards <= 0:
+            return False
+        cards = len(sub.chance_cards())
+        return iterations * river_cards < RIVER_PASSES_TO_PLAY * cards
 
     def turn_choice(self, full_sub: Subgame, seconds: float, big_blind: int) -> TurnChoice:
         """The turn solve for the full-depth subgame ``full_sub`` with ``seconds`` to
