@@ -195,10 +195,12 @@ def measure(args: argparse.Namespace) -> dict:
     bp = Blueprint(args.blueprint)
     sizes = bp.actions.sizes()
     walker = BlueprintPlay(bp, random.Random(0))
-    spots = turn_spots(bp, args.spots + 1, args.seed)
+    spots = turn_spots(bp, args.skip + args.spots + 1, args.seed)
+    spots = spots[:1] + spots[1 + args.skip :]
     rows = []
     for i, (root, _) in enumerate(spots):
         warm = i == 0  # compile every kernel first (not timed)
+        i += args.skip if i else 0  # the spot's number (its seed) whatever was skipped
         reach, node = ranges_at(walker, root)
         t0 = time.perf_counter()
         full = make_subgame(root, {2: sizes[2], 3: sizes[3]}, reach)
@@ -264,7 +266,7 @@ def measure(args: argparse.Namespace) -> dict:
         cols = " | ".join(f"{row[k]:.1f}" for k in _columns(args))
         if args.river_iterations:
             cols += " | " + " | ".join(f"{row[k + '_river_solved']:.1f}" for k in _columns(args))
-        print(f"| {len(rows)} | {row['betting']} | {pot} | {cols} |", flush=True)
+        print(f"| {len(rows) + args.skip} | {row['betting']} | {pot} | {cols} |", flush=True)
     keys = _columns(args)
     if args.river_iterations:
         keys += [k + "_river_solved" for k in keys]
@@ -314,6 +316,9 @@ def main() -> None:
         "(cfr+2, the agent's) averaging, or Discounted CFR (1.5, 0, 2) (a column each; default cfr+2)",
     )
     ap.add_argument("--threads", type=int, default=1, help="solver threads (the results do not depend on them)")
+    ap.add_argument(
+        "--skip", type=int, default=0, help="leave out the first SKIP spots (another process measures them)"
+    )
     ap.add_argument(
         "--samples",
         type=int,
