@@ -196,11 +196,12 @@ def measure(args: argparse.Namespace) -> dict:
     sizes = bp.actions.sizes()
     walker = BlueprintPlay(bp, random.Random(0))
     spots = turn_spots(bp, args.skip + args.spots + 1, args.seed)
-    spots = spots[:1] + spots[1 + args.skip :]
+    timed = args.seconds > 0  # a warm-up spot compiles every kernel first (not counted)
+    spots = (spots[:1] if timed else []) + spots[1 + args.skip :]
     rows = []
     for i, (root, _) in enumerate(spots):
-        warm = i == 0  # compile every kernel first (not timed)
-        i += args.skip if i else 0  # the spot's number (its seed) whatever was skipped
+        warm = timed and i == 0
+        i += 0 if warm else args.skip + (0 if timed else 1)  # the spot's number (its seed) whatever was skipped
         reach, node = ranges_at(walker, root)
         t0 = time.perf_counter()
         full = make_subgame(root, {2: sizes[2], 3: sizes[3]}, reach)
