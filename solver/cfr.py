@@ -41,7 +41,7 @@ from .passes import (
     traverse_by_block,
     traverse_parallel,
 )
-from .subgame import Subgame, showdown_scratch, to_block_order, to_hand_order
+from .subgame import Subgame, showdown_scratch, to_block_order, to_hand_order, to_hand_order_in_place
 from .tree import CHANCE, DECISION, LEAF, PublicTree
 
 #: Solves keep regrets, strategies, reaches and values in single precision: it halves
@@ -167,6 +167,7 @@ def solve(
     warm_start: WarmStart | None = None,
     chance_samples: int = 0,
     discount: tuple[float, float] | None = None,
+    strategy_dtype=np.float64,
 ) -> SolveResult:
     """Run CFR+ from scratch (or from ``warm_start``: unsafe solves only, see
     ``WarmStart``); ``deadline`` (seconds from now) stops early; ``gadget`` makes it a
@@ -185,7 +186,13 @@ def solve(
     the leaves' cards; as many as they deal or more: every card. The same solve at any
     thread count. ``discount``: (alpha, beta), Discounted CFR's regrets (Brown and
     Sandholm, AAAI 2019; their default (1.5, 0), gamma being ``average_exponent``)
-    instead of CFR+'s."""
+    instead of CFR+'s. ``strategy_dtype``: the returned strategy's precision, double
+    or the solver's (``SOLVE_DTYPE``: then normalised over its own sums, which saves
+    two arrays of the tree's size after the deadline; the same values, rounded).
+    """
+    if np.dtype(strategy_dtype) not in (np.dtype(np.float64), np.dtype(SOLVE_DTYPE)):
+        raise ValueError(f"strategy_dtype is float64 or the solver's {np.dtype(SOLVE_DTYPE)}, not {strategy_dtype}")
+    in_solver_precision = np.dtype(strategy_dtype) == np.dtype(SOLVE_DTYPE) != np.dtype(np.float64)
     t = sub.tree
     n, H = t.num_nodes, sub.hands.shape[0]
     # the deadline counts from here: the arrays' first writes are part of the solve
@@ -242,8 +249,12 @@ def solve(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, start, iterations, deadline_ns, w.args(), *g,
         blocks, leaves, float(average_exponent), *verified_discount(discount),
     )  # fmt: skip
+    if in_solver_precision:  # normalised where it was summed
+        strategy = average_strategy(t, to_hand_order_in_place(sub, avg), in_place=True)
+    else:
+        strategy = average_strategy(t, to_hand_order(sub, avg))
     return SolveResult(
-        average_strategy(t, to_hand_order(sub, avg)),
+        strategy,
         done,
         done < iterations,
         time.perf_counter() - t0,
@@ -351,11 +362,14 @@ def usable_threads(threads: int) -> int:
     return use
 
 
-def average_strategy(tree: PublicTree, avg: np.ndarray) -> np.ndarray:
+def average_strategy(tree: PublicTree, avg: np.ndarray, in_place: bool = False) -> np.ndarray:
     """Normalise accumulated strategy weights per decision node and hand (uniform
-    where a hand never reached the node); rows of nodes below no decision stay 0."""
+    where a hand never reached the node); rows of nodes below no decision stay 0.
+    In double; ``in_place``: written over ``avg`` (returned) in its own precision,
+    each value the double one rounded (the bits of ``average_strategy(tree,
+    avg).astype(avg.dtype)``), with no array of the tree's size allocated."""
     avg = np.ascontiguousarray(avg)
-    out = np.empty(avg.shape, dtype=np.float64)
+    out = avg if in_place else np.empty(avg.shape, dtype=np.float64)
     normalise(tree.kind, tree.first_child, tree.num_children, avg, out)
     return out
 

@@ -272,6 +272,16 @@ def to_hand_order(sub: Subgame, rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def to_hand_order_in_place(sub: Subgame, rows: np.ndarray) -> np.ndarray:
+    """``to_hand_order`` written over ``rows`` (returned): no second array of the
+    tree's size, only one block's live columns at a time."""
+    for lo, hi, order in _ordered_blocks(sub):
+        live = rows[lo:hi, : len(order)].copy()
+        rows[lo:hi] = 0
+        rows[lo:hi, order] = live
+    return rows
+
+
 def to_block_order(sub: Subgame, rows: np.ndarray) -> np.ndarray:
     """The inverse of ``to_hand_order`` on the live hands (the columns past them 0)."""
     out = np.array(rows, copy=True)

@@ -86,6 +86,7 @@ def load_solver_kernels(
         solve(sub, 1, card_samples=1, warm_start=WarmStart(r.strategy, 2, deals=1))
 
     uniform_strategy = average_strategy(t, np.ones((t.num_nodes, H), dtype=np.float32))
+    average_strategy(t, np.ones((t.num_nodes, H), dtype=SOLVE_DTYPE), in_place=True)  # a full-depth turn answer
     leaves = len(trees)  # one continuation tree a leaf
     uniform_mix = normalised_leaf_strategy(np.ones((2, leaves, 2, H), dtype=np.float32))
 

@@ -29,8 +29,11 @@ FULL_CARDS_BY_EXACT_ITERATIONS = ((100.0, 4), (600.0, 16))
 #: The spot the speed is measured on: the agent's full-depth turn subgame after this line.
 SPEED_BOARD = "QsJh2h8d"
 SPEED_BETTING = "r300c/cc/"
-#: River cards a pass of the second timed solve (the first takes one).
-SPEED_CARDS = 8
+#: River cards a pass of the second timed solve (the first takes one); 0: every card,
+#: the exact solve the choice is made on (a pass over every river subtree costs more a
+#: card than a sampled one: its rows no longer stay in the caches), and its iterations.
+SPEED_CARDS = 0
+SPEED_ITERATIONS = 4
 
 
 @dataclass(frozen=True)
@@ -150,19 +153,20 @@ def sent_back(result) -> None:
 def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
     """Time the full-depth solve of ``sub`` (``speed_spot``) on ``threads`` threads:
     solves of no iterations (with their answer sent through a pipe and read back, as a
-    solver worker sends it), and of one and SPEED_CARDS river cards a pass, each the fastest
+    solver worker sends it), and of one river card a pass and SPEED_CARDS, each the fastest
     of ``repeats`` (another process busy at the same moment slows a run, never speeds
     it); about a second on two cores."""
-    from pokerbot.bot.agent.solver_pool import compact
+    from pokerbot.bot.agent.solver_pool import answer_dtype, compact
     from pokerbot.solver import cfr
 
     top, river, n = work_of(sub)
+    dtype = answer_dtype(sub)  # as a worker answers
 
     def fastest(iterations: int, cards: int, answer: bool = False) -> float:
         best = float("inf")
         for _ in range(repeats):
             t0 = time.perf_counter()
-            r = cfr.solve(sub, iterations, threads=threads, chance_samples=cards, seed=1)
+            r = cfr.solve(sub, iterations, threads=threads, chance_samples=cards, seed=1, strategy_dtype=dtype)
             if answer:
                 sent_back(compact(sub, r))
             best = min(best, time.perf_counter() - t0)
@@ -171,10 +175,11 @@ def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
     fastest(1, 1)  # the kernels loaded, the pages of this size touched once
     fixed = fastest(0, 1, answer=True)
     plain = fastest(0, 1)
-    one_iterations, many_iterations = 40, 10
+    one_iterations = 40
     one = max(fastest(one_iterations, 1) - plain, 0.0) / one_iterations
-    many = max(fastest(many_iterations, SPEED_CARDS) - plain, 0.0) / many_iterations
-    per_river = max(many - one, 0.0) / ((SPEED_CARDS - 1) * river / n)
+    many = max(fastest(SPEED_ITERATIONS, SPEED_CARDS) - plain, 0.0) / SPEED_ITERATIONS
+    k = n if SPEED_CARDS <= 0 or SPEED_CARDS >= n else SPEED_CARDS
+    per_river = max(many - one, 0.0) / ((k - 1) * river / n)
     per_top = max(one - per_river * river / n, 0.0) / top
     if per_top == 0.0 and per_river == 0.0:  # a clock too coarse to time anything: a safe, slow guess
         per_river = statistics.fmean([many, one, 1e-3]) / (river / n)

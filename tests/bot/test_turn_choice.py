@@ -61,7 +61,8 @@ def test_the_measurement_recovers_the_costs_of_a_solve(monkeypatch):
     now = [0.0]
     calls = [0]
 
-    def solve(s, iterations, threads=1, chance_samples=0, seed=0):
+    def solve(s, iterations, threads=1, chance_samples=0, seed=0, strategy_dtype=np.float64):
+        assert strategy_dtype == cfr.SOLVE_DTYPE  # timed as a worker answers a tree with chance nodes
         k = chance_samples or n
         calls[0] += 1
         slow = 0.5 if calls[0] % 3 == 2 else 0.0  # every third run of each kind is held up

@@ -167,3 +167,23 @@ def test_sampled_solves_bit_for_bit_at_1_2_3_and_8_threads():
     ).stdout.split()  # fmt: skip
     digests = dict(zip(out[::2], out[1::2]))
     assert len(digests) == 4 and len(set(digests.values())) == 1, digests
+
+
+def test_a_strategy_in_the_solver_s_precision_is_the_double_one_rounded(turn):
+    """``strategy_dtype=SOLVE_DTYPE`` normalises over the solve's own sums, in place
+    (the blocks kept in board order put back in hand order first): the same bits as the
+    double strategy rounded, for a sampled and an exact solve."""
+    from pokerbot.solver.subgame import to_hand_order, to_hand_order_in_place
+
+    assert (turn.block_board >= 0).any()  # the in-place reordering is exercised
+    rows = np.random.default_rng(5).random((turn.tree.num_nodes, len(turn.hands))).astype(cfr.SOLVE_DTYPE)
+    assert np.array_equal(to_hand_order_in_place(turn, rows.copy()), to_hand_order(turn, rows))
+    for k in (3, 0):
+        double = cfr.solve(turn, 30, chance_samples=k, seed=2, average_exponent=2.0, discount=cfr.DCFR)
+        single = cfr.solve(
+            turn, 30, chance_samples=k, seed=2, average_exponent=2.0, discount=cfr.DCFR, strategy_dtype=cfr.SOLVE_DTYPE
+        )
+        assert single.strategy.dtype == cfr.SOLVE_DTYPE and single.iterations == double.iterations
+        assert np.array_equal(single.strategy, double.strategy.astype(cfr.SOLVE_DTYPE))
+    with pytest.raises(ValueError, match="strategy_dtype"):
+        cfr.solve(turn, 1, strategy_dtype=np.float16)
