@@ -115,6 +115,56 @@ def answer_dtype(sub: Subgame):
     return cfr.SOLVE_DTYPE if sub.tree.num_chance > 0 else np.float64
 
 
+#: A strategy of at least this many bytes goes back raw after the rest of its answer
+#: (``send_answer``): the worker pickles no copy of it, and the player reads it into an
+#: array whose pages it wrote while the worker solved (``answer_array``).
+RAW_ANSWER_BYTES = 1 << 20
+
+
+def answer_array(sub: Subgame) -> np.ndarray | None:
+    """An array for the strategy of a solve of ``sub`` if it comes back raw, every page
+    written (a fresh page is mapped at its first write, which on a VM can cost 2 ms a
+    MB: done while the worker solves, not after its deadline); None if it does not."""
+    dtype = np.dtype(answer_dtype(sub))
+    shape = (sub.tree.num_nodes, sub.hands.shape[0])
+    if shape[0] * shape[1] * dtype.itemsize < RAW_ANSWER_BYTES:
+        return None
+    out = np.empty(shape, dtype=dtype)
+    out.fill(0)
+    return out
+
+
+def send_answer(conn, job_id: int, r: cfr.SolveResult) -> None:
+    """Send a solve's answer: pickled whole, or (a strategy of RAW_ANSWER_BYTES or
+    more) the rest pickled with the strategy's shape and type, then its bytes as they
+    lie in memory."""
+    s = r.strategy
+    if s.nbytes < RAW_ANSWER_BYTES or not s.flags.c_contiguous:
+        conn.send((job_id, "ok", r))
+        return
+    conn.send((job_id, "raw", replace(r, strategy=np.empty(0, dtype=s.dtype)), s.shape, s.dtype.str))
+    conn.send_bytes(memoryview(s).cast("B"))
+
+
+def read_answer(conn, answer: tuple, into: np.ndarray | None = None) -> tuple[str, object]:
+    """(status, payload) of an ``answer`` received on ``conn``: a raw strategy is read
+    into ``into`` where its shape and type match (else into a new array). Raises
+    EOFError or OSError if the worker went away before its bytes came."""
+    if answer[1] != "raw":
+        return answer[1], answer[2]
+    _, _, r, shape, dtype = answer
+    shape, dtype = tuple(shape), np.dtype(dtype)
+    out = into if into is not None and into.shape == shape and into.dtype == dtype else np.empty(shape, dtype)
+    try:
+        n = conn.recv_bytes_into(memoryview(out).cast("B"))
+    except mp.BufferTooShort:
+        raise OSError(f"a strategy longer than the {out.nbytes} bytes due") from None
+    if n != out.nbytes:
+        raise OSError(f"a strategy of {n} bytes where {out.nbytes} were due")
+    r.strategy = out
+    return "ok", r
+
+
 def compact(sub: Subgame, r: cfr.SolveResult) -> cfr.SolveResult:
     """``r`` with a tree with chance nodes' strategy in the solver's precision (the
     average it normalises was kept in it): a full-depth turn strategy is 10,000 nodes x
@@ -141,8 +191,13 @@ def _worker_main(conn, warm: bool, threads: int = 1) -> None:
                 return
             job_id, job = msg
             try:
-                conn.send((job_id, "ok", run_job(job)))
+                r = run_job(job)
             except Exception as e:  # a bad job must not kill the worker
+                conn.send((job_id, "error", f"{type(e).__name__}: {e}"))
+                continue
+            try:
+                send_answer(conn, job_id, r)
+            except (TypeError, ValueError, AttributeError) as e:  # an answer that cannot be pickled
                 conn.send((job_id, "error", f"{type(e).__name__}: {e}"))
     except (BrokenPipeError, EOFError, OSError, KeyboardInterrupt):
         return
@@ -295,6 +350,7 @@ class SolverPool:
                 self._replace(i, "unreachable")
                 continue
             log.debug("solve_started", pid=w.pid, job=job_id, iterations=job.iterations, deadline=job.deadline)
+            into = answer_array(job.sub)
             end = give_up
             answer = None
             eof = False
@@ -320,7 +376,12 @@ class SolverPool:
                 )
                 self._replace(i, "died" if died else "overran")
                 continue
-            _, status, payload = answer
+            try:
+                status, payload = read_answer(w.conn, answer, into)
+            except (EOFError, OSError) as e:
+                fut.set_exception(WorkerLost(f"solver worker {w.pid} went away while answering: {e}"))
+                self._replace(i, "died")
+                continue
             if status == "ok":
                 fut.set_result(payload)
             else:

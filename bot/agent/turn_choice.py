@@ -135,19 +135,25 @@ def speed_spot_cached(sizes: dict):
     return _SPOTS[key]
 
 
-def sent_back(result) -> None:
-    """Send ``result`` through a pipe and read it back, as a solver worker answers."""
+def sent_back(sub, result) -> None:
+    """Send ``result`` (of a solve of ``sub``) through a pipe and read it back, as a
+    solver worker answers and the player reads it."""
     import multiprocessing as mp
     import threading
 
+    from pokerbot.bot.agent.solver_pool import answer_array, read_answer, send_answer
+
     a, b = mp.Pipe()
+    into = answer_array(sub)
     got: list = []
-    reader = threading.Thread(target=lambda: got.append(b.recv()), daemon=True)
+    reader = threading.Thread(target=lambda: got.append(read_answer(b, b.recv(), into)), daemon=True)
     reader.start()
-    a.send(result)
+    send_answer(a, 0, result)
     reader.join()
     a.close()
     b.close()
+    if not got or got[0][0] != "ok":
+        raise RuntimeError("the answer did not come back through the pipe")
 
 
 def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
@@ -168,7 +174,7 @@ def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
             t0 = time.perf_counter()
             r = cfr.solve(sub, iterations, threads=threads, chance_samples=cards, seed=1, strategy_dtype=dtype)
             if answer:
-                sent_back(compact(sub, r))
+                sent_back(sub, compact(sub, r))
             best = min(best, time.perf_counter() - t0)
         return best
 

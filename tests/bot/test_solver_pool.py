@@ -9,7 +9,15 @@ import time
 import numpy as np
 import pytest
 
-from pokerbot.bot.agent.solver_pool import SolveJob, SolverPool, WorkerLost
+from pokerbot.bot.agent.solver_pool import (
+    RAW_ANSWER_BYTES,
+    SolveJob,
+    SolverPool,
+    WorkerLost,
+    answer_array,
+    read_answer,
+    send_answer,
+)
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game
@@ -56,6 +64,52 @@ def test_pool_solve_equals_in_process_solve(pool):
     want = cfr.solve(sub, 40)
     assert got.iterations == 40 and not got.stopped_early
     np.testing.assert_array_equal(got.strategy, want.strategy)
+
+
+def test_a_full_depth_turn_answer_comes_back_raw_with_the_same_bits(pool):
+    """A tree with chance nodes: the worker answers in the solver's precision, the
+    strategy sent raw after the rest and read into the array the pool wrote while it
+    solved; the bits of the in-process solve in that precision."""
+    sub = turn()
+    into = answer_array(sub)
+    assert into is not None and into.dtype == cfr.SOLVE_DTYPE and into.nbytes >= RAW_ANSWER_BYTES
+    job = SolveJob(sub, 6, 60.0, seed=3)
+    job.chance_samples = 4
+    got = pool.solve(job)
+    want = cfr.solve(sub, 6, chance_samples=4, seed=3, strategy_dtype=cfr.SOLVE_DTYPE)
+    assert got.strategy.dtype == cfr.SOLVE_DTYPE and got.strategy.shape == want.strategy.shape
+    np.testing.assert_array_equal(got.strategy, want.strategy)
+
+
+def test_a_raw_answer_is_read_whole_or_refused():
+    """``read_answer``: into the given array when it fits, else a new one; an answer
+    whose bytes are short is an error, not a strategy of zeros."""
+    import multiprocessing as mp
+    import threading
+
+    a, b = mp.Pipe()
+
+    def sending(*args):  # a pipe holds less than the answer: the other end must read meanwhile
+        t = threading.Thread(target=send_answer, args=(a, *args), daemon=True)
+        t.start()
+        return t
+
+    strategy = np.arange(RAW_ANSWER_BYTES // 4 + 10, dtype=np.float32).reshape(-1, 2)
+    for into in (np.zeros_like(strategy), np.zeros((3, 2), dtype=np.float32), None):
+        t = sending(7, cfr.SolveResult(strategy, 5, False, 0.1))
+        status, r = read_answer(b, b.recv(), into)
+        t.join(10)
+        assert status == "ok" and r.iterations == 5
+        np.testing.assert_array_equal(r.strategy, strategy)
+        assert (r.strategy is into) == (into is not None and into.shape == strategy.shape)
+    a.send((8, "raw", cfr.SolveResult(np.empty(0, np.float32), 5, False, 0.1), strategy.shape, "<f4"))
+    a.send_bytes(b"\0" * 16)
+    with pytest.raises(OSError):
+        read_answer(b, b.recv(), None)
+    small = cfr.SolveResult(np.ones((2, 2)), 1, False, 0.0)  # pickled whole
+    send_answer(a, 9, small)
+    answer = b.recv()
+    assert answer[1] == "ok" and read_answer(b, answer)[1].strategy.shape == (2, 2)
 
 
 def test_killed_worker_is_replaced_and_the_job_fails_fast(pool):
