@@ -143,7 +143,7 @@ def send_answer(conn, job_id: int, r: cfr.SolveResult) -> None:
         conn.send((job_id, "ok", r))
         return
     conn.send((job_id, "raw", replace(r, strategy=np.empty(0, dtype=s.dtype)), s.shape, s.dtype.str))
-    conn.send_bytes(memoryview(s).cast("B"))
+    conn.send_bytes(s.data.cast("B"))
 
 
 def read_answer(conn, answer: tuple, into: np.ndarray | None = None) -> tuple[str, object]:
@@ -156,7 +156,7 @@ def read_answer(conn, answer: tuple, into: np.ndarray | None = None) -> tuple[st
     shape, dtype = tuple(shape), np.dtype(dtype)
     out = into if into is not None and into.shape == shape and into.dtype == dtype else np.empty(shape, dtype)
     try:
-        n = conn.recv_bytes_into(memoryview(out).cast("B"))
+        n = conn.recv_bytes_into(out.data.cast("B"))
     except mp.BufferTooShort:
         raise OSError(f"a strategy longer than the {out.nbytes} bytes due") from None
     if n != out.nbytes:
