@@ -30,10 +30,14 @@ FULL_CARDS_BY_EXACT_ITERATIONS = ((100.0, 4), (600.0, 16))
 SPEED_BOARD = "QsJh2h8d"
 SPEED_BETTING = "r300c/cc/"
 #: River cards a pass of the second timed solve (the first takes one); 0: every card,
-#: the exact solve the choice is made on (a pass over every river subtree costs more a
-#: card than a sampled one: its rows no longer stay in the caches), and its iterations.
+#: the exact solve the choice is made on, timed itself (extrapolated from eight cards a
+#: pass it was priced at half its cost on two threads), and its iterations.
 SPEED_CARDS = 0
 SPEED_ITERATIONS = 4
+#: What a solve reserves for its fixed cost, times the fastest measured at start-up:
+#: in play what follows the deadline (the average normalised, the answer through the
+#: pipe) took up to 1.8 times that measurement on a 2-vCPU VM.
+FIXED_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,8 @@ class TurnSpeed:
     """Seconds of the full-depth solve on ``threads`` threads: per node-hand above the
     river subtrees and an iteration (``per_top``), per node-hand of the river subtrees
     a pass walks (``per_river``), and per node-hand of the whole tree once a solve
-    (``per_fixed``: its arrays, the average strategy, its answer sent back)."""
+    (``per_fixed``: its arrays, the average strategy, its answer sent back; what a
+    solve reserves for them, FIXED_MARGIN times the measured cost)."""
 
     threads: int
     per_top: float
@@ -189,7 +194,7 @@ def measure_turn_speed(sub, threads: int = 1, repeats: int = 3) -> TurnSpeed:
     per_top = max(one - per_river * river / n, 0.0) / top
     if per_top == 0.0 and per_river == 0.0:  # a clock too coarse to time anything: a safe, slow guess
         per_river = statistics.fmean([many, one, 1e-3]) / (river / n)
-    return TurnSpeed(threads, per_top, per_river, fixed / (sub.tree.num_nodes * sub.hands.shape[0]))
+    return TurnSpeed(threads, per_top, per_river, FIXED_MARGIN * fixed / (sub.tree.num_nodes * sub.hands.shape[0]))
 
 
 #: Speeds measured in this process, by thread count and sizes (seats share them).

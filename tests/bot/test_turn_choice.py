@@ -79,7 +79,7 @@ def test_the_measurement_recovers_the_costs_of_a_solve(monkeypatch):
     speed = turn_choice.measure_turn_speed(sub, 2)
     assert speed.threads == 2
     assert speed.per_top == pytest.approx(3e-10, rel=1e-6) and speed.per_river == pytest.approx(2e-9, rel=1e-6)
-    assert speed.per_fixed == pytest.approx(2e-8, rel=1e-6)
+    assert speed.per_fixed == pytest.approx(turn_choice.FIXED_MARGIN * 2e-8, rel=1e-6)
 
 
 def test_a_real_measurement_prices_more_cards_higher():
