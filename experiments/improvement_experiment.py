@@ -100,7 +100,7 @@ from pokerbot.protocol.cards import RANK_CHARS, rank_of
 from pokerbot.protocol.gamedef import GameDef
 from pokerbot.solver import cfr, gadgets
 from pokerbot.solver import ranges as rg
-from pokerbot.solver.passes import compat_sums
+from pokerbot.solver.showdown_pass import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame, reach_slots
 from pokerbot.solver.translation import pseudo_harmonic_midpoint, pseudo_harmonic_probability
 from pokerbot.solver.tree import CHANCE, DECISION, BetSizes, PublicTree, sizes_for_round

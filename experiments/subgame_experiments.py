@@ -40,10 +40,11 @@ from pokerbot.protocol.betting import CALL, Action, ActionType, BettingState, ra
 from pokerbot.protocol.gamedef import GameDef, load_gamedef
 from pokerbot.solver import cfr, gadgets
 from pokerbot.solver import ranges as rg
-from pokerbot.solver.passes import compat_sums, current_strategy
+from pokerbot.solver.showdown_pass import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.translation import pseudo_harmonic_probability
 from pokerbot.solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, sizes_for_round
+from pokerbot.solver.tree_pass import current_strategy
 
 Progress = Callable[[str], None]
 Sizes = BetSizes | dict[int, BetSizes]

@@ -6,14 +6,17 @@ strategy), a backward pass computes counterfactual values per hand, updates regr
 with regret matching+ (negative regrets floored at zero) and accumulates the
 linearly weighted average strategy. Terminal values cost O(hands): folds use per-card
 reach totals for card removal; showdowns a few passes over the hands sorted by
-strength and a small table of per-card totals by tie group (see ``passes.showdown_values``).
+strength and a small table of per-card totals by tie group (see
+``showdown_pass.showdown_values``).
 
 Values are chips won over the whole hand (as the dealer pays), counterfactual: for a
 hand h of player i, the sum over opponent hands j compatible with h of the opponent's
 reach of j times i's payoff (averaged over the cards still to come at chance nodes).
 Trees come from ``solver.tree``, the spot to solve from ``subgame``; the numba kernels
-that do the work are in ``passes``; this module drives them (``solve``) and evaluates
-any strategy exactly (best response, values, exploitability).
+that do the work are in ``passes`` (the passes and the iteration loop) and the modules
+it draws on (``pass_arrays``, ``showdown_pass``, ``tree_pass``, ``leaf_pass``,
+``block_pass``); this module drives them (``solve``) and evaluates any strategy exactly
+(best response, values, exploitability).
 """
 
 from __future__ import annotations
@@ -24,23 +27,20 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from .block_pass import traverse_blocks, traverse_by_block
 from .depth_limited import leaf_data, normalised_leaf_strategy
+from .pass_arrays import PassRule, Scratch, no_leaves
 from .passes import (
     MAXMARGIN,
     NO_GADGET,
     RESOLVE,
-    PassRule,
-    Scratch,
-    compat_sums,
-    no_leaves,
     normalise,
     run_cfr,
     run_cfr_parallel,
     traverse,
-    traverse_blocks,
-    traverse_by_block,
     traverse_parallel,
 )
+from .showdown_pass import compat_sums
 from .subgame import Subgame, showdown_scratch, to_block_order, to_hand_order, to_hand_order_in_place
 from .tree import CHANCE, DECISION, LEAF, PublicTree
 
@@ -182,7 +182,7 @@ def solve(
     (1: CFR+'s linear average; 2: quadratic, Discounted CFR's gamma = 2).
     ``chance_samples`` > 0: each pass walks the subtrees of that many cards of the
     chance nodes above the blocks (the river of a turn subgame; public chance
-    sampling, ``passes.BlockArrays``), keyed by ``seed`` and ``independent_cards`` as
+    sampling, ``pass_arrays.BlockArrays``), keyed by ``seed`` and ``independent_cards`` as
     the leaves' cards; as many as they deal or more: every card. The same solve at any
     thread count. ``discount``: (alpha, beta), Discounted CFR's regrets (Brown and
     Sandholm, AAAI 2019; their default (1.5, 0), gamma being ``average_exponent``)

@@ -12,7 +12,7 @@ tree's ``leaf_deals``, each a turn and a river card, and the continuation trees 
 the turn and the river). A solve then learns the current round's strategy and each
 player's mix of continuations at every leaf; the leaf's value to a hand is exact over
 the deals (or estimated from a keyed round of them, unbiased), see
-``passes._leaf_values``. From the flop the deals are a sample of the runouts (every
+``leaf_pass.leaf_values``. From the flop the deals are a sample of the runouts (every
 turn card with a few river cards), so the values are an unbiased estimate.
 
 Nothing here knows where the continuations come from: ``bot.continuation`` makes
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .passes import LeafData, can_respond_fully, no_leaves, response_scratch
+from .pass_arrays import LeafData, can_respond_fully, no_leaves, response_scratch
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, LEAF, SHOWDOWN, ContinuationTree, PublicTree
 
 #: Pluribus's continuation biases: the blueprint, and its fold, call and raise
@@ -39,7 +39,7 @@ BIAS_FACTOR = 5.0
 @dataclass
 class Continuations:
     """The continuation trees and strategies of a subgame's leaves (in the order of
-    the tree's LEAF nodes), concatenated: see ``passes.LeafData``."""
+    the tree's LEAF nodes), concatenated: see ``pass_arrays.LeafData``."""
 
     node: np.ndarray  # (L,) int64: the tree node of each leaf
     start: np.ndarray  # (L + 1,) int64

@@ -13,7 +13,7 @@ from pokerbot.protocol.betting import BettingState
 
 from . import ranges as rg
 from .depth_limited import Continuations
-from .passes import CARD_DTYPE, INDEX_DTYPE, LADDER_WIDTH, NO_CARD, BlockArrays, HandArrays, TreeArrays
+from .pass_arrays import CARD_DTYPE, INDEX_DTYPE, LADDER_WIDTH, NO_CARD, BlockArrays, HandArrays, TreeArrays
 from .tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, PublicTree, build_tree
 
 
@@ -45,7 +45,7 @@ class Subgame:
     # per node: a showdown or fold whose value its parent decision node computes (one sweep for both)
     at_parent: np.ndarray = field(init=False)
     # per block of the tree: the chance child above it; and the reach slots of block
-    # nodes in block-local rows (see _walk_block)
+    # nodes in block-local rows (see block_pass._walk_block)
     block_parent: np.ndarray = field(init=False)
     block_chance: np.ndarray = field(init=False)
     in_block: np.ndarray = field(init=False)
@@ -60,7 +60,7 @@ class Subgame:
     ladder: np.ndarray = field(init=False)
     board_rows: np.ndarray = field(init=False)
     # per block: the one board of its showdowns, whose strength order a solve keeps
-    # its rows in (see _walk_block), or -1 (rows in hand order)
+    # its rows in (see block_pass._walk_block), or -1 (rows in hand order)
     block_board: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -80,7 +80,7 @@ class Subgame:
         return int(self.tree.spent[0].sum())
 
     def kernel_args(self) -> tuple[TreeArrays, HandArrays]:
-        """The tree and the hands as the kernels read them (``passes``)."""
+        """The tree and the hands as the kernels read them (``pass_arrays``)."""
         t = self.tree
         tree = TreeArrays(
             t.kind, t.player, t.first_child, t.num_children, t.spent, t.dealt, t.board_of, self.chance_weight, self.slot
@@ -185,7 +185,7 @@ def _block_layout(tree: PublicTree, slot: np.ndarray) -> tuple[np.ndarray, np.nd
     that child's chance node; per node,
     whether it is such a chance child (its block's walk computes it, not the top
     pass); and ``slot`` with every slot that is a block's chance child, and that
-    child's own, replaced by lo - 1 (block-local row 0 in ``_walk_block``, where row
+    child's own, replaced by lo - 1 (block-local row 0 in ``block_pass._walk_block``, where row
     m - lo + 1 is block node m)."""
     parents = np.asarray(tree.block_roots, dtype=np.int64)
     if len(parents) != len(tree.blocks):
@@ -227,7 +227,7 @@ def _chances_above_blocks(
 
 def _block_boards(sub: Subgame) -> np.ndarray:
     """Per block: the board of its showdowns where its rows can be kept in that
-    board's strength order (see _walk_block): a decision node below the chance node,
+    board's strength order (see block_pass._walk_block): a decision node below the chance node,
     no chance node in the block, every showdown on one board, whose live hands are
     those without the dealt card; else -1."""
     tree = sub.tree

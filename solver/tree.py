@@ -140,7 +140,7 @@ class PublicTree(NodeCounts):
         a pass needs it), both players' reaches and values per node above the blocks
         (``top_rows``), all in single precision in solves, and per thread the
         block-local reaches and values of the largest block (see
-        ``passes._walk_block``)."""
+        ``block_pass._walk_block``)."""
         return (2 * self.num_nodes + 3 * self.top_rows + 3 * threads * self.block_rows) * num_hands * float_bytes
 
     @property

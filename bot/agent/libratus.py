@@ -65,7 +65,7 @@ from pokerbot.solver import ranges as rg
 from pokerbot.solver.depth_limited import runout_sample
 from pokerbot.solver.gadgets import expected_per_hand, offtree_alt_values, update_gifts
 from pokerbot.solver.keyed import KeyedUniform, pick
-from pokerbot.solver.passes import compat_sums
+from pokerbot.solver.showdown_pass import compat_sums
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetSizes
 from pokerbot.solver.warm_up import SOLVER_STAGES, load_solver_kernels

@@ -171,9 +171,9 @@ def bench_scale(
 def river_balance(sub, cards: int, threads: int) -> float:
     """The work model of a full-depth pass's river subtrees on ``threads`` threads: their
     nodes over the most nodes one thread walks (the blocks of ``cards`` river cards a
-    pass as ``passes.draw_cards`` deals them, averaged over a round of passes; every
+    pass as ``block_pass.draw_cards`` deals them, averaged over a round of passes; every
     card: thread t takes blocks t, t + T, ...); the most threads can speed that part up."""
-    from pokerbot.solver.passes import draw_cards
+    from pokerbot.solver.block_pass import draw_cards
 
     size = (sub.tree.blocks[:, 1] - sub.tree.blocks[:, 0] + 1).astype(np.float64)
     if cards <= 0 or cards >= len(sub.chance_cards()):

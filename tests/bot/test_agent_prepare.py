@@ -18,8 +18,12 @@ import sys, numba
 from numba.core.registry import CPUDispatcher
 import pokerbot.blueprint_store.abstraction
 import pokerbot.blueprint_store.indexer
+import pokerbot.solver.block_pass
 import pokerbot.solver.cfr
+import pokerbot.solver.leaf_pass
 import pokerbot.solver.passes
+import pokerbot.solver.showdown_pass
+import pokerbot.solver.tree_pass
 import pokerbot.solver.equity
 import pokerbot.solver.evaluator
 import pokerbot.solver.ranges
@@ -31,8 +35,9 @@ from pokerbot.protocol.logs import configure
 configure("warning")
 
 MODULES = [pokerbot.blueprint_store.abstraction, pokerbot.blueprint_store.indexer, pokerbot.solver.cfr,
-           pokerbot.solver.passes, pokerbot.solver.equity, pokerbot.solver.evaluator,
-           pokerbot.solver.ranges]
+           pokerbot.solver.passes, pokerbot.solver.block_pass, pokerbot.solver.leaf_pass,
+           pokerbot.solver.tree_pass, pokerbot.solver.showdown_pass, pokerbot.solver.equity,
+           pokerbot.solver.evaluator, pokerbot.solver.ranges]
 
 def compiled():
     out = {}

@@ -38,12 +38,12 @@ def test_the_agents_kernels_compile_once_per_argument_types(threads):
     assert kernels["solver.passes._make_traverse.traverse[parallel_leaves=False]"]["compiles"] == 1
     twice = {name: k["compiles"] for name, k in kernels.items() if name.startswith("solver.") and k["compiles"] > 1}
     # the per-card totals also in double: the gadget's opponent weights (``cfr.opponent_weights``)
-    assert twice == {"solver.passes.compat_sums": 2, "solver.passes._card_totals": 2}
-    assert kernels["solver.passes._leaf_share"]["compiles"] == 1 and "solver.passes._leaf_response" not in kernels
+    assert twice == {"solver.showdown_pass.compat_sums": 2, "solver.showdown_pass._card_totals": 2}
+    assert kernels["solver.leaf_pass._leaf_share"]["compiles"] == 1 and "solver.leaf_pass._leaf_response" not in kernels
     parallel = [name for name in kernels if name.endswith("=True]") or "_parallel" in name or "traverse_blocks" in name]
     if threads == 1:
         assert not parallel
     else:
         assert kernels["solver.passes._make_run_cfr.run_cfr[parallel=True]"]["compiles"] == 1
         assert kernels["solver.passes._make_traverse.traverse[parallel_leaves=True]"]["compiles"] == 1
-        assert kernels["solver.passes.traverse_blocks"]["compiles"] == 1 and len(parallel) >= 4
+        assert kernels["solver.block_pass.traverse_blocks"]["compiles"] == 1 and len(parallel) >= 4

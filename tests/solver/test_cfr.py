@@ -7,10 +7,12 @@ import pytest
 from pokerbot.protocol.betting import ActionType, BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game, parse_gamedef
-from pokerbot.solver import cfr, passes
-from pokerbot.solver.passes import FOLD_OTHER_REACH, FOLD_SAME_REACH, NO_FOLD, NO_GADGET, compat_sums, current_strategy
+from pokerbot.solver import block_pass, cfr, pass_arrays, passes, showdown_pass
+from pokerbot.solver.passes import NO_GADGET
+from pokerbot.solver.showdown_pass import FOLD_OTHER_REACH, FOLD_SAME_REACH, NO_FOLD, compat_sums
 from pokerbot.solver.subgame import make_subgame, showdown_scratch, to_block_order, to_hand_order
 from pokerbot.solver.tree import CHANCE, DECISION, FOLD_TERMINAL, SHOWDOWN, BetSizes, abstract_actions, build_tree
+from pokerbot.solver.tree_pass import current_strategy
 
 SPOT_GAME = parse_gamedef(
     "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 4500 4500\nblind = 100 50\n"
@@ -122,13 +124,17 @@ def test_terminal_sweeps_against_brute_force(game):
             # scratch with stale values (the card table is reused from sweep to sweep)
             qs = np.full(H + showdown_scratch(sub), 5.0)
             out = np.full(H, 9.0)  # stale values from an earlier node must not survive
-            passes.showdown_values(q, *layout, identity, 700, qs, out, NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
+            showdown_pass.showdown_values(q, *layout, identity, 700, qs, out, NO_FOLD, q, 0.0, np.zeros(H), np.zeros(H))
             assert np.allclose(out, show)
             # a fold beside the showdown, with the same opponent reach and with another one
             fold = np.full(H, 9.0)
-            passes.showdown_values(q, *layout, identity, 700, qs, out, FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold)
+            showdown_pass.showdown_values(
+                q, *layout, identity, 700, qs, out, FOLD_SAME_REACH, q, -300.0, np.zeros(H), fold
+            )
             assert np.allclose(out, show) and np.allclose(fold, -300.0 * compat)
-            passes.showdown_values(q, *layout, identity, 700, qs, out, FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold)
+            showdown_pass.showdown_values(
+                q, *layout, identity, 700, qs, out, FOLD_OTHER_REACH, y, 250.0, np.zeros(H), fold
+            )
             assert np.allclose(out, show) and np.allclose(fold, 250.0 * compat_y)
 
 
@@ -180,8 +186,10 @@ def test_values_agree_with_direct_enumeration():
         # scratch rows reused from a pass that did reach those lines (as inside a solve)
         work = cfr.Workspace(sub)
         for strat in (strategy, sparse):
-            rule = passes.PassRule(strat, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, False, False)
-            passes.traverse(p, *sub.kernel_args(), sub.reach[0], sub.reach[1], rule, work.args(), passes.no_leaves())
+            rule = pass_arrays.PassRule(strat, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, False, False)
+            passes.traverse(
+                p, *sub.kernel_args(), sub.reach[0], sub.reach[1], rule, work.args(), pass_arrays.no_leaves()
+            )
         assert np.allclose(work.cfv[0], direct_values(sub, sparse, p))
     ev0, ev1 = cfr.expected_values(sub, strategy)
     assert ev0 == pytest.approx(-ev1)
@@ -328,7 +336,7 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     reach = sub.reach.astype(cfr.SOLVE_DTYPE)
     g = (NO_GADGET, 0, np.zeros(H), np.zeros(H), np.zeros((2, H)), np.zeros(H, dtype=cfr.SOLVE_DTYPE))
     blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
-    leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
+    leaves = pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
     passes.run_cfr(
         *sub.kernel_args(), reach[0], reach[1], regret, avg, 0, 20, 0, w.args(), *g, blocks, leaves, 1.0, -1.0, -np.inf
     )
@@ -369,16 +377,16 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             if walk != "whole":
                 regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
             w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
-            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False, False)
+            rule = pass_arrays.PassRule(strategy, regret, avg, 3.0, True, False, False)
             args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
-            leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
+            leaves = pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
             if walk == "whole":
                 passes.traverse(*args, leaves)
             elif walk == "blocks":
-                passes.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
+                block_pass.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
             else:  # the blocks in two (three) shares, one per thread; the chance nodes above them in hand ranges
                 copies = 3 if walk == "parallel3" else 2
-                passes.traverse_blocks(*args, sub.block_arrays(copies, cfr.SOLVE_DTYPE), -1, leaves)
+                block_pass.traverse_blocks(*args, sub.block_arrays(copies, cfr.SOLVE_DTYPE), -1, leaves)
             out.append((regret, avg, w.cfv[0], strategy))
         for parallel in out[2:]:
             for a, b in zip(out[1], parallel):
@@ -409,7 +417,7 @@ def test_a_pass_playing_regret_matching_equals_one_playing_the_stored_strategy(s
     block by block and in shares on threads. Some regrets are 0 or negative (rows where
     a hand has none positive play uniformly). The strategy is made over the hands the pass walks:
     a turn block in board order holds its live hands in its first columns, and under
-    ``passes.FASTMATH`` a quotient's last bit may depend on the length of its loop.
+    ``pass_arrays.FASTMATH`` a quotient's last bit may depend on the length of its loop.
     Negative control: the stored strategy moved by one rounding step in one row gives
     another pass."""
     sub = block_spots()[spot]
@@ -450,15 +458,15 @@ def test_a_pass_playing_regret_matching_equals_one_playing_the_stored_strategy(s
             ):
                 regret, avg = first.copy(), first.copy()
                 w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
-                rule = passes.PassRule(sigma.copy(), regret, avg, 3.0, True, False, matching)
+                rule = pass_arrays.PassRule(sigma.copy(), regret, avg, 3.0, True, False, matching)
                 args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
-                leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
+                leaves = pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
                 if walk == "whole":
                     passes.traverse(*args, leaves)
                 elif walk == "blocks":
-                    passes.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
+                    block_pass.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
                 else:
-                    passes.traverse_blocks(*args, sub.block_arrays(2, cfr.SOLVE_DTYPE), -1, leaves)
+                    block_pass.traverse_blocks(*args, sub.block_arrays(2, cfr.SOLVE_DTYPE), -1, leaves)
                 out[name] = (regret, avg, w.cfv[0].copy())
             for a, b in zip(out["matched"], out["stored"], strict=True):
                 np.testing.assert_array_equal(a, b)
@@ -488,10 +496,10 @@ def test_a_pass_reuses_the_reach_rows_of_the_player_it_updates(spot):
         regret, avg, strategy = (to_block_order(sub, a) for a in (start, start, sigma))
         w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
         for p, s in ((0, -1), (1, skip)):
-            rule = passes.PassRule(strategy, regret, avg, 3.0, True, False, False)
+            rule = pass_arrays.PassRule(strategy, regret, avg, 3.0, True, False, False)
             blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
-            leaves = passes.no_leaves(cfr.SOLVE_DTYPE)
-            passes.traverse_by_block(p, *sub.kernel_args(), reach[0], reach[1], rule, w.args(), blocks, s, leaves)
+            leaves = pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
+            block_pass.traverse_by_block(p, *sub.kernel_args(), reach[0], reach[1], rule, w.args(), blocks, s, leaves)
         out[skip] = (regret, avg, w.cfv[0].copy(), strategy)
     for a, b in zip(out[-1], out[1]):
         np.testing.assert_array_equal(a, b)
@@ -589,7 +597,7 @@ def test_the_average_weighs_iteration_t_by_t_to_the_exponent():
     for exponent in (1.0, 2.0):
         regret, avg = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(2))
         w = cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows)
-        blocks, leaves = sub.block_arrays(1, cfr.SOLVE_DTYPE), passes.no_leaves(cfr.SOLVE_DTYPE)
+        blocks, leaves = sub.block_arrays(1, cfr.SOLVE_DTYPE), pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
         steps = []
         for it in range(6):
             before = avg.astype(np.float64)
@@ -625,7 +633,7 @@ def test_discounted_cfr_multiplies_each_regret_by_its_sign_s_factor():
     for key, (alpha, beta) in {"one": (30.0, 30.0), "dcfr": (1.5, 0.0), "cfr+": (-1.0, -np.inf)}.items():
         regret, avg = start.copy(), np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE)
         w = cfr.Workspace(sub, cfr.SOLVE_DTYPE, t.top_rows)
-        blocks, leaves = sub.block_arrays(1, cfr.SOLVE_DTYPE), passes.no_leaves(cfr.SOLVE_DTYPE)
+        blocks, leaves = sub.block_arrays(1, cfr.SOLVE_DTYPE), pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
         passes.run_cfr(
             *sub.kernel_args(), reach[0], reach[1], regret, avg, 3, 1, 0, w.args(), *g, blocks, leaves, 2.0, alpha,
             beta,

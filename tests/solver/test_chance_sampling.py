@@ -8,7 +8,7 @@ import pytest
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import parse_gamedef
-from pokerbot.solver import cfr, passes
+from pokerbot.solver import block_pass, cfr, pass_arrays
 from pokerbot.solver.subgame import Subgame, make_subgame
 from pokerbot.solver.tree import BetSizes
 
@@ -53,13 +53,13 @@ def root_values_over_a_round(sub: Subgame, k: int, rounds: int = 1) -> np.ndarra
     n = len(blocks.cards)
     passes_ = rounds * n // k
     uniform = cfr.average_strategy(sub.tree, np.ones((sub.tree.num_nodes, len(sub.hands))))
-    rule = passes.PassRule(uniform, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, False, False)
+    rule = pass_arrays.PassRule(uniform, np.zeros((1, 1)), np.zeros((1, 1)), 0.0, False, False, False)
     w = cfr.Workspace(sub, dtype)
     total = np.zeros(len(sub.hands))
     for t in range(passes_):
-        passes.draw_cards(blocks, t, 0)
-        passes.traverse_by_block(0, tree, hands, sub.reach[0], sub.reach[1], rule, w.args(), blocks, -1,
-                                 passes.no_leaves(dtype))  # fmt: skip
+        block_pass.draw_cards(blocks, t, 0)
+        block_pass.traverse_by_block(0, tree, hands, sub.reach[0], sub.reach[1], rule, w.args(), blocks, -1,
+                                     pass_arrays.no_leaves(dtype))  # fmt: skip
         total += w.cfv[0]
     return total / passes_
 
@@ -114,7 +114,7 @@ def test_draws_deal_the_pass_s_blocks_to_the_shares_by_size(turn):
     node counts within the largest block of each other (greedy by size)."""
     blocks = turn.block_arrays(3, np.float32, 2, 1)
     for t in range(5):
-        passes.draw_cards(blocks, t, 0)
+        block_pass.draw_cards(blocks, t, 0)
         drawn = set(np.nonzero(blocks.card_scale)[0].tolist())
         assert len(drawn) == 2 and np.allclose(blocks.card_scale[list(drawn)], 10.0)
         walked = blocks.walked[: blocks.walked_start[-1]]

@@ -13,7 +13,7 @@ import pytest
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import parse_gamedef
-from pokerbot.solver import cfr, depth_limited, passes
+from pokerbot.solver import cfr, depth_limited, leaf_pass, pass_arrays, passes, showdown_pass
 from pokerbot.solver.subgame import make_subgame
 from pokerbot.solver.tree import DECISION, LEAF, BetSizes, build_tree, continuation_tree
 
@@ -178,7 +178,7 @@ def test_sampled_cards_estimate_the_leaf_values_without_bias(spot, independent):
     for seed in range(300):
         w = cfr.Workspace(sub)
         leaves = depth_limited.leaf_data(sub, sample=1, seed=seed, leaf_strategy=mix, independent=independent)
-        rule = passes.PassRule(strategy, np.zeros((1, 1)), np.zeros((1, 1)), float(seed + 1), False, False, False)
+        rule = pass_arrays.PassRule(strategy, np.zeros((1, 1)), np.zeros((1, 1)), float(seed + 1), False, False, False)
         passes.traverse(0, *sub.kernel_args(), sub.reach[0], sub.reach[1], rule, w.args(), leaves)
         draws.append(float(sub.reach[0] @ w.cfv[0]))
     draws = np.array(draws)
@@ -321,12 +321,12 @@ def test_each_player_s_passes_go_round_every_card(spot, sample):
     for player in (0, 1):
         for start in (1, 30):
             seen = [
-                passes.leaf_card(leaves.cards, sample, 5, False, t, player, j)
+                leaf_pass.leaf_card(leaves.cards, sample, 5, False, t, player, j)
                 for t in range(start, start + 48 // sample)
                 for j in range(sample)
             ]
             assert sorted(seen) == sorted(leaves.cards.tolist())
-    drawn = {passes.leaf_card(leaves.cards, 1, 5, True, t, 1, 0) for t in range(200)}
+    drawn = {leaf_pass.leaf_card(leaves.cards, 1, 5, True, t, 1, 0) for t in range(200)}
     assert len(drawn) > 40
 
 
@@ -763,7 +763,7 @@ def test_a_full_response_below_the_leaves_is_double_precision_only(spot):
     (more than choosing among the continuations)."""
     sub, _, strategy, mix = spot
     assert depth_limited.leaf_data(sub, cfr.SOLVE_DTYPE).response is None
-    assert passes.no_leaves(cfr.SOLVE_DTYPE).response is None
+    assert pass_arrays.no_leaves(cfr.SOLVE_DTYPE).response is None
     assert depth_limited.leaf_data(sub, np.float64, full_response=True).response is not None
     with pytest.raises(ValueError, match="double precision"):
         cfr.counterfactual_values(sub, strategy, 0, True, mix, full_response=True, dtype=cfr.SOLVE_DTYPE)
@@ -808,8 +808,8 @@ def test_the_thin_wrappers_have_no_machine_code_of_their_own(spot):
         cfr.solve(sub, 2, card_samples=1, seed=1, threads=threads)
         for p in (0, 1):
             cfr.counterfactual_values(sub, strategy, p, best_response=True, leaf_strategy=mix, threads=threads)
-    assert passes.THIN_WRAPPERS and all(k.signatures == [] for k in passes.THIN_WRAPPERS)
+    assert leaf_pass.THIN_WRAPPERS and all(k.signatures == [] for k in leaf_pass.THIN_WRAPPERS)
     # negative control: a kernel the pass reaches, not inlined, has its machine code
-    assert passes.compat_sums.signatures
+    assert showdown_pass.compat_sums.signatures
     if cfr.usable_threads(2) > 1:  # the threaded passes ran
         assert passes.run_cfr_parallel.signatures and passes.traverse_parallel.signatures
