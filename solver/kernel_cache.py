@@ -11,6 +11,16 @@ holds the locks of the kernels it compiles on the way (the kernels it calls): it
 ever waits for a kernel below the ones it holds, so two processes cannot wait for each
 other.
 
+Numba by itself invalidates a kernel's on-disk cache only when the kernel's own file
+changes (numba issue #1833), while the cache holds the code of every kernel it calls and
+the module constants it read: after an edit to another file it would run the old code.
+``install`` also gives every cached kernel in the package's folders a source stamp of
+the folders it may depend on (``kernel_sources``: its layer and the layers below it,
+``LAYERS``, the only ones it may import), through numba's cache locators
+(``StampedUserProvidedLocator`` and its two siblings): any change to a ``*.py`` file
+there compiles those kernels anew on their next use, while a checkout that changes mtimes
+but no bytes keeps the cache (``source_stamp`` hashes contents).
+
 ``watch`` tells a callback about each compile (for progress lines); with
 $POKERBOT_COMPILE_LOG set to a path, every process that imports the solver appends a
 JSON line per compile of one of our kernels there (process, kernel, argument types,
@@ -20,6 +30,7 @@ seconds), so that a first run can show which process compiled what.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -27,14 +38,24 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 
+from numba.core.caching import CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
+
 #: Where every process that imports the solver logs its compiles (see the module doc).
 COMPILE_LOG_ENV = "POKERBOT_COMPILE_LOG"
 #: How long a process waits for another's compile before it compiles on its own.
 WAIT_LIMIT_SECONDS = 1800.0
 #: The package whose kernels take the lock.
 PACKAGE = "pokerbot."
+#: The package's folder (the repository root of a checkout), which holds its layers.
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+#: The package's layers, from the bottom: a module imports only from its own layer and
+#: those below it (tests/test_structure.py), so its kernels can only call their kernels
+#: and read their constants.
+LAYERS = ("protocol", "solver", "blueprint_store", "bot")
 
 _installed = False
+#: (root, layers) of each package whose kernels' caches carry a source stamp (``install``).
+_stamped: list[tuple[str, tuple[str, ...]]] = []
 #: Called with a line when this process starts waiting for another's compile.
 on_wait: Callable[[str], None] | None = None
 
@@ -149,10 +170,14 @@ def _acquire(kernel: str, signature: str):
     return f
 
 
-def install() -> None:
+def install(root: str = ROOT, layers: tuple[str, ...] = LAYERS) -> None:
     """Make every compile of one of our kernels in this process hold that kernel's
-    compile lock, and log compiles where $POKERBOT_COMPILE_LOG says (idempotent)."""
+    compile lock, log compiles where $POKERBOT_COMPILE_LOG says, and stamp the cache of
+    every kernel in ``root`` with the sources it may depend on (``kernel_sources``;
+    another package's ``root`` and ``layers`` add it: a test's). Kernels decorated
+    before the call keep numba's own stamp. Idempotent."""
     global _installed
+    _install_stamps(os.path.realpath(root), tuple(layers))
     if _installed:
         return
     from numba.core import sigutils
@@ -174,6 +199,131 @@ def install() -> None:
     path = os.environ.get(COMPILE_LOG_ENV)
     if path:
         _log_compiles(path)
+
+
+def source_stamp(root: str, folders: tuple[str, ...]) -> str:
+    """A digest of every ``*.py`` file under ``folders`` of ``root``: its path from
+    ``root``, its size and the sha1 of its bytes (not its mtime: a checkout that rewrites
+    a file unchanged keeps the stamp). Read anew on each call."""
+    digest = hashlib.sha1()
+    for folder in folders:
+        for here, dirs, files in os.walk(os.path.join(root, folder)):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+            for name in sorted(files):
+                if not name.endswith(".py"):
+                    continue
+                path = os.path.join(here, name)
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read()
+                except OSError:  # removed while walking: it is not a source any more
+                    continue
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                digest.update(f"{rel}\0{len(data)}\0".encode())
+                digest.update(hashlib.sha1(data).digest())
+    return digest.hexdigest()
+
+
+@functools.cache
+def package_stamp(root: str, folders: tuple[str, ...]) -> str:
+    """``source_stamp``, read once a process (the sources of the code it has imported)."""
+    return source_stamp(root, folders)
+
+
+def kernel_sources(py_file: str, root: str = ROOT, layers: tuple[str, ...] = LAYERS) -> tuple[str, ...] | None:
+    """The folders of ``root`` whose sources a kernel defined in ``py_file`` may depend
+    on: its layer and those below; for a file of ``root`` in no layer (an experiment's or
+    a test's kernel) every layer and its own folder; None for a file outside ``root``."""
+    try:
+        rel = os.path.relpath(os.path.realpath(py_file), os.path.realpath(root))
+    except ValueError:  # another drive (Windows)
+        return None
+    parts = rel.split(os.sep)
+    if parts[0] == os.pardir:
+        return None
+    top = parts[0]
+    if top in layers:
+        return layers[: layers.index(top) + 1]
+    return layers if len(parts) == 1 else (*layers, top)
+
+
+def _package_of(py_file: str) -> tuple[str, tuple[str, ...]] | None:
+    """(root, folders) of the first stamped package holding ``py_file``, or None."""
+    for root, layers in _stamped:
+        folders = kernel_sources(py_file, root, layers)
+        if folders is not None:
+            return root, folders
+    return None
+
+
+def _with_stamp(locate: Callable, py_func, py_file: str):
+    """numba's ``locate(py_func, py_file)`` for a kernel of a stamped package, given
+    the stamp of its sources; None (the next locator's turn) for any other kernel."""
+    package = _package_of(py_file)
+    if package is None:
+        return None
+    locator = locate(py_func, py_file)
+    if locator is not None:
+        locator.sources_stamp = package_stamp(*package)
+    return locator
+
+
+class StampedUserProvidedLocator(UserProvidedCacheLocator):
+    """numba's cache in $NUMBA_CACHE_DIR, for a kernel of a stamped package: its source
+    stamp is numba's (its own file) and that of the package folders it may depend on."""
+
+    sources_stamp = ""
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        return _with_stamp(super().from_function, py_func, py_file)
+
+    def get_source_stamp(self) -> tuple[object, str]:
+        return super().get_source_stamp(), self.sources_stamp
+
+
+class StampedInTreeLocator(InTreeCacheLocator):
+    """numba's cache in the ``__pycache__`` beside the source, stamped the same way."""
+
+    sources_stamp = ""
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        return _with_stamp(super().from_function, py_func, py_file)
+
+    def get_source_stamp(self) -> tuple[object, str]:
+        return super().get_source_stamp(), self.sources_stamp
+
+
+class StampedUserWideLocator(UserWideCacheLocator):
+    """numba's cache in the user's cache folder, stamped the same way."""
+
+    sources_stamp = ""
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        return _with_stamp(super().from_function, py_func, py_file)
+
+    def get_source_stamp(self) -> tuple[object, str]:
+        return super().get_source_stamp(), self.sources_stamp
+
+
+#: Ours, in numba's order (its cache folder if set, else beside the source, else the user's).
+STAMPED_LOCATORS = (StampedUserProvidedLocator, StampedInTreeLocator, StampedUserWideLocator)
+
+
+def _install_stamps(root: str, layers: tuple[str, ...]) -> None:
+    """Stamp the caches of ``root``'s kernels decorated from now on (idempotent)."""
+    if (root, layers) not in _stamped:
+        _stamped.append((root, layers))
+    # numba asks each class of CacheImpl._locator_classes in turn for a kernel's cache
+    # when the kernel is decorated (CacheImpl.__init__); numba's config points at this
+    # list as the locators and their order ($NUMBA_CACHE_LOCATOR_CLASSES replaces it
+    # for a process, and then bypasses ours). An attribute, not an imported underscore
+    # name; changed in place, so that every CacheImpl subclass sees ours first.
+    classes = CacheImpl._locator_classes
+    if classes[: len(STAMPED_LOCATORS)] != list(STAMPED_LOCATORS):
+        classes[:] = [*STAMPED_LOCATORS, *(c for c in classes if c not in STAMPED_LOCATORS)]
 
 
 class _Listener:

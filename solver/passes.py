@@ -10,11 +10,12 @@ block by block below chance nodes). The pass-level kernels take their arrays bun
 (``TreeArrays``, ``HandArrays``, ``PassRule``, ``Scratch``, ``BlockArrays``,
 ``LeafData``); the per-node kernels take plain arrays.
 
-Numba's on-disk cache of a kernel is invalidated when its own source file changes,
-not when a kernel it calls changes in another file (and a kernel's cache holds the
-code of every kernel it calls): after an edit to one of these modules, clear the
-cache (``NUMBA_CACHE_DIR``, or the ``*.nbi`` and ``*.nbc`` files in ``__pycache__``)
-before trusting what the kernels that call into it compute.
+A kernel's on-disk cache holds the code of every kernel it calls, in whichever of these
+modules, and numba by itself notices an edit to the kernel's own file only; the cache of
+every kernel of the package also carries a stamp of the sources of its layer and those
+below (``kernel_cache``), so any edit to a ``*.py`` file of solver/ or protocol/ (one
+of these modules or any other) compiles every solver kernel anew on its next use: no
+cache to clear by hand.
 
 Each kernel compiles once per precision (single for solves and the agent's
 evaluations, double for the metrics'); a full best response below the leaves is
