@@ -268,44 +268,30 @@ def _with_stamp(locate: Callable, py_func, py_file: str):
     return locator
 
 
-class StampedUserProvidedLocator(UserProvidedCacheLocator):
-    """numba's cache in $NUMBA_CACHE_DIR, for a kernel of a stamped package: its source
-    stamp is numba's (its own file) and that of the package folders it may depend on."""
+class SourcesStamp:
+    """A numba cache locator's mixin: its source stamp is numba's (the kernel's own file)
+    and that of the package folders the kernel may depend on."""
 
     sources_stamp = ""
 
     @classmethod
     def from_function(cls, py_func, py_file: str):
-        return _with_stamp(super().from_function, py_func, py_file)
+        return _with_stamp(super().from_function, py_func, py_file)  # type: ignore[misc]
 
     def get_source_stamp(self) -> tuple[object, str]:
-        return super().get_source_stamp(), self.sources_stamp
+        return super().get_source_stamp(), self.sources_stamp  # type: ignore[misc]
 
 
-class StampedInTreeLocator(InTreeCacheLocator):
+class StampedUserProvidedLocator(SourcesStamp, UserProvidedCacheLocator):
+    """numba's cache in $NUMBA_CACHE_DIR, for a kernel of a stamped package."""
+
+
+class StampedInTreeLocator(SourcesStamp, InTreeCacheLocator):
     """numba's cache in the ``__pycache__`` beside the source, stamped the same way."""
 
-    sources_stamp = ""
 
-    @classmethod
-    def from_function(cls, py_func, py_file: str):
-        return _with_stamp(super().from_function, py_func, py_file)
-
-    def get_source_stamp(self) -> tuple[object, str]:
-        return super().get_source_stamp(), self.sources_stamp
-
-
-class StampedUserWideLocator(UserWideCacheLocator):
+class StampedUserWideLocator(SourcesStamp, UserWideCacheLocator):
     """numba's cache in the user's cache folder, stamped the same way."""
-
-    sources_stamp = ""
-
-    @classmethod
-    def from_function(cls, py_func, py_file: str):
-        return _with_stamp(super().from_function, py_func, py_file)
-
-    def get_source_stamp(self) -> tuple[object, str]:
-        return super().get_source_stamp(), self.sources_stamp
 
 
 #: Ours, in numba's order (its cache folder if set, else beside the source, else the user's).
