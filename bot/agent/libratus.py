@@ -155,6 +155,16 @@ def average_exponent(round_: int, sampled: bool) -> float:
 SOLVE_KINDS = ("unsafe", "safe", "nested")
 
 
+@dataclass(frozen=True)
+class HandState:
+    """What the agent carries through a hand between its decisions (the solution it
+    plays from, the gifts, the hand's bet-size scale, the time budget, the blueprint's
+    walk), as ``LibratusAgent.hand_state`` took it: opaque, to hand back to
+    ``set_hand_state``."""
+
+    fields: tuple
+
+
 @dataclass
 class AnsweredSolve:
     """A solve made to answer a question about a state of the current hand: the solution
@@ -309,6 +319,7 @@ class LibratusAgent:
         clock: ReplyClock | None = None,
         turn_solver: str = TURN_SOLVER,
         card_samples: int = CARD_SAMPLES,
+        full_turn: tuple[int, int] | None = None,
         flop_rivers: int = FLOP_RIVERS,
         flop_warm_start: int = FLOP_WARM_START,
         plan: TimePlan | None = None,
@@ -342,6 +353,14 @@ class LibratusAgent:
             raise ValueError("card samples must be 0 (every card) or more")
         self.turn_solver = turn_solver
         self.card_samples = card_samples
+        if full_turn is not None:
+            if turn_solver != "full":
+                raise ValueError(f"a fixed full-depth turn solve needs turn solver 'full', got {turn_solver!r}")
+            if full_turn[0] < 0 or full_turn[1] < 1:
+                raise ValueError(f"a fixed full-depth turn solve is (river cards >= 0, iterations >= 1): {full_turn}")
+        #: (river cards a pass, 0: every one; iterations) of every full-depth turn solve,
+        #: whatever the deadline buys (None: what it buys)
+        self.full_turn = full_turn
         self._hand: int | None = None
         self._solution: Solution | None = None
         self._gifts: np.ndarray | None = None
@@ -598,8 +617,13 @@ class LibratusAgent:
         """The turn solve for the full-depth subgame ``full_sub`` with ``seconds`` to
         solve: "auto" by ``choose_turn_solve`` (depth-limited while no speed is
         measured); "full" always full depth, with the river cards a pass the deadline
-        buys (one when it buys none, or no speed is measured)."""
+        buys (4, the fewest the choice takes, when it buys none or no speed is measured);
+        ``full_turn``, when set, that solve whatever the deadline buys."""
         iterations = cfr.libratus_iterations(full_sub.pot, big_blind)
+        if self.full_turn is not None:
+            cards, fixed = self.full_turn
+            n = len(full_sub.chance_cards()) if len(full_sub.tree.blocks) else 0
+            return TurnChoice("full", 0 if cards >= n else cards, fixed, 0.0)
         speed = self.speed
         if speed is None:
             c = TurnChoice("depth-limited", 0, 0, 0.0)
@@ -807,6 +831,31 @@ class LibratusAgent:
         as it was): a stand-in that costs no solve."""
         return blueprint_answer(self.blueprint, state, seat)
 
+    def hand_state(self) -> HandState:
+        """What the agent carries through the current hand (``HandState``)."""
+        return HandState(
+            (
+                self._hand,
+                self._decided,
+                self._solution,
+                None if self._gifts is None else self._gifts.copy(),
+                self._scale,
+                self._last_solve,
+                self._note,
+                copy.deepcopy(self.budget),
+                self.blueprint.snapshot(),
+            )
+        )
+
+    def set_hand_state(self, saved: HandState) -> None:
+        """Back to a ``hand_state`` snapshot (the same one may be set again and again)."""
+        hand, decided, solution, gifts, scale, last_solve, note, budget, walk = saved.fields
+        self._hand, self._decided, self._solution, self._scale = hand, decided, solution, scale
+        self._gifts = None if gifts is None else gifts.copy()
+        self._last_solve, self._note = last_solve, note
+        self.budget = copy.deepcopy(budget)
+        self.blueprint.restore(walk)
+
     def action_probabilities(self, state: BettingState, seat: int) -> ActionProbabilities:
         """What the agent would do at ``state`` with every hand (see ``strategy_query``):
         before the solving round, the blueprint's answer; from it on, the strategy at
@@ -816,65 +865,57 @@ class LibratusAgent:
         decision it has just made, the solution that decision was played from. Its hand state (the
         solution, gifts, the hand's bet-size scale, the time budget, the blueprint's
         walk) is restored afterwards: a question leaves the real hand as it was."""
+        saved = self.hand_state()
         answered: AnsweredSolve | None = None
-        saved = (
-            self._hand,
-            self._decided,
-            self._solution,
-            None if self._gifts is None else self._gifts.copy(),
-            self._scale,
-            self._last_solve,
-            self._note,
-            copy.deepcopy(self.budget),
-            self.blueprint.snapshot(),
-        )
         try:
-            self._start_hand(state)
-            self.budget.start_hand(state.hand_id)  # as act does: the hand's time budget
-            self._decision_t0 = time.perf_counter()
-            self._first_solve_t0 = None
-            if state.round < self.solve_round or state.game.num_rounds != 4:
-                return self.blueprint_action_probabilities(state, seat)
-            if self._decided is not None and self._decided[0] == self._state_key(state, seat):
-                _, sol, node = self._decided  # the decision just made here: what it was played from
-            else:
-                assert self._gifts is not None  # set by _start_hand
-                before = (self._solution, self._gifts.copy(), self._scale)
-                sol, node, source = self._solution_at(MatchState(seat, state))
-                if sol is not None and source in SOLVE_KINDS and self._gifts is not None:
-                    answered = AnsweredSolve(*before, sol, node, source, self._gifts.copy(), dict(self._last_solve))
-            if sol is None:
-                return self.blueprint_action_probabilities(state, seat)
-            tree = sol.sub.tree
-            f, m = int(tree.first_child[node]), int(tree.num_children[node])
-            block = np.asarray(sol.strategy[f : f + m, :], dtype=np.float64).T  # (subgame hands, m)
-            sums = block.sum(axis=1, keepdims=True)
-            block = np.where(sums > 0, block / np.where(sums > 0, sums, 1.0), 1.0 / m)  # as _sample
-            probs = np.zeros((len(HANDS), m))
-            probs[sol.sub.hand_index] = block
-            cfv, reaches = sol.values(seat)
-            values = np.zeros((len(HANDS), m))
-            values[sol.sub.hand_index] = cfr.action_values(sol.sub, cfv, reaches, seat, node).T
-            actions = []
-            for a in tree.actions[f : f + m]:
-                assert a is not None  # only the root has no action into it
-                actions.append(CALL if a.type is ActionType.FOLD and not state.can_fold() else a)
-            return merge_columns(actions, probs, values)
+            answer, answered = self._answer(state, seat)
+            return answer
         finally:
-            (
-                self._hand,
-                self._decided,
-                self._solution,
-                self._gifts,
-                self._scale,
-                self._last_solve,
-                self._note,
-                self.budget,
-                walk,
-            ) = saved
-            self.blueprint.restore(walk)
+            self.set_hand_state(saved)
             if answered is not None and self._hand == state.hand_id:
                 self._answered[self._state_key(state, seat)] = answered
+
+    def advance(self, state: BettingState, seat: int) -> ActionProbabilities:
+        """What the agent would do at ``state`` with every hand, as ``action_probabilities``,
+        but leaving its hand state where that decision leaves it (the solution it plays
+        from, the gifts): asked at each of its decisions along a line, from the hand
+        state before the first (``hand_state`` / ``set_hand_state`` to branch), it
+        answers as it would play that line."""
+        return self._answer(state, seat)[0]
+
+    def _answer(self, state: BettingState, seat: int) -> tuple[ActionProbabilities, AnsweredSolve | None]:
+        answered: AnsweredSolve | None = None
+        self._start_hand(state)
+        self.budget.start_hand(state.hand_id)  # as act does: the hand's time budget
+        self._decision_t0 = time.perf_counter()
+        self._first_solve_t0 = None
+        if state.round < self.solve_round or state.game.num_rounds != 4:
+            return self.blueprint_action_probabilities(state, seat), None
+        if self._decided is not None and self._decided[0] == self._state_key(state, seat):
+            _, sol, node = self._decided  # the decision just made here: what it was played from
+        else:
+            assert self._gifts is not None  # set by _start_hand
+            before = (self._solution, self._gifts.copy(), self._scale)
+            sol, node, source = self._solution_at(MatchState(seat, state))
+            if sol is not None and source in SOLVE_KINDS and self._gifts is not None:
+                answered = AnsweredSolve(*before, sol, node, source, self._gifts.copy(), dict(self._last_solve))
+        if sol is None:
+            return self.blueprint_action_probabilities(state, seat), answered
+        tree = sol.sub.tree
+        f, m = int(tree.first_child[node]), int(tree.num_children[node])
+        block = np.asarray(sol.strategy[f : f + m, :], dtype=np.float64).T  # (subgame hands, m)
+        sums = block.sum(axis=1, keepdims=True)
+        block = np.where(sums > 0, block / np.where(sums > 0, sums, 1.0), 1.0 / m)  # as _sample
+        probs = np.zeros((len(HANDS), m))
+        probs[sol.sub.hand_index] = block
+        cfv, reaches = sol.values(seat)
+        values = np.zeros((len(HANDS), m))
+        values[sol.sub.hand_index] = cfr.action_values(sol.sub, cfv, reaches, seat, node).T
+        actions = []
+        for a in tree.actions[f : f + m]:
+            assert a is not None  # only the root has no action into it
+            actions.append(CALL if a.type is ActionType.FOLD and not state.can_fold() else a)
+        return merge_columns(actions, probs, values), answered
 
     def _blueprint_act(self, ms: MatchState) -> tuple[Action, str]:
         action = self.blueprint.action(ms.state, ms.viewer, self.keys.at(ms.state, ms.viewer))

@@ -1,0 +1,229 @@
+"""What one strategy wins against another in a subgame, in expectation over every pair
+of private hands: the measure of the Libratus supplement's Table S1.
+
+``subgame_value(root, reach, players, seat)`` walks the public tree below ``root``
+(a state without hole cards) that the two players' strategies reach with positive
+probability: at each decision it asks the player to act for its strategy with every
+hand (``Decider``), at each chance node it deals every card left (or the cards
+``river_cards`` draws), and at each terminal it adds what ``seat`` wins over every
+pair of hands that share no card, weighted by both players' reach. The result is
+``seat``'s expected net chips for the whole hand (the chips both put in before the
+root included: the same for every strategy ``seat`` may play from the root), given
+that the hand reached ``root`` with the hands distributed as ``reach`` says (row p:
+player p's probability of having played to the root with each hand; the deal's card
+removal is applied here, so rows need not zero the hands the board blocks).
+
+Drawn cards: ``river_cards(state)`` returns a uniform draw without replacement of the
+cards left; each is weighted (cards left) / (drawn x (cards left - held by the two
+hands)), so the value is unbiased for each hand pair whatever the draw. None: every
+card, the exact value.
+
+The walk carries a context per player from its decisions to its later ones: a
+strategy with a hand state (the agent's solution in force and gifts) answers each
+decision from the state its previous decision on the line left (``AdvancedDecider``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from pokerbot.bot.players.strategy_query import HANDS, query
+from pokerbot.protocol.betting import Action, BettingState
+from pokerbot.solver.evaluator import hand_keys, strengths_on_board
+
+#: a decision's actions, their probabilities per hand, the decider's context after it
+Decision = tuple[Sequence[Action], np.ndarray, object]
+
+
+class Decider(Protocol):
+    """How one player answers in a walk: ``start()`` its context at the root;
+    ``decide(state, seat, context)`` its actions, their probabilities for every hand
+    (rows: the walk's hands; columns: the actions) and its context after the decision."""
+
+    def start(self) -> object: ...
+
+    def decide(self, state: BettingState, seat: int, context: object) -> Decision: ...
+
+
+class QueriedDecider:
+    """A strategy asked through the strategy API at every decision (``query``): one
+    without a hand state, or whose answers do not depend on the line's earlier questions."""
+
+    def __init__(self, strategy: object) -> None:
+        self.strategy = strategy
+
+    def start(self) -> object:
+        return None
+
+    def decide(self, state: BettingState, seat: int, context: object) -> Decision:
+        answer = query(self.strategy, state, seat)
+        if answer.raise_range is not None:
+            raise ValueError("a strategy that raises by a range of sizes has no finite tree to walk")
+        return answer.actions, answer.probabilities, None
+
+
+class AdvancedDecider:
+    """A strategy with a hand state (``hand_state`` / ``set_hand_state`` / ``advance``,
+    as ``LibratusAgent``): each decision answered from the hand state its previous
+    decision on the line left, as it plays the line."""
+
+    def __init__(self, agent) -> None:
+        self.agent = agent
+        self.fresh = agent.hand_state()
+
+    def start(self) -> object:
+        return self.fresh
+
+    def decide(self, state: BettingState, seat: int, context: object) -> Decision:
+        self.agent.set_hand_state(context)
+        answer = self.agent.advance(state.copy(), seat)
+        return answer.actions, answer.probabilities, self.agent.hand_state()
+
+
+def decider_for(strategy: object) -> Decider:
+    """The decider that walks ``strategy`` as it plays: advanced when it has a hand state."""
+    if all(hasattr(strategy, name) for name in ("hand_state", "set_hand_state", "advance")):
+        return AdvancedDecider(strategy)
+    return QueriedDecider(strategy)
+
+
+@dataclass(frozen=True)
+class SubgameValue:
+    """``value``: the seat's expected net chips (see the module doc); ``joint_weight``:
+    the sum over compatible hand pairs of both root reaches (what ``value`` is
+    normalised by); ``decisions`` / ``terminals``: public nodes walked."""
+
+    value: float
+    joint_weight: float
+    decisions: int
+    terminals: int
+
+
+def hand_conflicts(hands: np.ndarray) -> np.ndarray:
+    """(H, H) 1.0 where two hands share no card, else 0.0."""
+    masks = np.zeros(hands.shape[0], dtype=np.int64)
+    for j in range(hands.shape[1]):
+        masks |= np.left_shift(np.int64(1), hands[:, j].astype(np.int64))
+    return ((masks[:, None] & masks[None, :]) == 0).astype(np.float64)
+
+
+def blocked_by(hands: np.ndarray, cards: Sequence[int]) -> np.ndarray:
+    """Per hand, whether it holds one of ``cards``."""
+    held = np.isin(hands, np.asarray(list(cards), dtype=np.int64))
+    return np.asarray(held.any(axis=1), dtype=bool)
+
+
+class SubgameWalk:
+    """One walk (see ``subgame_value``); its showdown matrix is kept for one board at a time."""
+
+    def __init__(
+        self,
+        root: BettingState,
+        hands: np.ndarray,
+        players: Sequence[Decider],
+        seat: int,
+        river_cards: Callable[[BettingState], Sequence[int]] | None,
+    ) -> None:
+        self.game = root.game
+        self.hands = np.asarray(hands, dtype=np.int64)
+        self.players = players
+        self.seat = seat
+        self.river_cards = river_cards
+        self.compatible = hand_conflicts(self.hands)
+        self.keys = hand_keys(self.hands)
+        self.showdown_board: tuple[int, ...] | None = None
+        self.showdown: np.ndarray | None = None
+        self.decisions = 0
+        self.terminals = 0
+
+    def pair_sum(self, reach: np.ndarray, matrix: np.ndarray) -> float:
+        """Sum over hand pairs of seat's reach x matrix x the other's reach."""
+        return float(reach[self.seat] @ (matrix @ reach[1 - self.seat]))
+
+    def value(self, state: BettingState, reach: np.ndarray, contexts: list) -> float:
+        """The sum over hand pairs and everything below ``state`` of reach x payoff."""
+        need = self.game.total_board_cards(state.round)
+        if len(state.board_cards) < need and not (state.folded[0] or state.folded[1]):
+            return self.chance(state, reach, contexts)
+        if state.finished:
+            self.terminals += 1
+            return self.terminal(state, reach)
+        self.decisions += 1
+        p = state.current_player
+        assert p is not None  # an open hand has a player to act
+        actions, probabilities, after = self.players[p].decide(state, p, contexts[p])
+        total = 0.0
+        for j, action in enumerate(actions):
+            child_reach = reach.copy()
+            child_reach[p] = reach[p] * probabilities[:, j]
+            if not child_reach[p].any():
+                continue  # no hand of the player takes it: nothing below counts
+            child = state.copy()
+            child.apply(action)
+            child_contexts = list(contexts)
+            child_contexts[p] = after
+            total += self.value(child, child_reach, child_contexts)
+        return total
+
+    def chance(self, state: BettingState, reach: np.ndarray, contexts: list) -> float:
+        known = set(state.board_cards)
+        left = [c for c in self.game.deck() if c not in known]
+        drawn = list(left) if self.river_cards is None else list(self.river_cards(state))
+        if not drawn or any(c in known for c in drawn) or len(set(drawn)) != len(drawn):
+            raise ValueError(f"drawn cards {drawn} are not distinct cards left in the deck")
+        held = 2 * self.game.num_hole_cards
+        weight = len(left) / (len(drawn) * (len(left) - held))
+        total = 0.0
+        for card in drawn:
+            child = state.copy()
+            child.deal_board_cards([card])
+            child_reach = np.where(blocked_by(self.hands, [card])[None, :], 0.0, reach)
+            total += weight * self.value(child, child_reach, contexts)
+        return total
+
+    def terminal(self, state: BettingState, reach: np.ndarray) -> float:
+        me, other = self.seat, 1 - self.seat
+        if state.folded[me]:
+            return -state.spent[me] * self.pair_sum(reach, self.compatible)
+        if state.folded[other]:
+            return state.spent[other] * self.pair_sum(reach, self.compatible)
+        board = tuple(state.board_cards)
+        if board != self.showdown_board:
+            strengths = strengths_on_board(list(board), *self.keys).astype(np.float64)
+            self.showdown = np.sign(strengths[:, None] - strengths[None, :]) * self.compatible
+            self.showdown_board = board
+        assert self.showdown is not None
+        return min(state.spent) * self.pair_sum(reach, self.showdown)
+
+
+def subgame_value(
+    root: BettingState,
+    reach: np.ndarray,
+    players: Sequence[Decider],
+    seat: int,
+    hands: np.ndarray | None = None,
+    river_cards: Callable[[BettingState], Sequence[int]] | None = None,
+) -> SubgameValue:
+    """What ``seat`` wins below ``root`` with ``players`` (by seat) playing, in
+    expectation over hand pairs weighted by ``reach`` (2, H) (see the module doc);
+    ``hands``: the rows of ``reach`` and of the deciders' answers (default: hold'em's
+    ``HANDS``)."""
+    if root.finished:
+        raise ValueError("the subgame's root is a finished hand")
+    hands = HANDS if hands is None else hands
+    reach = np.asarray(reach, dtype=np.float64)
+    if reach.shape != (2, hands.shape[0]):
+        raise ValueError(f"reach must be (2, {hands.shape[0]}), got {reach.shape}")
+    if (reach < 0).any():
+        raise ValueError("reach probabilities must not be negative")
+    walk = SubgameWalk(root, hands, players, seat, river_cards)
+    live = np.where(blocked_by(walk.hands, root.board_cards)[None, :], 0.0, reach)
+    joint = walk.pair_sum(live, walk.compatible)
+    if joint <= 0:
+        raise ValueError("no pair of hands reaches the subgame's root")
+    total = walk.value(root.copy(), live, [p.start() for p in players])
+    return SubgameValue(total / joint, joint, walk.decisions, walk.terminals)
