@@ -18,6 +18,7 @@ from pokerbot.bot.cli import (
     play,
     selfcheck,
     slumbot,
+    subgames,
     train_blueprint,
     warm,
     web,
@@ -33,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (selfcheck, bench, play, warm):
         command.add(sub)
     sub.add_parser("dealer", help="run an ACPC dealer (see pokerbot dealer --help)", add_help=False)
-    for command in (match, train_blueprint, improve, aivat, lbr, slumbot, ladder, web, blueprint, games):
+    for command in (match, train_blueprint, improve, aivat, lbr, subgames, slumbot, ladder, web, blueprint, games):
         command.add(sub)
     return p
 

@@ -103,18 +103,56 @@ class SubgameValue:
     terminals: int
 
 
-def hand_conflicts(hands: np.ndarray) -> np.ndarray:
-    """(H, H) 1.0 where two hands share no card, else 0.0."""
-    masks = np.zeros(hands.shape[0], dtype=np.int64)
+def card_matrix(hands: np.ndarray) -> np.ndarray:
+    """(H, 52) 1.0 where a hand holds a card."""
+    out = np.zeros((hands.shape[0], 52))
     for j in range(hands.shape[1]):
-        masks |= np.left_shift(np.int64(1), hands[:, j].astype(np.int64))
-    return ((masks[:, None] & masks[None, :]) == 0).astype(np.float64)
+        out[np.arange(hands.shape[0]), hands[:, j]] = 1.0
+    return out
+
+
+def compatible_sums(cards: np.ndarray, hands: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """Per hand h, the sum of ``reach`` over the hands that share no card with h (two
+    cards a hand: all, less those holding either of h's cards, plus h itself, taken off twice)."""
+    per_card = reach @ cards
+    return reach.sum() - per_card[hands[:, 0]] - per_card[hands[:, 1]] + reach
 
 
 def blocked_by(hands: np.ndarray, cards: Sequence[int]) -> np.ndarray:
     """Per hand, whether it holds one of ``cards``."""
     held = np.isin(hands, np.asarray(list(cards), dtype=np.int64))
     return np.asarray(held.any(axis=1), dtype=bool)
+
+
+class Showdown:
+    """One final board's showdown: per hand h, the sum over the hands sharing no card
+    with h of reach x sign(h's strength - theirs), in O(H x 52) (hands sorted by
+    strength, running sums per card)."""
+
+    def __init__(self, board: Sequence[int], hands: np.ndarray, keys: tuple, cards: np.ndarray) -> None:
+        strengths = strengths_on_board(list(board), *keys)
+        self.order = np.argsort(strengths, kind="stable")
+        ranked = strengths[self.order]
+        position = np.empty(len(ranked), dtype=np.int64)
+        position[self.order] = np.arange(len(ranked))
+        # per hand: how many hands are weaker (the first of its tie) and how many not stronger
+        first = np.searchsorted(ranked, ranked, side="left")
+        after = np.searchsorted(ranked, ranked, side="right")
+        self.weaker = first[position]
+        self.not_stronger = after[position]
+        self.hands = hands
+        self.sorted_cards = cards[self.order]
+
+    def sums(self, reach: np.ndarray) -> np.ndarray:
+        ranked = reach[self.order]
+        total = np.concatenate(([0.0], np.cumsum(ranked)))
+        by_card = np.vstack((np.zeros(52), np.cumsum(ranked[:, None] * self.sorted_cards, axis=0)))
+        a, b = self.hands[:, 0], self.hands[:, 1]
+        lo, hi = self.weaker, self.not_stronger
+        weaker = total[lo] - by_card[lo, a] - by_card[lo, b]
+        all_a, all_b = by_card[-1, a], by_card[-1, b]
+        stronger = (total[-1] - total[hi]) - (all_a - by_card[hi, a]) - (all_b - by_card[hi, b])
+        return weaker - stronger
 
 
 class SubgameWalk:
@@ -130,19 +168,21 @@ class SubgameWalk:
     ) -> None:
         self.game = root.game
         self.hands = np.asarray(hands, dtype=np.int64)
+        if self.hands.shape[1] != 2:
+            raise ValueError("subgame values are for games with two hole cards")
         self.players = players
         self.seat = seat
         self.river_cards = river_cards
-        self.compatible = hand_conflicts(self.hands)
+        self.cards = card_matrix(self.hands)
         self.keys = hand_keys(self.hands)
+        self.showdown: Showdown | None = None
         self.showdown_board: tuple[int, ...] | None = None
-        self.showdown: np.ndarray | None = None
         self.decisions = 0
         self.terminals = 0
 
-    def pair_sum(self, reach: np.ndarray, matrix: np.ndarray) -> float:
-        """Sum over hand pairs of seat's reach x matrix x the other's reach."""
-        return float(reach[self.seat] @ (matrix @ reach[1 - self.seat]))
+    def compatible(self, reach: np.ndarray) -> float:
+        """Sum over hand pairs sharing no card of seat's reach x the other's."""
+        return float(reach[self.seat] @ compatible_sums(self.cards, self.hands, reach[1 - self.seat]))
 
     def value(self, state: BettingState, reach: np.ndarray, contexts: list) -> float:
         """The sum over hand pairs and everything below ``state`` of reach x payoff."""
@@ -188,16 +228,15 @@ class SubgameWalk:
     def terminal(self, state: BettingState, reach: np.ndarray) -> float:
         me, other = self.seat, 1 - self.seat
         if state.folded[me]:
-            return -state.spent[me] * self.pair_sum(reach, self.compatible)
+            return -state.spent[me] * self.compatible(reach)
         if state.folded[other]:
-            return state.spent[other] * self.pair_sum(reach, self.compatible)
+            return state.spent[other] * self.compatible(reach)
         board = tuple(state.board_cards)
         if board != self.showdown_board:
-            strengths = strengths_on_board(list(board), *self.keys).astype(np.float64)
-            self.showdown = np.sign(strengths[:, None] - strengths[None, :]) * self.compatible
+            self.showdown = Showdown(board, self.hands, self.keys, self.cards)
             self.showdown_board = board
         assert self.showdown is not None
-        return min(state.spent) * self.pair_sum(reach, self.showdown)
+        return min(state.spent) * float(reach[me] @ self.showdown.sums(reach[other]))
 
 
 def subgame_value(
@@ -222,7 +261,7 @@ def subgame_value(
         raise ValueError("reach probabilities must not be negative")
     walk = SubgameWalk(root, hands, players, seat, river_cards)
     live = np.where(blocked_by(walk.hands, root.board_cards)[None, :], 0.0, reach)
-    joint = walk.pair_sum(live, walk.compatible)
+    joint = walk.compatible(live)
     if joint <= 0:
         raise ValueError("no pair of hands reaches the subgame's root")
     total = walk.value(root.copy(), live, [p.start() for p in players])

@@ -141,7 +141,7 @@ def test_a_walk_without_card_removal_is_caught(small_spot, monkeypatch):
     misses the enumeration."""
     root, players, reach = small_spot
     exact = brute_force(root, reach, players, 0)
-    monkeypatch.setattr(sv, "hand_conflicts", lambda hands: np.ones((hands.shape[0], hands.shape[0])))
+    monkeypatch.setattr(sv, "compatible_sums", lambda cards, hands, reach: np.full(len(reach), reach.sum()))
     got = sv.subgame_value(root, reach, players, 0, hands=SMALL_HANDS)
     assert abs(got.value - exact) > 1e-3
 

@@ -1,0 +1,112 @@
+"""``pokerbot subgames``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from pokerbot.bot.cli.options import usable_cpus
+
+
+def full_turn(text: str) -> tuple[int, int]:
+    """``K:N``: K river cards a pass (0: all), N iterations."""
+    try:
+        k, n = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K:N (river cards a pass, iterations), got {text!r}") from None
+    if k < 0 or n < 1:
+        raise argparse.ArgumentTypeError(f"river cards must be >= 0 and iterations >= 1, got {text!r}")
+    return k, n
+
+
+def add(sub) -> None:
+    from pokerbot.bot.evaluation.subgames import FULL_TURN_2_CORES, VARIANTS
+
+    sg = sub.add_parser(
+        "subgames",
+        help="what each variant of the agent wins in sampled turn subgames, exactly over every pair of hands "
+        "(the Libratus supplement's Table S1)",
+    )
+    sg.add_argument("--blueprint", default=None, help="our blueprint store (default: blueprints/default.bp)")
+    sg.add_argument(
+        "--opponent", default="blueprint", help="the opponent's strategy (default blueprint: on --opponent-blueprint)"
+    )
+    sg.add_argument("--opponent-blueprint", default=None, help="the opponent's store (default: --blueprint)")
+    sg.add_argument("--subgames", type=int, default=50, help="subgames sampled (default 50)")
+    sg.add_argument("--seed", type=int, default=0, help="the deals' and the strategies' seed")
+    sg.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help="our variants, comma-separated, the first the reference of the differences "
+        f"(default {','.join(VARIANTS)})",
+    )
+    k, n = FULL_TURN_2_CORES
+    sg.add_argument(
+        "--full-turn",
+        type=full_turn,
+        default=(k, n),
+        metavar="K:N",
+        help=f"the full variant's turn solve: K river cards a pass (0: all), N iterations (default {k}:{n}, "
+        "what 2 cores buy in the turn's deadline)",
+    )
+    sg.add_argument(
+        "--river-cards",
+        type=int,
+        default=4,
+        help="river cards walked per subgame: 0 all (exact), K drawn per subgame, keyed (default 4)",
+    )
+    sg.add_argument("--threads", type=int, default=1, help="solver threads of each subgame's solves (default 1)")
+    sg.add_argument(
+        "--workers", type=int, default=None, help="subgames scored in parallel, processes (default: every core)"
+    )
+    sg.add_argument("--out", default="subgames-results", help="subgames.jsonl (resumable) and summary.json go here")
+    sg.add_argument("--table", action="store_true", help="print the per-subgame table too")
+    sg.add_argument("--json", action="store_true", help="print the summary as JSON")
+    sg.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    sg.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from pokerbot.blueprint_store.store import StoreError
+    from pokerbot.bot.evaluation.subgames import SubgamesConfig, SubgamesError, SubgamesRun, table
+    from pokerbot.bot.strategies import blueprint_path
+    from pokerbot.protocol.logs import configure
+
+    configure("warning")
+    blueprint = blueprint_path(args.blueprint)
+    workers = args.workers if args.workers is not None else usable_cpus()
+    if workers < 1:
+        print("pokerbot subgames: --workers must be at least 1", file=sys.stderr)
+        return 2
+    config = SubgamesConfig(
+        blueprint=blueprint,
+        opponent=args.opponent,
+        opponent_blueprint=args.opponent_blueprint,
+        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()),
+        full_turn=args.full_turn,
+        river_cards=args.river_cards,
+        seed=args.seed,
+        threads=args.threads,
+    )
+    run_ = SubgamesRun(config, args.subgames, args.out, workers, progress=not args.no_progress)
+    try:
+        summary = run_.run()
+    except (SubgamesError, StoreError) as e:
+        print(f"pokerbot subgames: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    records = [run_.records[i] for i in sorted(run_.records)][: summary["subgames"]]
+    text = table(summary, records)
+    if not args.table:
+        text = text[text.index("| | chips a subgame") :]
+    print(text)
+    print(
+        f"river cards: {'all' if config.river_cards == 0 else f'{config.river_cards} drawn a subgame'}; "
+        f"{os.path.join(args.out, 'summary.json')}"
+    )
+    return 0

@@ -1,0 +1,466 @@
+"""Strength that decides: what each variant of our agent wins in turn subgames, in
+expectation over every pair of private hands (the Libratus supplement's Table S1).
+
+Subgames are sampled from hands our blueprint (A's) plays against the opponent (B), A
+in both seats of each deal (keyed decks: the same sample whatever else ran): a hand
+that reaches the turn with chips behind gives a subgame rooted at the turn's first
+decision. Both players' reach there is the product of what their strategies would do
+with each hand at each of their decisions on the line (the strategy API). Each subgame
+is then scored exactly for each variant of A against B (``subgame_value``): A's
+expected net chips for the hand over every pair of hands, by their reach, card
+removal included; every public line B's or A's strategy takes with positive
+probability is walked, and the agent variants answer each decision as they play the
+line (their turn solve, the safe re-solves after B's bets, the river solves). Solves
+are bounded by iteration counts, not the clock, so any machine computes the same table.
+
+Variants (``VARIANTS``): ``blueprint`` (no solving); ``depth-limited`` (the turn
+solved to its end with the blueprint's river continuations at its leaves, 1,000 /
+1,900 iterations, the river solved anew); ``full`` (the turn solved to the end of the
+hand, ``full_turn`` river cards a pass and iterations: by default what 2 cores buy in
+the time plan's turn deadline); ``river-only`` (the blueprint on the turn, the river
+solved). The result per variant: mean chips over subgames with a 95 % interval, the
+paired differences between variants, and the same in mbb per hand: times the share of
+hands that reach such a subgame.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from pokerbot.bot.evaluation.ladder import code_version, file_digest
+from pokerbot.bot.evaluation.run_identity import claim
+from pokerbot.bot.evaluation.subgame_value import Decider, decider_for, subgame_value
+from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
+from pokerbot.protocol.betting import BettingState, apply_betting
+from pokerbot.protocol.cards import cards_to_str
+from pokerbot.protocol.gamedef import GameDef, bundled_game
+from pokerbot.protocol.matchstate import MatchState
+
+VARIANTS = ("blueprint", "depth-limited", "full", "river-only")
+#: The full-depth turn solve at what 2 cores buy in the first hand's turn deadline (river
+#: cards a pass, iterations): docs/evaluation.md, "Full-depth turn solving at what fits".
+FULL_TURN_2_CORES = (4, 1400)
+GAME = "holdem.nolimit.2p"
+#: Opponents with a finite answer at every decision (the random bot raises by a range).
+UNWALKABLE = ("random",)
+
+
+class SubgamesError(ValueError):
+    """A run that cannot be made as asked (a bad option, another run's directory)."""
+
+
+@dataclass(frozen=True)
+class SubgamesConfig:
+    """What a run measures. ``blueprint``: A's store; ``opponent``: B's strategy name,
+    on ``opponent_blueprint`` (default A's: the self-play case); ``full_turn``: the
+    ``full`` variant's river cards a pass and iterations; ``river_cards``: river cards
+    walked per subgame (0: all, exact; k: k drawn per subgame, keyed and unbiased)."""
+
+    blueprint: str
+    opponent: str = "blueprint"
+    opponent_blueprint: str | None = None
+    variants: tuple[str, ...] = VARIANTS
+    full_turn: tuple[int, int] = FULL_TURN_2_CORES
+    river_cards: int = 0
+    seed: int = 0
+    threads: int = 1
+
+    def verify(self) -> None:
+        """Raises SubgamesError for an unknown variant or opponent, or bad counts."""
+        from pokerbot.bot.strategies import STRATEGIES
+
+        unknown = [v for v in self.variants if v not in VARIANTS]
+        if unknown or not self.variants:
+            raise SubgamesError(f"variants must be some of {', '.join(VARIANTS)}, got {', '.join(self.variants)}")
+        if len(set(self.variants)) != len(self.variants):
+            raise SubgamesError(f"a variant named twice: {', '.join(self.variants)}")
+        if self.opponent not in STRATEGIES:
+            raise SubgamesError(f"unknown opponent {self.opponent!r}; known: {', '.join(sorted(STRATEGIES))}")
+        if self.opponent in UNWALKABLE:
+            raise SubgamesError(f"the {self.opponent} bot raises by a range of sizes: no finite subgame to walk")
+        if self.full_turn[0] < 0 or self.full_turn[1] < 1:
+            raise SubgamesError(f"--full-turn is river cards (0: all) and iterations (>= 1), got {self.full_turn}")
+        if self.river_cards < 0:
+            raise SubgamesError(f"river cards must be 0 (all) or more, got {self.river_cards}")
+        if self.threads < 1:
+            raise SubgamesError(f"solver threads must be at least 1, got {self.threads}")
+
+    @property
+    def b_blueprint(self) -> str:
+        return self.opponent_blueprint or self.blueprint
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A sampled subgame: the ``index``-th of the sample, from deal ``deal`` with A in
+    ``seat``: the turn ``board`` after ``betting`` (its root)."""
+
+    index: int
+    deal: int
+    seat: int
+    board: tuple[int, ...]
+    betting: str
+
+    def root(self, game: GameDef) -> BettingState:
+        """The subgame's root: the public state, no hole cards."""
+        return apply_betting(BettingState(game, self.hand_id, None, list(self.board)), self.betting)
+
+    @property
+    def hand_id(self) -> int:
+        return 2 * self.deal + self.seat
+
+
+def keyed_deck(seed: int, deal: int) -> list[int]:
+    """Deal ``deal``'s deck in a run with ``seed``: the same whatever else ran."""
+    deck = list(range(52))
+    random.Random(f"subgames:{seed}:{deal}").shuffle(deck)
+    return deck
+
+
+def key_of(*parts: object) -> int:
+    """A seed keyed by ``parts`` (31 bits)."""
+    return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
+
+
+def blueprint_player(seed: int, store):
+    from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+
+    return BlueprintStrategy(seed, store)
+
+
+def iteration_bound(options: dict) -> dict:
+    """Agent options that let every solve run its full iteration count."""
+    from pokerbot.bot.agent.time_budget import TimeBudget
+
+    return {**options, "solve_seconds": 1e6, "budget": TimeBudget(1e9, 1e9, 1e9)}
+
+
+def opponent_strategy(config: SubgamesConfig, seed: int, store):
+    """B, fresh (keyed by ``seed``); agents iteration-bound."""
+    from pokerbot.bot.strategies import make_strategy
+
+    options: dict = {}
+    if config.opponent in ("libratus", "unsafe"):
+        options = iteration_bound({"turn_solver": "depth-limited", "threads": config.threads})
+    if config.opponent in ("blueprint", "libratus", "unsafe", "prober"):
+        return make_strategy(config.opponent, seed, blueprint=store, **options)
+    return make_strategy(config.opponent, seed)
+
+
+def variant_strategy(config: SubgamesConfig, variant: str, seed: int, store):
+    """A as ``variant`` (fresh, keyed by ``seed``)."""
+    from pokerbot.bot.agent.libratus import LibratusAgent
+
+    if variant == "blueprint":
+        return blueprint_player(seed, store)
+    options: dict = {"threads": config.threads}
+    if variant == "depth-limited":
+        options["turn_solver"] = "depth-limited"
+    elif variant == "full":
+        options.update(turn_solver="full", full_turn=tuple(config.full_turn))
+    elif variant == "river-only":
+        options["solve_round"] = 3
+    else:
+        raise SubgamesError(f"unknown variant {variant!r}")
+    return LibratusAgent(seed, store, **iteration_bound(options))
+
+
+def sample_spots(
+    config: SubgamesConfig, count: int, stores: tuple, game: GameDef, progress: Callable[[int], None] | None = None
+) -> tuple[list[Spot], int]:
+    """The first ``count`` subgames of the run's keyed deals, and the hands played to
+    find them (two a deal, A in each seat)."""
+    spots: list[Spot] = []
+    deal = 0
+    while len(spots) < count:
+        deck = keyed_deck(config.seed, deal)
+        for seat in (0, 1):
+            ours = blueprint_player(key_of("A", config.seed, deal, seat), stores[0])
+            theirs = opponent_strategy(config, key_of("B", config.seed, deal, seat), stores[1])
+            players = [ours, theirs] if seat == 0 else [theirs, ours]
+            state = BettingState(game, 2 * deal + seat, [deck[0:2], deck[2:4]])
+            while not state.finished and state.round < 2:
+                need = game.total_board_cards(state.round)
+                if len(state.board_cards) < need:
+                    state.deal_board_cards(deck[4 : 4 + need])
+                p = state.current_player
+                assert p is not None  # an open hand has a player to act
+                state.apply(players[p].act(MatchState(p, state)))
+            if not state.finished and state.round == 2 and state.raise_bounds() is not None:
+                board = tuple(deck[4 : 4 + game.total_board_cards(2)])
+                spots.append(Spot(len(spots), deal, seat, board, state.betting_string()))
+                if progress is not None:
+                    progress(len(spots))
+                if len(spots) == count:
+                    return spots, 2 * deal + seat + 1
+        deal += 1
+    return spots, 2 * deal
+
+
+def root_reach(root: BettingState, strategies: Sequence[object]) -> np.ndarray:
+    """(2, 1326): each player's probability, per hand, of the actions it took on the
+    line to ``root`` (``strategies`` by seat, asked through the strategy API), zero for
+    hands the board blocks."""
+    reach = np.ones((2, len(HANDS)))
+    state = BettingState(root.game, root.hand_id)
+    for r in range(root.round + 1):
+        need = root.game.total_board_cards(r)
+        if len(state.board_cards) < need:
+            state.deal_board_cards(root.board_cards[len(state.board_cards) : need])
+        for action, actor in zip(root.actions[r], root.actors[r]):
+            reach[actor] *= query(strategies[actor], state, actor).probability_of(action)
+            state.apply(action)
+    return reach * live_hands(root.board_cards)[None, :]
+
+
+def river_draw(config: SubgamesConfig, spot: Spot) -> Callable[[BettingState], list[int]] | None:
+    """The spot's keyed river cards (the same for every variant), or None for all."""
+    if config.river_cards == 0:
+        return None
+
+    def draw(state: BettingState) -> list[int]:
+        left = [c for c in state.game.deck() if c not in state.board_cards]
+        if config.river_cards >= len(left):
+            return left
+        rng = random.Random(f"subgames-river:{config.seed}:{spot.index}:{cards_to_str(state.board_cards)}")
+        return rng.sample(left, config.river_cards)
+
+    return draw
+
+
+_STORES: dict[str, object] = {}
+
+
+def store_of(path: str):
+    """A blueprint store loaded once a process."""
+    from pokerbot.blueprint_store.store import Blueprint
+
+    if path not in _STORES:
+        _STORES[path] = Blueprint(path)
+    return _STORES[path]
+
+
+def score_spot(job: tuple[dict, dict]) -> dict:
+    """One subgame scored for every variant (a worker's job: plain dicts in and out)."""
+    config = SubgamesConfig(
+        **{**job[0], "variants": tuple(job[0]["variants"]), "full_turn": tuple(job[0]["full_turn"])}
+    )
+    spot = Spot(**{**job[1], "board": tuple(job[1]["board"])})
+    game = bundled_game(GAME)
+    a_store, b_store = store_of(config.blueprint), store_of(config.b_blueprint)
+    root = spot.root(game)
+    a_seed, b_seed = key_of("A", config.seed, spot.deal, spot.seat), key_of("B", config.seed, spot.deal, spot.seat)
+    by_seat: list[object] = [None, None]
+    by_seat[spot.seat] = blueprint_player(a_seed, a_store)
+    by_seat[1 - spot.seat] = opponent_strategy(config, b_seed, b_store)
+    reach = root_reach(root, by_seat)
+    values: dict[str, float] = {}
+    seconds: dict[str, float] = {}
+    nodes: dict[str, int] = {}
+    for variant in config.variants:
+        t0 = time.perf_counter()
+        a = decider_for(variant_strategy(config, variant, a_seed, a_store))
+        b = decider_for(opponent_strategy(config, b_seed, b_store))
+        players: list[Decider] = [a, b] if spot.seat == 0 else [b, a]
+        got = subgame_value(root, reach, players, spot.seat, river_cards=river_draw(config, spot))
+        values[variant] = got.value
+        seconds[variant] = round(time.perf_counter() - t0, 3)
+        nodes[variant] = got.decisions + got.terminals
+    return {
+        **asdict(spot),
+        "board": cards_to_str(list(spot.board)),
+        "pot": root.pot,
+        "values": values,
+        "seconds": seconds,
+        "nodes": nodes,
+    }
+
+
+def interval(xs: np.ndarray) -> dict:
+    """Mean and the half-width of its 95 % interval (normal) over subgames."""
+    n = len(xs)
+    mean = float(xs.mean()) if n else float("nan")
+    half = float(1.96 * xs.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    return {"mean": mean, "ci95": half}
+
+
+def summarize(records: list[dict], variants: Sequence[str], share: float, big_blind: int) -> dict:
+    """Per variant and per pair of variants (paired by subgame): the mean chips a
+    subgame with its interval, and the same in mbb per hand (times ``share``, the
+    hands that reach such a subgame)."""
+    to_mbb = 1000.0 * share / big_blind
+    per = {v: np.array([r["values"][v] for r in records]) for v in variants}
+
+    def both(xs: np.ndarray) -> dict:
+        c = interval(xs)
+        return {**c, "mbb_per_hand": c["mean"] * to_mbb, "mbb_ci95": c["ci95"] * to_mbb}
+
+    out = {
+        "subgames": len(records),
+        "share": share,
+        "variants": {v: both(per[v]) for v in variants},
+        "differences": {
+            f"{a} - {b}": both(per[a] - per[b]) for i, a in enumerate(variants) for b in variants[:i] if a != b
+        },
+        "seconds": {v: float(sum(r["seconds"][v] for r in records)) for v in variants},
+    }
+    return out
+
+
+def read_records(path: str) -> dict[int, dict]:
+    """Subgames already in a ``subgames.jsonl`` by index; lines cut by an interruption
+    are skipped (those subgames are scored again)."""
+    done: dict[int, dict] = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                try:
+                    row = json.loads(line)
+                    done[int(row["index"])] = row
+                except (ValueError, KeyError, TypeError):
+                    continue
+    return done
+
+
+@dataclass
+class SubgamesRun:
+    """A run in ``out_dir``: ``run.json`` (what is measured: another configuration
+    refuses the directory), ``spots.json`` (the sample), ``subgames.jsonl`` (one line
+    a subgame as it is scored: an interrupted run resumes without scoring it again) and
+    ``summary.json``."""
+
+    config: SubgamesConfig
+    count: int
+    out_dir: str
+    workers: int = 1
+    progress: bool = True
+    records: dict[int, dict] = field(default_factory=dict)
+
+    def identity(self) -> dict:
+        return {
+            "config": asdict(self.config),
+            "subgames": self.count,
+            "blueprint_digest": file_digest(self.config.blueprint),
+            "opponent_blueprint_digest": file_digest(self.config.b_blueprint),
+            "code": code_version(),
+        }
+
+    def run(self) -> dict:
+        """Sample (or read the sample), score what is missing, summarise."""
+        from pokerbot.bot.progress import ProgressBar
+
+        self.config.verify()
+        if self.count <= 0:
+            raise SubgamesError(f"--subgames must be positive, got {self.count}")
+        for path in {self.config.blueprint, self.config.b_blueprint}:
+            if not os.path.exists(path):
+                raise SubgamesError(f"no blueprint store at {path}")
+        game = bundled_game(GAME)
+        stores = (store_of(self.config.blueprint), store_of(self.config.b_blueprint))
+        for store in stores:
+            try:
+                store.check_game(game)
+            except ValueError as e:
+                raise SubgamesError(str(e)) from None
+        os.makedirs(self.out_dir, exist_ok=True)
+        before = claim(self.out_dir, self.identity())
+        if before is not None:
+            raise SubgamesError(f"{self.out_dir} holds another run ({before}); give another --out")
+        spots, hands = self.sample(stores, game)
+        path = os.path.join(self.out_dir, "subgames.jsonl")
+        self.records = {i: r for i, r in read_records(path).items() if i < len(spots)}
+        todo = [s for s in spots if s.index not in self.records]
+        bar = ProgressBar(len(spots), "subgames", label="subgames", done=len(self.records)) if self.progress else None
+        jobs = [(asdict(self.config), asdict(s)) for s in todo]
+        with open(path, "a") as f:
+            if f.tell() > 0:
+                with open(path, "rb") as r:
+                    r.seek(-1, os.SEEK_END)
+                    if r.read(1) != b"\n":
+                        f.write("\n")  # end a line cut by an interruption: it stays unreadable, not merged
+            for row in self.scored(jobs):
+                self.records[int(row["index"])] = row
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+                if bar is not None:
+                    bar.update(len(self.records), self.status(hands, game.big_blind))
+        if bar is not None:
+            bar.finish()
+        records = [self.records[s.index] for s in spots]
+        summary = {
+            **self.identity(),
+            "hands_sampled": hands,
+            **summarize(records, self.config.variants, len(spots) / hands, game.big_blind),
+        }
+        with open(os.path.join(self.out_dir, "summary.json"), "w") as f:
+            json.dump(summary, f, indent=2)
+        return summary
+
+    def sample(self, stores: tuple, game: GameDef) -> tuple[list[Spot], int]:
+        path = os.path.join(self.out_dir, "spots.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                saved = json.load(f)
+            spots = [Spot(**{**s, "board": tuple(s["board"])}) for s in saved["spots"]]
+            return spots, int(saved["hands"])
+        spots, hands = sample_spots(self.config, self.count, stores, game)
+        with open(path + ".tmp", "w") as f:
+            json.dump({"hands": hands, "spots": [asdict(s) for s in spots]}, f)
+        os.replace(path + ".tmp", path)
+        return spots, hands
+
+    def scored(self, jobs: list):
+        if self.workers <= 1:
+            for job in jobs:
+                yield score_spot(job)
+            return
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(self.workers) as pool:
+            futures = [pool.submit(score_spot, job) for job in jobs]
+            for done in as_completed(futures):
+                yield done.result()
+
+    def status(self, hands: int, big_blind: int) -> str:
+        v = self.config.variants
+        if len(v) < 2 or len(self.records) < 2:
+            return ""
+        share = self.count / hands
+        s = summarize(list(self.records.values()), v, share, big_blind)
+        d = s["differences"][f"{v[1]} - {v[0]}"]
+        return f"{v[1]} - {v[0]} {d['mbb_per_hand']:+,.0f} ± {d['mbb_ci95']:,.0f} mbb/hand"
+
+
+def table(summary: dict, records: list[dict]) -> str:
+    """A table like Table S1: per subgame the board, pot and each variant's chips; then
+    each variant's mean and the paired differences, in chips a subgame and mbb a hand."""
+    variants = summary["config"]["variants"]
+    lines = ["| subgame | A's seat | board | betting | pot | " + " | ".join(variants) + " |"]
+    lines.append("|---:|---:|---|---|---:|" + "---:|" * len(variants))
+    for r in records:
+        cells = " | ".join(f"{r['values'][v]:+,.1f}" for v in variants)
+        lines.append(f"| {r['index']} | {r['seat']} | {r['board']} | {r['betting']} | {r['pot']} | {cells} |")
+    lines.append("")
+    lines.append("| | chips a subgame (95 %) | mbb a hand (95 %) | seconds |")
+    lines.append("|---|---:|---:|---:|")
+    for v, s in summary["variants"].items():
+        lines.append(
+            f"| {v} | {s['mean']:+,.1f} ± {s['ci95']:,.1f} | {s['mbb_per_hand']:+,.1f} ± {s['mbb_ci95']:,.1f} | "
+            f"{summary['seconds'][v]:,.0f} |"
+        )
+    for k, s in summary["differences"].items():
+        lines.append(
+            f"| {k} | {s['mean']:+,.1f} ± {s['ci95']:,.1f} | {s['mbb_per_hand']:+,.1f} ± {s['mbb_ci95']:,.1f} | |"
+        )
+    lines.append("")
+    lines.append(f"{summary['subgames']} subgames from {summary['hands_sampled']} hands (share {summary['share']:.3f})")
+    return "\n".join(lines)

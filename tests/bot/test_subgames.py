@@ -1,0 +1,138 @@
+"""``pokerbot subgames``: the sample, the reach at its roots, resuming, and bad input."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from pokerbot.bot.evaluation import subgames as sg
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.bot.players.strategy_query import HANDS, hand_index
+from pokerbot.protocol.betting import BettingState
+from pokerbot.protocol.gamedef import bundled_game
+
+HUNL = bundled_game("holdem.nolimit.2p")
+
+
+def config(blueprint, **more):
+    return sg.SubgamesConfig(blueprint=blueprint, **{"variants": ("blueprint",), "river_cards": 1, **more})
+
+
+def test_the_sample_is_keyed_and_reaches_the_turn_with_chips_behind(small_blueprint):
+    c = config(small_blueprint)
+    stores = (sg.store_of(small_blueprint),) * 2
+    spots, hands = sg.sample_spots(c, 6, stores, HUNL)
+    again, _ = sg.sample_spots(c, 3, stores, HUNL)
+    assert again == spots[:3]  # the first subgames do not depend on how many are asked for
+    assert hands >= 6 and {s.seat for s in spots} == {0, 1}
+    for s in spots:
+        root = s.root(HUNL)
+        assert root.round == 2 and not root.actions[2] and root.raise_bounds() is not None
+        assert len(root.board_cards) == 4
+    other, _ = sg.sample_spots(config(small_blueprint, seed=1), 6, stores, HUNL)
+    assert other != spots
+
+
+def test_the_root_reach_is_the_chance_each_hand_played_the_line(small_blueprint):
+    """The reach of the hand actually dealt is the product of the probabilities its
+    player's strategy gave the actions it took; every hand the board blocks is 0."""
+    c = config(small_blueprint)
+    stores = (sg.store_of(small_blueprint),) * 2
+    spot = sg.sample_spots(c, 1, stores, HUNL)[0][0]
+    root = spot.root(HUNL)
+    by_seat = [None, None]
+    by_seat[spot.seat] = BlueprintStrategy(sg.key_of("A", 0, spot.deal, spot.seat), stores[0])
+    by_seat[1 - spot.seat] = BlueprintStrategy(sg.key_of("B", 0, spot.deal, spot.seat), stores[1])
+    reach = sg.root_reach(root, by_seat)
+    deck = sg.keyed_deck(0, spot.deal)
+    for p in (0, 1):
+        h = hand_index(deck[2 * p : 2 * p + 2])
+        assert reach[p, h] > 0  # the hand dealt played the line
+        blocked = [i for i, pair in enumerate(HANDS.tolist()) if set(pair) & set(root.board_cards)]
+        assert not reach[p, blocked].any()
+    # one factor by hand: the first action's probability times the rest
+    state = BettingState(HUNL, root.hand_id)
+    first, actor = root.actions[0][0], root.actors[0][0]
+    answer = by_seat[actor].action_probabilities(state, actor)
+    assert np.all(reach[actor] <= answer.probability_of(first) + 1e-12)
+
+
+def test_a_run_resumes_without_scoring_a_finished_subgame_again(small_blueprint, tmp_path, monkeypatch):
+    out = str(tmp_path / "run")
+    summary = sg.SubgamesRun(config(small_blueprint), 3, out, progress=False).run()
+    assert summary["subgames"] == 3 and summary["variants"]["blueprint"]["ci95"] > 0
+    path = os.path.join(out, "subgames.jsonl")
+    lines = open(path).read().splitlines()
+    with open(path, "w") as f:  # the last subgame cut by an interruption
+        f.write("\n".join(lines[:2]) + "\n" + lines[2][:20])
+    scored = []
+    real = sg.score_spot
+    monkeypatch.setattr(sg, "score_spot", lambda job: scored.append(job[1]["index"]) or real(job))
+    again = sg.SubgamesRun(config(small_blueprint), 3, out, progress=False).run()
+    assert scored == [2]
+    assert again["variants"] == summary["variants"]
+    rows = [json.loads(x) for x in open(path).read().splitlines()[:2]]
+    assert [r["index"] for r in rows] == [0, 1]
+
+
+def test_bad_input_is_a_clear_error(small_blueprint, tmp_path):
+    out = str(tmp_path / "run")
+    cases = [
+        (config(small_blueprint, opponent="nobody"), 2, "unknown opponent"),
+        (config(small_blueprint, opponent="random"), 2, "range of sizes"),
+        (sg.SubgamesConfig(blueprint=small_blueprint, variants=("blueprint", "magic")), 2, "variants must be"),
+        (config(small_blueprint), 0, "must be positive"),
+        (config(small_blueprint, river_cards=-1), 2, "river cards"),
+        (config(str(tmp_path / "missing.bp")), 2, "no blueprint store"),
+    ]
+    for c, n, message in cases:
+        with pytest.raises(sg.SubgamesError, match=message):
+            sg.SubgamesRun(c, n, out, progress=False).run()
+    sg.SubgamesRun(config(small_blueprint), 1, out, progress=False).run()
+    with pytest.raises(sg.SubgamesError, match="another run"):
+        sg.SubgamesRun(config(small_blueprint, seed=5), 1, out, progress=False).run()
+
+
+def test_the_command_prints_the_table(small_blueprint, tmp_path, capsys):
+    from pokerbot.bot.cli import main
+
+    out = str(tmp_path / "cli")
+    args = ["subgames", "--blueprint", small_blueprint, "--subgames", "2", "--variants", "blueprint"]
+    assert main([*args, "--river-cards", "1", "--workers", "1", "--out", out, "--no-progress", "--table"]) == 0
+    text = capsys.readouterr().out
+    assert "| blueprint |" in text and "2 subgames from" in text and "1 drawn a subgame" in text
+    assert main([*args, "--river-cards", "-2", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert "river cards" in capsys.readouterr().err
+
+
+def test_the_blueprint_played_by_both_is_scored_in_both_seats(small_blueprint):
+    """Self-play: the same public line with A in seat 0 and in seat 1 (the opponent the
+    same blueprint with A's keys) sums to 0: the measure is zero-sum."""
+    c = config(small_blueprint)
+    store = sg.store_of(small_blueprint)
+    spot = sg.sample_spots(c, 1, (store, store), HUNL)[0][0]
+    root = spot.root(HUNL)
+    players = [BlueprintStrategy(3, store), BlueprintStrategy(3, store)]
+    reach = sg.root_reach(root, players)
+    deciders = [sg.decider_for(p) for p in players]
+    values = [sg.subgame_value(root, reach, deciders, seat).value for seat in (0, 1)]
+    assert values[0] + values[1] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_every_variant_is_scored_by_its_own_play(small_blueprint, tmp_path, monkeypatch):
+    from pokerbot.solver import cfr
+
+    monkeypatch.setattr(cfr, "libratus_iterations", lambda pot, bb: 12)
+    c = sg.SubgamesConfig(blueprint=small_blueprint, full_turn=(1, 12), river_cards=1)
+    summary = sg.SubgamesRun(c, 2, str(tmp_path / "all"), progress=False).run()
+    rows = [json.loads(x) for x in open(tmp_path / "all" / "subgames.jsonl")]
+    for r in rows:
+        assert set(r["values"]) == set(sg.VARIANTS) and all(np.isfinite(v) for v in r["values"].values())
+        # the solving variants play otherwise than the blueprint
+        assert len({round(v, 6) for v in r["values"].values()}) == len(sg.VARIANTS)
+    assert set(summary["differences"]) == {f"{a} - blueprint" for a in sg.VARIANTS[1:]} | {
+        "full - depth-limited",
+        "river-only - depth-limited",
+        "river-only - full",
+    }
