@@ -206,6 +206,30 @@ def sample_spots(
     return spots, 2 * deal
 
 
+def played_outcome(config: SubgamesConfig, spot: Spot, stores: tuple, game: GameDef) -> float:
+    """A's chips in the hand of ``spot`` played to its end by A's blueprint and B, the
+    same players (same keys) as in the sample, on the deal's real cards: one draw of
+    what the subgame's exact value of the ``blueprint`` variant is the expectation of."""
+    deck = keyed_deck(config.seed, spot.deal)
+    ours = blueprint_player(key_of("A", config.seed, spot.deal, spot.seat), stores[0])
+    theirs = opponent_strategy(config, key_of("B", config.seed, spot.deal, spot.seat), stores[1])
+    players = [ours, theirs] if spot.seat == 0 else [theirs, ours]
+    state = BettingState(game, spot.hand_id, [deck[0:2], deck[2:4]])
+    last = game.total_board_cards(game.num_rounds - 1)
+    while not state.finished:
+        need = game.total_board_cards(state.round)
+        if len(state.board_cards) < need:
+            state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
+        if state.round == 2 and not state.actions[2] and state.betting_string() != spot.betting:
+            raise SubgamesError(f"subgame {spot.index}: the hand left its sampled line")
+        p = state.current_player
+        assert p is not None  # an open hand has a player to act
+        state.apply(players[p].act(MatchState(p, state)))
+    if not any(state.folded) and len(state.board_cards) < last:
+        state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + last])
+    return float(state.payoffs()[spot.seat])
+
+
 def root_reach(root: BettingState, strategies: Sequence[object]) -> np.ndarray:
     """(2, 1326): each player's probability, per hand, of the actions it took on the
     line to ``root`` (``strategies`` by seat, asked through the strategy API), zero for

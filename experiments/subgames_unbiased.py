@@ -1,0 +1,150 @@
+"""The subgame measure against play (issue 71's unbiasedness check).
+
+On the subgames ``pokerbot subgames`` samples (A's blueprint against B's, the self-play
+case by default: one abstraction, so no translation draws), per subgame:
+
+- ``played``: A's chips in the hand as it was played to its end on the deal's real cards
+  (the same players and keys as the sample: one draw of the subgame's outcome);
+- ``simulated``: the mean of A's chips over ``--plays`` hands played from the subgame's
+  root by the same blueprint players, the hole cards of each drawn by both players'
+  reach at the root (card removal included), the river card uniform: what play
+  averages to at that root, by another path than the walk (cards dealt, ``act``,
+  the rules' own payoffs), with its standard error;
+- ``exact``: the ``blueprint`` variant's exact value (every pair of hands by their
+  reach, every river card unless ``--river-cards``);
+- ``wrong``: the same with a wrong reach weight: B's range at the root taken as every
+  hand alike (no Bayes update by B's actions): the negative control.
+
+``simulated - exact`` must be 0 within its interval, subgame by subgame and pooled,
+and so must ``played - exact`` pooled (a wide interval: one hand a subgame);
+``simulated - wrong`` must not be.
+
+    .venv/bin/python experiments/subgames_unbiased.py --blueprint blueprints/default.bp \\
+        --subgames 200 --river-cards 4 --out /tmp/unbiased.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+
+import numpy as np
+
+from pokerbot.bot.evaluation import subgame_value as sv
+from pokerbot.bot.evaluation import subgames as sg
+from pokerbot.bot.players.strategy_query import HANDS, live_hands
+from pokerbot.protocol.gamedef import bundled_game
+from pokerbot.protocol.matchstate import MatchState
+
+
+def measure(config: sg.SubgamesConfig, spot: sg.Spot, stores: tuple, game, plays: int) -> dict:
+    root = spot.root(game)
+    by_seat: list = [None, None]
+    by_seat[spot.seat] = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
+    by_seat[1 - spot.seat] = sg.opponent_strategy(config, sg.key_of("B", config.seed, spot.deal, spot.seat), stores[1])
+    reach = sg.root_reach(root, by_seat)
+    wrong = reach.copy()
+    wrong[1 - spot.seat] = live_hands(root.board_cards)  # B's range: every hand alike
+    out = {"index": spot.index, "played": sg.played_outcome(config, spot, stores, game)}
+    out["simulated"], out["simulated_se"] = simulate(config, spot, stores, root, reach, plays)
+    for name, r in (("exact", reach), ("wrong", wrong)):
+        a = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
+        b = sg.opponent_strategy(config, sg.key_of("B", config.seed, spot.deal, spot.seat), stores[1])
+        players = [sg.decider_for(a), sg.decider_for(b)]
+        if spot.seat == 1:
+            players.reverse()
+        out[name] = sg.subgame_value(root, r, players, spot.seat, river_cards=sg.river_draw(config, spot)).value
+    return out
+
+
+def simulate(config, spot, stores, root, reach, plays: int) -> tuple[float, float]:
+    """Mean and standard error of A's chips over ``plays`` hands from ``root``, hole
+    cards drawn by the reach, river uniform, keyed by the subgame."""
+    rng = np.random.default_rng(sg.key_of("simulate", config.seed, spot.index))
+    hands = HANDS
+    me, other = spot.seat, 1 - spot.seat
+    cards = sv.card_matrix(hands)
+    weight_me = reach[me] * sv.compatible_sums(cards, hands, reach[other])
+    a = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
+    b = sg.opponent_strategy(config, sg.key_of("B", config.seed, spot.deal, spot.seat), stores[1])
+    players = [a, b] if me == 0 else [b, a]
+    out = np.empty(plays)
+    for m in range(plays):
+        h_me = rng.choice(len(hands), p=weight_me / weight_me.sum())
+        w_other = np.where(sv.blocked_by(hands, hands[h_me].tolist()), 0.0, reach[other])
+        h_other = rng.choice(len(hands), p=w_other / w_other.sum())
+        state = root.copy()
+        state.hand_id = 10**6 + m  # keyed choices differ from play to play
+        state.deal_hole_cards(me, hands[h_me].tolist())
+        state.deal_hole_cards(other, hands[h_other].tolist())
+        used = set(state.board_cards) | set(hands[h_me].tolist()) | set(hands[h_other].tolist())
+        river = int(rng.choice([c for c in range(52) if c not in used]))
+        while not state.finished:
+            if len(state.board_cards) < root.game.total_board_cards(state.round):
+                state.deal_board_cards([river])
+            p = state.current_player
+            state.apply(players[p].act(MatchState(p, state)))
+        if not any(state.folded) and len(state.board_cards) < 5:
+            state.deal_board_cards([river])
+        out[m] = state.payoffs()[me]
+    return float(out.mean()), float(out.std(ddof=1) / math.sqrt(plays))
+
+
+def paired(rows: list[dict], a: str, b: str) -> tuple[float, float]:
+    d = np.array([r[a] - r[b] for r in rows])
+    return float(d.mean()), float(1.96 * d.std(ddof=1) / math.sqrt(len(d)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--blueprint", default="blueprints/default.bp")
+    ap.add_argument("--opponent-blueprint", default=None)
+    ap.add_argument("--subgames", type=int, default=200)
+    ap.add_argument("--river-cards", type=int, default=0, help="0: every river card (default)")
+    ap.add_argument("--plays", type=int, default=1000, help="simulated hands a subgame")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="/tmp/unbiased.jsonl", help="one line a subgame (resumable)")
+    args = ap.parse_args()
+    config = sg.SubgamesConfig(
+        blueprint=args.blueprint,
+        opponent_blueprint=args.opponent_blueprint,
+        variants=("blueprint",),
+        river_cards=args.river_cards,
+        seed=args.seed,
+    )
+    config.verify()
+    game = bundled_game(sg.GAME)
+    stores = (sg.store_of(config.blueprint), sg.store_of(config.b_blueprint))
+    spots, hands = sg.sample_spots(config, args.subgames, stores, game)
+    done = sg.read_records(args.out)
+    t0 = time.perf_counter()
+    with open(args.out, "a") as f:
+        for spot in spots:
+            if spot.index in done:
+                continue
+            row = measure(config, spot, stores, game, args.plays)
+            done[spot.index] = row
+            f.write(json.dumps(row) + "\n")
+            f.flush()
+    rows = [done[s.index] for s in spots]
+    print(f"{len(rows)} subgames from {hands} hands, {time.perf_counter() - t0:.0f} s, pid {os.getpid()}")
+    for name in ("played", "simulated", "exact", "wrong"):
+        x = np.array([r[name] for r in rows])
+        print(f"{name:>7}: {x.mean():+9.1f} ± {1.96 * x.std(ddof=1) / math.sqrt(len(x)):7.1f} chips")
+    for a, b in (("played", "exact"), ("simulated", "exact"), ("simulated", "wrong")):
+        m, h = paired(rows, a, b)
+        verdict = "0 inside" if abs(m) <= h else "0 OUTSIDE"
+        print(f"{a} - {b}: {m:+.1f} ± {h:.1f} chips ({verdict} the 95 % interval, pooled)")
+    for b in ("exact", "wrong"):
+        z = np.array([(r["simulated"] - r[b]) / r["simulated_se"] for r in rows])
+        print(
+            f"simulated - {b}, subgame by subgame: |z| > 1.96 in {int((abs(z) > 1.96).sum())} of {len(z)} "
+            f"(expected by chance: {0.05 * len(z):.1f}), largest |z| {abs(z).max():.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
