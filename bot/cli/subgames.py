@@ -60,6 +60,12 @@ def add(sub) -> None:
     sg.add_argument(
         "--workers", type=int, default=None, help="subgames scored in parallel, processes (default: every core)"
     )
+    sg.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="score subgames as tasks on a Ray cluster: its address, auto, or local (the cluster extra)",
+    )
     sg.add_argument("--out", default="subgames-results", help="subgames.jsonl (resumable) and summary.json go here")
     sg.add_argument("--table", action="store_true", help="print the per-subgame table too")
     sg.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -81,6 +87,12 @@ def run(args: argparse.Namespace) -> int:
     if workers < 1:
         print("pokerbot subgames: --workers must be at least 1", file=sys.stderr)
         return 2
+    if args.ray is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            print("pokerbot subgames: --ray needs the cluster extra: pip install 'pokerbot[cluster]'", file=sys.stderr)
+            return 2
     config = SubgamesConfig(
         blueprint=blueprint,
         opponent=args.opponent,
@@ -91,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         threads=args.threads,
     )
-    run_ = SubgamesRun(config, args.subgames, args.out, workers, progress=not args.no_progress)
+    run_ = SubgamesRun(config, args.subgames, args.out, workers, progress=not args.no_progress, ray_address=args.ray)
     try:
         summary = run_.run()
     except (SubgamesError, StoreError) as e:

@@ -360,13 +360,16 @@ class SubgamesRun:
     """A run in ``out_dir``: ``run.json`` (what is measured: another configuration
     refuses the directory), ``spots.json`` (the sample), ``subgames.jsonl`` (one line
     a subgame as it is scored: an interrupted run resumes without scoring it again) and
-    ``summary.json``."""
+    ``summary.json``. Subgames are scored ``workers`` at a time in processes, or on a Ray
+    cluster (``ray_address``: its address, ``auto`` or ``local``), every store at the
+    same path on each node."""
 
     config: SubgamesConfig
     count: int
     out_dir: str
     workers: int = 1
     progress: bool = True
+    ray_address: str | None = None
     records: dict[int, dict] = field(default_factory=dict)
 
     def identity(self) -> dict:
@@ -443,6 +446,21 @@ class SubgamesRun:
         return spots, hands
 
     def scored(self, jobs: list):
+        """The scored subgames as they finish: here, ``workers`` processes at a time, or
+        as Ray tasks (one CPU each) on the cluster at ``ray_address``."""
+        if self.ray_address is not None:
+            import logging
+
+            import ray
+
+            if not ray.is_initialized():
+                ray.init(address=self.ray_address, logging_level=logging.WARNING, log_to_driver=False)
+            remote = ray.remote(num_cpus=1, max_retries=1)(score_spot)
+            pending = [remote.remote(job) for job in jobs]
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(ready[0])
+            return
         if self.workers <= 1:
             for job in jobs:
                 yield score_spot(job)
@@ -451,8 +469,8 @@ class SubgamesRun:
 
         with ProcessPoolExecutor(self.workers) as pool:
             futures = [pool.submit(score_spot, job) for job in jobs]
-            for done in as_completed(futures):
-                yield done.result()
+            for future in as_completed(futures):
+                yield future.result()
 
     def status(self, hands: int, big_blind: int) -> str:
         v = self.config.variants

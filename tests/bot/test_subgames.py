@@ -136,3 +136,21 @@ def test_every_variant_is_scored_by_its_own_play(small_blueprint, tmp_path, monk
         "river-only - depth-limited",
         "river-only - full",
     }
+
+
+@pytest.mark.slow  # about a minute on 2 cores (a Ray cluster and its workers' start-up)
+def test_subgames_on_a_ray_cluster_equal_the_same_subgames_scored_here(small_blueprint, tmp_path):
+    ray = pytest.importorskip("ray", reason="the cluster extra is not installed")
+    from ray.cluster_utils import Cluster
+
+    here = sg.SubgamesRun(config(small_blueprint), 3, str(tmp_path / "here"), progress=False).run()
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    c.add_node(num_cpus=1)
+    try:
+        there = sg.SubgamesRun(
+            config(small_blueprint), 3, str(tmp_path / "there"), progress=False, ray_address=c.address
+        ).run()
+    finally:
+        ray.shutdown()
+        c.shutdown()
+    assert there["variants"] == here["variants"] and there["subgames"] == 3
