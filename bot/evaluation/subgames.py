@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from pokerbot.bot.evaluation.ladder import code_version, file_digest
+from pokerbot.bot.evaluation.ladder import file_digest
 from pokerbot.bot.evaluation.run_identity import claim
 from pokerbot.bot.evaluation.subgame_value import Decider, decider_for, subgame_value
 from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
@@ -261,6 +261,24 @@ def river_draw(config: SubgamesConfig, spot: Spot) -> Callable[[BettingState], l
     return draw
 
 
+def sources_digest() -> str:
+    """The SHA-256 (16 hex digits) of the package's Python sources: what plays and
+    scores (documentation and tests left out)."""
+    import hashlib
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    h = hashlib.sha256()
+    for layer in ("protocol", "solver", "blueprint_store", "bot"):
+        for folder, _, files in sorted(os.walk(os.path.join(root, layer))):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    h.update(os.path.relpath(path, root).encode())
+                    with open(path, "rb") as f:
+                        h.update(f.read())
+    return h.hexdigest()[:16]
+
+
 _STORES: dict[str, object] = {}
 
 
@@ -373,12 +391,14 @@ class SubgamesRun:
     records: dict[int, dict] = field(default_factory=dict)
 
     def identity(self) -> dict:
+        """What the scores depend on: the configuration, both stores and the code that
+        plays (not the number of subgames: a run may be extended, its sample's first
+        subgames staying the same)."""
         return {
             "config": asdict(self.config),
-            "subgames": self.count,
             "blueprint_digest": file_digest(self.config.blueprint),
             "opponent_blueprint_digest": file_digest(self.config.b_blueprint),
-            "code": code_version(),
+            "code": sources_digest(),
         }
 
     def run(self) -> dict:
@@ -433,12 +453,16 @@ class SubgamesRun:
         return summary
 
     def sample(self, stores: tuple, game: GameDef) -> tuple[list[Spot], int]:
+        """The run's first ``count`` subgames and the hands played to find them (kept in
+        ``spots.json``; sampled anew when the run is extended past them)."""
         path = os.path.join(self.out_dir, "spots.json")
         if os.path.exists(path):
             with open(path) as f:
                 saved = json.load(f)
             spots = [Spot(**{**s, "board": tuple(s["board"])}) for s in saved["spots"]]
-            return spots, int(saved["hands"])
+            if len(spots) >= self.count:
+                last = spots[self.count - 1]
+                return spots[: self.count], 2 * last.deal + last.seat + 1
         spots, hands = sample_spots(self.config, self.count, stores, game)
         with open(path + ".tmp", "w") as f:
             json.dump({"hands": hands, "spots": [asdict(s) for s in spots]}, f)

@@ -74,6 +74,13 @@ def test_a_run_resumes_without_scoring_a_finished_subgame_again(small_blueprint,
     assert again["variants"] == summary["variants"]
     rows = [json.loads(x) for x in open(path).read().splitlines()[:2]]
     assert [r["index"] for r in rows] == [0, 1]
+    # extended, then shortened: only the new subgame is scored, the first ones stay
+    scored.clear()
+    longer = sg.SubgamesRun(config(small_blueprint), 4, out, progress=False).run()
+    assert scored == [3] and longer["subgames"] == 4
+    shorter = sg.SubgamesRun(config(small_blueprint), 3, out, progress=False).run()
+    assert scored == [3] and shorter["variants"] == summary["variants"]
+    assert shorter["hands_sampled"] == summary["hands_sampled"]
 
 
 def test_bad_input_is_a_clear_error(small_blueprint, tmp_path):
