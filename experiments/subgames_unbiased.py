@@ -40,7 +40,9 @@ from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
 
 
-def measure(config: sg.SubgamesConfig, spot: sg.Spot, stores: tuple, game, plays: int) -> dict:
+def measure(config: sg.SubgamesConfig, spot: sg.Spot, stores: tuple, game, plays: int, before: dict | None) -> dict:
+    """One subgame's row; ``before``: a row of an earlier run whose walked values are
+    kept (only the simulation is made anew)."""
     root = spot.root(game)
     by_seat: list = [None, None]
     by_seat[spot.seat] = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
@@ -50,6 +52,8 @@ def measure(config: sg.SubgamesConfig, spot: sg.Spot, stores: tuple, game, plays
     wrong[1 - spot.seat] = live_hands(root.board_cards)  # B's range: every hand alike
     out = {"index": spot.index, "played": sg.played_outcome(config, spot, stores, game)}
     out["simulated"], out["simulated_se"] = simulate(config, spot, stores, root, reach, plays)
+    if before is not None:
+        return {**out, "exact": before["exact"], "wrong": before["wrong"]}
     for name, r in (("exact", reach), ("wrong", wrong)):
         a = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
         b = sg.opponent_strategy(config, sg.key_of("B", config.seed, spot.deal, spot.seat), stores[1])
@@ -107,6 +111,7 @@ def main() -> None:
     ap.add_argument("--plays", type=int, default=1000, help="simulated hands a subgame")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="/tmp/unbiased.jsonl", help="one line a subgame (resumable)")
+    ap.add_argument("--walked-from", default=None, help="an earlier run's file: its walked values kept, plays anew")
     args = ap.parse_args()
     config = sg.SubgamesConfig(
         blueprint=args.blueprint,
@@ -120,12 +125,13 @@ def main() -> None:
     stores = (sg.store_of(config.blueprint), sg.store_of(config.b_blueprint))
     spots, hands = sg.sample_spots(config, args.subgames, stores, game)
     done = sg.read_records(args.out)
+    walked = sg.read_records(args.walked_from) if args.walked_from else {}
     t0 = time.perf_counter()
     with open(args.out, "a") as f:
         for spot in spots:
             if spot.index in done:
                 continue
-            row = measure(config, spot, stores, game, args.plays)
+            row = measure(config, spot, stores, game, args.plays, walked.get(spot.index))
             done[spot.index] = row
             f.write(json.dumps(row) + "\n")
             f.flush()
@@ -140,9 +146,12 @@ def main() -> None:
         print(f"{a} - {b}: {m:+.1f} ± {h:.1f} chips ({verdict} the 95 % interval, pooled)")
     for b in ("exact", "wrong"):
         z = np.array([(r["simulated"] - r[b]) / r["simulated_se"] for r in rows])
+        n = len(z)
+        critical = n * (1 - 2 / (9 * n) + 1.645 * math.sqrt(2 / (9 * n))) ** 3  # Wilson-Hilferty, 95 %
         print(
-            f"simulated - {b}, subgame by subgame: |z| > 1.96 in {int((abs(z) > 1.96).sum())} of {len(z)} "
-            f"(expected by chance: {0.05 * len(z):.1f}), largest |z| {abs(z).max():.1f}"
+            f"simulated - {b}, subgame by subgame: |z| > 1.96 in {int((abs(z) > 1.96).sum())} of {n} "
+            f"(expected by chance: {0.05 * n:.1f}), largest |z| {abs(z).max():.1f}; "
+            f"sum of z^2 {float((z**2).sum()):.1f} on {n} degrees of freedom (95 % point {critical:.1f})"
         )
 
 
