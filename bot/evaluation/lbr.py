@@ -63,7 +63,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pokerbot.bot.evaluation.control_variates import cross_fitted
-from pokerbot.bot.evaluation.run_identity import claim
+from pokerbot.bot.evaluation.run_identity import claim, open_results
 from pokerbot.bot.evaluation.stats import summarize as match_summary
 from pokerbot.bot.players.strategy_query import HANDS, ActionProbabilities, hand_index, live_hands, query
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
@@ -633,12 +633,7 @@ def run_lbr(
             status = f"LBR {s['mbb_per_game']:+,.0f} ± {s['ci95']:,.0f} mbb/game (corrected)" if s["hands"] > 1 else ""
             bar.update(s["hands"], status)
 
-    with open(path, "a") as f:
-        if f.tell() > 0:
-            with open(path, "rb") as r:
-                r.seek(-1, os.SEEK_END)
-                if r.read(1) != b"\n":
-                    f.write("\n")  # end a line cut by an interruption: it stays unreadable, not merged
+    with open_results(path) as f:
         if workers <= 1:
             for job in jobs:
                 record(_play_chunk(job), f)

@@ -19,3 +19,15 @@ def claim(out_dir: str, identity: dict) -> dict | None:
     with open(path, "w") as f:
         json.dump(identity, f, indent=2)
     return None
+
+
+def open_results(path: str):
+    """``path`` opened to append one result a line; a last line cut by an interruption
+    is ended first (it stays unreadable, not merged with the next)."""
+    f = open(path, "a")  # the caller's with-block closes it
+    if f.tell() > 0:
+        with open(path, "rb") as r:
+            r.seek(-1, os.SEEK_END)
+            if r.read(1) != b"\n":
+                f.write("\n")
+    return f

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from pokerbot.bot.evaluation.ladder import file_digest
-from pokerbot.bot.evaluation.run_identity import claim
+from pokerbot.bot.evaluation.run_identity import claim, open_results
 from pokerbot.bot.evaluation.subgame_value import Decider, decider_for, subgame_value
 from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
 from pokerbot.protocol.betting import BettingState, apply_betting
@@ -428,12 +428,7 @@ class SubgamesRun:
         todo = [s for s in spots if s.index not in self.records]
         bar = ProgressBar(len(spots), "subgames", label="subgames", done=len(self.records)) if self.progress else None
         jobs = [(asdict(self.config), asdict(s)) for s in todo]
-        with open(path, "a") as f:
-            if f.tell() > 0:
-                with open(path, "rb") as r:
-                    r.seek(-1, os.SEEK_END)
-                    if r.read(1) != b"\n":
-                        f.write("\n")  # end a line cut by an interruption: it stays unreadable, not merged
+        with open_results(path) as f:
             for row in self.scored(jobs):
                 self.records[int(row["index"])] = row
                 f.write(json.dumps(row) + "\n")

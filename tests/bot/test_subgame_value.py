@@ -206,6 +206,24 @@ def test_bad_roots_and_reaches_are_refused(small_spot):
         sv.subgame_value(done, reach, players, 0, hands=SMALL_HANDS)
 
 
+def decision_states(sub, root):
+    """(node, its state) for each decision node of a solver tree, in preorder."""
+    t = sub.tree
+    states = {0: root}
+    for n in range(t.num_nodes):  # preorder: a parent's state before its children's
+        st = states.pop(n)
+        f, m = int(t.first_child[n]), int(t.num_children[n])
+        for j in range(m):
+            child = st.copy()
+            if t.kind[n] == DECISION:
+                child.apply(t.actions[f + j])
+            else:
+                child.deal_board_cards([int(t.dealt[f + j])])
+            states[f + j] = child
+        if t.kind[n] == DECISION:
+            yield n, st
+
+
 class TreeDecider:
     """``keyed`` rows at the nodes of a solver tree, asked by state: the same strategy
     the solver evaluates on that tree."""
@@ -214,19 +232,9 @@ class TreeDecider:
         self.keyed = KeyedDecider(name, HANDS, actions=None)
         self.at = {}
         t = sub.tree
-        states = {0: root}
-        for n in range(t.num_nodes):
-            st = states.pop(n)
+        for n, st in decision_states(sub, root):
             f, m = int(t.first_child[n]), int(t.num_children[n])
-            for j in range(m):
-                child = st.copy()
-                if t.kind[n] == DECISION:
-                    child.apply(t.actions[f + j])
-                else:
-                    child.deal_board_cards([int(t.dealt[f + j])])
-                states[f + j] = child
-            if t.kind[n] == DECISION:
-                self.at[(tuple(st.board_cards), st.betting_string())] = [t.actions[f + j] for j in range(m)]
+            self.at[(tuple(st.board_cards), st.betting_string())] = [t.actions[f + j] for j in range(m)]
 
     def start(self):
         return None
@@ -251,20 +259,10 @@ def test_the_walk_equals_the_solvers_expected_values_on_a_holdem_turn():
     players = [TreeDecider("A", sub, root), TreeDecider("B", sub, root)]
     strategy = np.zeros((sub.tree.num_nodes, sub.hands.shape[0]))
     t = sub.tree
-    states = {0: root}
-    for n in range(t.num_nodes):  # each player's rows at its own nodes
-        st = states.pop(n)
+    for n, st in decision_states(sub, root):  # each player's rows at its own nodes
         f, m = int(t.first_child[n]), int(t.num_children[n])
-        for j in range(m):
-            child = st.copy()
-            if t.kind[n] == DECISION:
-                child.apply(t.actions[f + j])
-            else:
-                child.deal_board_cards([int(t.dealt[f + j])])
-            states[f + j] = child
-        if t.kind[n] == DECISION:
-            _, p = players[int(t.player[n])].rows(st)
-            strategy[f : f + m] = p[sub.hand_index].T
+        _, p = players[int(t.player[n])].rows(st)
+        strategy[f : f + m] = p[sub.hand_index].T
     ev = cfr.expected_values(sub, strategy)
     for seat in (0, 1):
         got = sv.subgame_value(root, reach, players, seat)
