@@ -50,7 +50,7 @@ VARIANTS = ("blueprint", "depth-limited", "full", "river-only")
 #: cards a pass, iterations): docs/evaluation.md, "Full-depth turn solving at what fits".
 FULL_TURN_2_CORES = (4, 1400)
 GAME = "holdem.nolimit.2p"
-#: Opponents with a finite answer at every decision (the random bot raises by a range).
+#: Opponents a walk cannot follow: no finite answer at some decision (the random bot raises by a range).
 UNWALKABLE = ("random",)
 
 
