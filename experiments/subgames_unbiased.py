@@ -35,6 +35,7 @@ import numpy as np
 
 from pokerbot.bot.evaluation import subgame_value as sv
 from pokerbot.bot.evaluation import subgames as sg
+from pokerbot.bot.evaluation.stats import mean_interval
 from pokerbot.bot.players.strategy_query import HANDS, live_hands
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
@@ -44,10 +45,7 @@ def measure(config: sg.SubgamesConfig, spot: sg.Spot, stores: tuple, game, plays
     """One subgame's row; ``before``: a row of an earlier run whose walked values are
     kept (only the simulation is made anew)."""
     root = spot.root(game)
-    by_seat: list = [None, None]
-    by_seat[spot.seat] = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
-    by_seat[1 - spot.seat] = sg.opponent_strategy(config, sg.key_of("B", config.seed, spot.deal, spot.seat), stores[1])
-    reach = sg.root_reach(root, by_seat)
+    reach = sg.root_reach(root, sg.seat_players(config, spot.deal, spot.seat, stores))
     wrong = reach.copy()
     wrong[1 - spot.seat] = live_hands(root.board_cards)  # B's range: every hand alike
     out = {"index": spot.index, "played": sg.played_outcome(config, spot, stores, game)}
@@ -55,11 +53,7 @@ def measure(config: sg.SubgamesConfig, spot: sg.Spot, stores: tuple, game, plays
     if before is not None:
         return {**out, "exact": before["exact"], "wrong": before["wrong"]}
     for name, r in (("exact", reach), ("wrong", wrong)):
-        a = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
-        b = sg.opponent_strategy(config, sg.key_of("B", config.seed, spot.deal, spot.seat), stores[1])
-        players = [sg.decider_for(a), sg.decider_for(b)]
-        if spot.seat == 1:
-            players.reverse()
+        players = [sg.decider_for(p) for p in sg.seat_players(config, spot.deal, spot.seat, stores)]
         out[name] = sg.subgame_value(root, r, players, spot.seat, river_cards=sg.river_draw(config, spot)).value
     return out
 
@@ -72,9 +66,7 @@ def simulate(config, spot, stores, root, reach, plays: int) -> tuple[float, floa
     me, other = spot.seat, 1 - spot.seat
     cards = sv.card_matrix(hands)
     weight_me = reach[me] * sv.compatible_sums(cards, hands, reach[other])
-    a = sg.blueprint_player(sg.key_of("A", config.seed, spot.deal, spot.seat), stores[0])
-    b = sg.opponent_strategy(config, sg.key_of("B", config.seed, spot.deal, spot.seat), stores[1])
-    players = [a, b] if me == 0 else [b, a]
+    players = sg.seat_players(config, spot.deal, spot.seat, stores)
     out = np.empty(plays)
     for m in range(plays):
         h_me = rng.choice(len(hands), p=weight_me / weight_me.sum())
@@ -98,8 +90,7 @@ def simulate(config, spot, stores, root, reach, plays: int) -> tuple[float, floa
 
 
 def paired(rows: list[dict], a: str, b: str) -> tuple[float, float]:
-    d = np.array([r[a] - r[b] for r in rows])
-    return float(d.mean()), float(1.96 * d.std(ddof=1) / math.sqrt(len(d)))
+    return mean_interval(np.array([r[a] - r[b] for r in rows]))
 
 
 def main() -> None:
@@ -138,8 +129,8 @@ def main() -> None:
     rows = [done[s.index] for s in spots]
     print(f"{len(rows)} subgames from {hands} hands, {time.perf_counter() - t0:.0f} s, pid {os.getpid()}")
     for name in ("played", "simulated", "exact", "wrong"):
-        x = np.array([r[name] for r in rows])
-        print(f"{name:>7}: {x.mean():+9.1f} ± {1.96 * x.std(ddof=1) / math.sqrt(len(x)):7.1f} chips")
+        m, h = mean_interval(np.array([r[name] for r in rows]))
+        print(f"{name:>7}: {m:+9.1f} ± {h:7.1f} chips")
     for a, b in (("played", "exact"), ("simulated", "exact"), ("simulated", "wrong")):
         m, h = paired(rows, a, b)
         verdict = "0 inside" if abs(m) <= h else "0 OUTSIDE"

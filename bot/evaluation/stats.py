@@ -10,6 +10,15 @@ import numpy as np
 Z95 = 1.959963984540054
 
 
+def mean_interval(xs: np.ndarray) -> tuple[float, float]:
+    """The mean of ``xs`` and the half-width of its 95 % interval (normal); nan where
+    there are too few values (none; one for the interval)."""
+    n = len(xs)
+    mean = float(xs.mean()) if n else float("nan")
+    half = float(Z95 * xs.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    return mean, half
+
+
 def summarize(chips: np.ndarray, big_blind: int) -> dict:
     """Mean milli-big-blinds per hand and the half-width of its 95 % interval."""
     n = len(chips)
@@ -25,7 +34,7 @@ def summarize(chips: np.ndarray, big_blind: int) -> dict:
             "total_chips": float(chips.sum()),
         }
     assert mean is not None  # n >= 2 hands
-    half = float(Z95 * mbb.std(ddof=1) / math.sqrt(n))
+    half = mean_interval(mbb)[1]
     return {
         "hands": n,
         "mbb_per_hand": mean,

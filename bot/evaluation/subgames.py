@@ -26,7 +26,6 @@ hands that reach such a subgame.
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import time
@@ -38,6 +37,7 @@ import numpy as np
 
 from pokerbot.bot.evaluation.ladder import file_digest
 from pokerbot.bot.evaluation.run_identity import claim, open_results
+from pokerbot.bot.evaluation.stats import mean_interval
 from pokerbot.bot.evaluation.subgame_value import Decider, decider_for, subgame_value
 from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
 from pokerbot.protocol.betting import BettingState, apply_betting
@@ -174,6 +174,29 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, store):
     return LibratusAgent(seed, store, **iteration_bound(options))
 
 
+def seat_players(config: SubgamesConfig, deal: int, seat: int, stores: tuple) -> list:
+    """A's blueprint player and B by seat, A in ``seat``, keyed by the deal: the
+    players the sample is dealt with (fresh each call)."""
+    by_seat: list = [None, None]
+    by_seat[seat] = blueprint_player(key_of("A", config.seed, deal, seat), stores[0])
+    by_seat[1 - seat] = opponent_strategy(config, key_of("B", config.seed, deal, seat), stores[1])
+    return by_seat
+
+
+def play_on(state: BettingState, deck: list[int], players: Sequence, until_round: int | None = None) -> BettingState:
+    """``state`` played on by ``players`` (by seat), board cards from ``deck`` after the
+    hole cards, until the hand ends or reaches ``until_round`` (its cards not dealt)."""
+    game = state.game
+    while not state.finished and (until_round is None or state.round < until_round):
+        need = game.total_board_cards(state.round)
+        if len(state.board_cards) < need:
+            state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
+        p = state.current_player
+        assert p is not None  # an open hand has a player to act
+        state.apply(players[p].act(MatchState(p, state)))
+    return state
+
+
 def sample_spots(
     config: SubgamesConfig, count: int, stores: tuple, game: GameDef, progress: Callable[[int], None] | None = None
 ) -> tuple[list[Spot], int]:
@@ -184,18 +207,9 @@ def sample_spots(
     while len(spots) < count:
         deck = keyed_deck(config.seed, deal)
         for seat in (0, 1):
-            ours = blueprint_player(key_of("A", config.seed, deal, seat), stores[0])
-            theirs = opponent_strategy(config, key_of("B", config.seed, deal, seat), stores[1])
-            players = [ours, theirs] if seat == 0 else [theirs, ours]
             state = BettingState(game, 2 * deal + seat, [deck[0:2], deck[2:4]])
-            while not state.finished and state.round < 2:
-                need = game.total_board_cards(state.round)
-                if len(state.board_cards) < need:
-                    state.deal_board_cards(deck[4 : 4 + need])
-                p = state.current_player
-                assert p is not None  # an open hand has a player to act
-                state.apply(players[p].act(MatchState(p, state)))
-            if not state.finished and state.round == 2 and state.raise_bounds() is not None:
+            play_on(state, deck, seat_players(config, deal, seat, stores), until_round=2)
+            if not state.finished and state.raise_bounds() is not None:
                 board = tuple(deck[4 : 4 + game.total_board_cards(2)])
                 spots.append(Spot(len(spots), deal, seat, board, state.betting_string()))
                 if progress is not None:
@@ -211,20 +225,12 @@ def played_outcome(config: SubgamesConfig, spot: Spot, stores: tuple, game: Game
     same players (same keys) as in the sample, on the deal's real cards: one draw of
     what the subgame's exact value of the ``blueprint`` variant is the expectation of."""
     deck = keyed_deck(config.seed, spot.deal)
-    ours = blueprint_player(key_of("A", config.seed, spot.deal, spot.seat), stores[0])
-    theirs = opponent_strategy(config, key_of("B", config.seed, spot.deal, spot.seat), stores[1])
-    players = [ours, theirs] if spot.seat == 0 else [theirs, ours]
-    state = BettingState(game, spot.hand_id, [deck[0:2], deck[2:4]])
+    players = seat_players(config, spot.deal, spot.seat, stores)
+    state = play_on(BettingState(game, spot.hand_id, [deck[0:2], deck[2:4]]), deck, players, until_round=2)
+    if state.betting_string() != spot.betting:
+        raise SubgamesError(f"subgame {spot.index}: the hand left its sampled line")
+    play_on(state, deck, players)
     last = game.total_board_cards(game.num_rounds - 1)
-    while not state.finished:
-        need = game.total_board_cards(state.round)
-        if len(state.board_cards) < need:
-            state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + need])
-        if state.round == 2 and not state.actions[2] and state.betting_string() != spot.betting:
-            raise SubgamesError(f"subgame {spot.index}: the hand left its sampled line")
-        p = state.current_player
-        assert p is not None  # an open hand has a player to act
-        state.apply(players[p].act(MatchState(p, state)))
     if not any(state.folded) and len(state.board_cards) < last:
         state.deal_board_cards(deck[4 + len(state.board_cards) : 4 + last])
     return float(state.payoffs()[spot.seat])
@@ -301,10 +307,7 @@ def score_spot(job: tuple[dict, dict]) -> dict:
     a_store, b_store = store_of(config.blueprint), store_of(config.b_blueprint)
     root = spot.root(game)
     a_seed, b_seed = key_of("A", config.seed, spot.deal, spot.seat), key_of("B", config.seed, spot.deal, spot.seat)
-    by_seat: list[object] = [None, None]
-    by_seat[spot.seat] = blueprint_player(a_seed, a_store)
-    by_seat[1 - spot.seat] = opponent_strategy(config, b_seed, b_store)
-    reach = root_reach(root, by_seat)
+    reach = root_reach(root, seat_players(config, spot.deal, spot.seat, (a_store, b_store)))
     values: dict[str, float] = {}
     seconds: dict[str, float] = {}
     nodes: dict[str, int] = {}
@@ -327,14 +330,6 @@ def score_spot(job: tuple[dict, dict]) -> dict:
     }
 
 
-def interval(xs: np.ndarray) -> dict:
-    """Mean and the half-width of its 95 % interval (normal) over subgames."""
-    n = len(xs)
-    mean = float(xs.mean()) if n else float("nan")
-    half = float(1.96 * xs.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    return {"mean": mean, "ci95": half}
-
-
 def summarize(records: list[dict], variants: Sequence[str], share: float, big_blind: int) -> dict:
     """Per variant and per pair of variants (paired by subgame): the mean chips a
     subgame with its interval, and the same in mbb per hand (times ``share``, the
@@ -343,8 +338,8 @@ def summarize(records: list[dict], variants: Sequence[str], share: float, big_bl
     per = {v: np.array([r["values"][v] for r in records]) for v in variants}
 
     def both(xs: np.ndarray) -> dict:
-        c = interval(xs)
-        return {**c, "mbb_per_hand": c["mean"] * to_mbb, "mbb_ci95": c["ci95"] * to_mbb}
+        mean, half = mean_interval(xs)
+        return {"mean": mean, "ci95": half, "mbb_per_hand": mean * to_mbb, "mbb_ci95": half * to_mbb}
 
     out = {
         "subgames": len(records),
