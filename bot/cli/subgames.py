@@ -21,7 +21,7 @@ def full_turn(text: str) -> tuple[int, int]:
 
 
 def add(sub) -> None:
-    from pokerbot.bot.evaluation.subgames import FULL_TURN_2_CORES, VARIANTS
+    from pokerbot.bot.evaluation.subgames import FULL_TURN_2_CORES, SAMPLINGS, VARIANTS
 
     sg = sub.add_parser(
         "subgames",
@@ -55,6 +55,19 @@ def add(sub) -> None:
         type=int,
         default=4,
         help="river cards walked per subgame: 0 all (exact), K drawn per subgame, keyed (default 4)",
+    )
+    sg.add_argument(
+        "--sampling",
+        choices=SAMPLINGS,
+        default="pot",
+        help="pot: subgames drawn in proportion to their pot from the first --candidates, each weighed by the mean "
+        "pot over its pot (unbiased; fewer subgames for the same interval); uniform: the first ones (default pot)",
+    )
+    sg.add_argument(
+        "--candidates",
+        type=int,
+        default=10_000,
+        help="pot sampling: the subgames drawn from (default 10,000: a few seconds of blueprint play)",
     )
     sg.add_argument("--threads", type=int, default=1, help="solver threads of each subgame's solves (default 1)")
     sg.add_argument(
@@ -102,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         river_cards=args.river_cards,
         seed=args.seed,
         threads=args.threads,
+        sampling=args.sampling,
+        candidates=args.candidates,
     )
     run_ = SubgamesRun(config, args.subgames, args.out, workers, progress=not args.no_progress, ray_address=args.ray)
     try:

@@ -26,6 +26,7 @@ hands that reach such a subgame.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import time
@@ -37,7 +38,7 @@ import numpy as np
 
 from pokerbot.bot.evaluation.ladder import file_digest
 from pokerbot.bot.evaluation.run_identity import claim, open_results
-from pokerbot.bot.evaluation.stats import mean_interval
+from pokerbot.bot.evaluation.stats import Z95, mean_interval
 from pokerbot.bot.evaluation.subgame_value import Decider, decider_for, subgame_value
 from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
 from pokerbot.protocol.betting import BettingState, apply_betting
@@ -46,6 +47,8 @@ from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
 
 VARIANTS = ("blueprint", "depth-limited", "full", "river-only")
+#: How subgames are drawn: in proportion to their pot (the default) or as they come.
+SAMPLINGS = ("pot", "uniform")
 #: The full-depth turn solve at what 2 cores buy in the first hand's turn deadline (river
 #: cards a pass, iterations): docs/evaluation.md, "Full-depth turn solving at what fits".
 FULL_TURN_2_CORES = (4, 1400)
@@ -63,7 +66,10 @@ class SubgamesConfig:
     """What a run measures. ``blueprint``: A's store; ``opponent``: B's strategy name,
     on ``opponent_blueprint`` (default A's: the self-play case); ``full_turn``: the
     ``full`` variant's river cards a pass and iterations; ``river_cards``: river cards
-    walked per subgame (0: all, exact; k: k drawn per subgame, keyed and unbiased)."""
+    walked per subgame (0: all, exact; k: k drawn per subgame, keyed and unbiased);
+    ``sampling``: ``pot`` picks subgames from the first ``candidates`` with probability
+    in proportion to their pot and weighs each by the mean pot over its pot (unbiased,
+    and the spread of chips won follows the pot), ``uniform`` takes the first ones."""
 
     blueprint: str
     opponent: str = "blueprint"
@@ -73,6 +79,8 @@ class SubgamesConfig:
     river_cards: int = 0
     seed: int = 0
     threads: int = 1
+    sampling: str = "pot"
+    candidates: int = 10_000
 
     def verify(self) -> None:
         """Raises SubgamesError for an unknown variant or opponent, or bad counts."""
@@ -93,6 +101,10 @@ class SubgamesConfig:
             raise SubgamesError(f"river cards must be 0 (all) or more, got {self.river_cards}")
         if self.threads < 1:
             raise SubgamesError(f"solver threads must be at least 1, got {self.threads}")
+        if self.sampling not in SAMPLINGS:
+            raise SubgamesError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {self.sampling!r}")
+        if self.candidates < 1:
+            raise SubgamesError(f"candidates must be at least 1, got {self.candidates}")
 
     @property
     def b_blueprint(self) -> str:
@@ -220,6 +232,63 @@ def sample_spots(
     return spots, 2 * deal
 
 
+@dataclass(frozen=True)
+class Sample:
+    """A run's subgames: ``spots`` in the order drawn (``index`` = the draw), found among
+    ``candidates`` subgames that ``hands`` hands reached; the candidates' mean pot and
+    its variance (pot sampling weighs by them; uniform sampling takes the first
+    ``candidates`` = len(spots) and does not)."""
+
+    spots: list[Spot]
+    hands: int
+    candidates: int
+    pot_mean: float
+    pot_var: float
+
+    @property
+    def share(self) -> float:
+        """Hands that reach such a subgame."""
+        return self.candidates / self.hands
+
+
+def pick_by_pot(candidates: list[Spot], pots: np.ndarray, count: int, seed: int) -> list[Spot]:
+    """``count`` draws (with replacement) from ``candidates``, each with probability in
+    proportion to its pot, keyed by the draw: the first draws do not depend on ``count``."""
+    cumulative = np.cumsum(pots, dtype=float)
+    picks = []
+    for i in range(count):
+        u = random.Random(f"subgames-pick:{seed}:{i}").random() * cumulative[-1]
+        c = candidates[int(np.searchsorted(cumulative, u, side="right"))]
+        picks.append(Spot(i, c.deal, c.seat, c.board, c.betting))
+    return picks
+
+
+def sample_run(config: SubgamesConfig, count: int, stores: tuple, game: GameDef) -> Sample:
+    """The run's first ``count`` subgames as ``config.sampling`` draws them."""
+    if config.sampling == "uniform":
+        spots, hands = sample_spots(config, count, stores, game)
+        pots = np.array([s.root(game).pot for s in spots], dtype=float)
+        return Sample(spots, hands, len(spots), float(pots.mean()), float(pots.var(ddof=1)) if count > 1 else 0.0)
+    candidates, hands = sample_spots(config, config.candidates, stores, game)
+    pots = np.array([s.root(game).pot for s in candidates], dtype=float)
+    var = float(pots.var(ddof=1)) if len(pots) > 1 else 0.0
+    return Sample(pick_by_pot(candidates, pots, count, config.seed), hands, len(candidates), float(pots.mean()), var)
+
+
+def estimate(values: np.ndarray, pots: np.ndarray, sample: Sample, sampling: str) -> tuple[float, float]:
+    """The mean chips a subgame (over the subgames of the population sampled) and the
+    half-width of its 95 % interval: for pot sampling the candidates' mean pot times
+    the mean of value / pot over the draws (the delta method's interval, the mean
+    pot's own error included); for uniform sampling the plain mean."""
+    if sampling == "uniform":
+        return mean_interval(values)
+    ratios = values / pots
+    r, half_r = mean_interval(ratios)
+    var_r = (half_r / Z95) ** 2 if len(ratios) > 1 else float("nan")
+    var = sample.pot_mean**2 * var_r + r**2 * sample.pot_var / sample.candidates
+    return sample.pot_mean * r, Z95 * math.sqrt(var)
+
+
 def played_outcome(config: SubgamesConfig, spot: Spot, stores: tuple, game: GameDef) -> float:
     """A's chips in the hand of ``spot`` played to its end by A's blueprint and B, the
     same players (same keys) as in the sample, on the deal's real cards: one draw of
@@ -330,27 +399,31 @@ def score_spot(job: tuple[dict, dict]) -> dict:
     }
 
 
-def summarize(records: list[dict], variants: Sequence[str], share: float, big_blind: int) -> dict:
+def summarize(records: list[dict], config: SubgamesConfig, sample: Sample, big_blind: int) -> dict:
     """Per variant and per pair of variants (paired by subgame): the mean chips a
-    subgame with its interval, and the same in mbb per hand (times ``share``, the
-    hands that reach such a subgame)."""
-    to_mbb = 1000.0 * share / big_blind
+    subgame with its interval (``estimate``), and the same in mbb per hand (times the
+    share of hands that reach such a subgame)."""
+    variants = config.variants
+    to_mbb = 1000.0 * sample.share / big_blind
     per = {v: np.array([r["values"][v] for r in records]) for v in variants}
+    pots = np.array([r["pot"] for r in records], dtype=float)
 
     def both(xs: np.ndarray) -> dict:
-        mean, half = mean_interval(xs)
+        mean, half = estimate(xs, pots, sample, config.sampling)
         return {"mean": mean, "ci95": half, "mbb_per_hand": mean * to_mbb, "mbb_ci95": half * to_mbb}
 
-    out = {
+    return {
         "subgames": len(records),
-        "share": share,
+        "sampling": config.sampling,
+        "candidates": sample.candidates,
+        "candidates_pot_mean": sample.pot_mean,
+        "share": sample.share,
         "variants": {v: both(per[v]) for v in variants},
         "differences": {
             f"{a} - {b}": both(per[a] - per[b]) for i, a in enumerate(variants) for b in variants[:i] if a != b
         },
         "seconds": {v: float(sum(r["seconds"][v] for r in records)) for v in variants},
     }
-    return out
 
 
 def read_records(path: str) -> dict[int, dict]:
@@ -414,50 +487,71 @@ class SubgamesRun:
             except ValueError as e:
                 raise SubgamesError(str(e)) from None
         os.makedirs(self.out_dir, exist_ok=True)
-        before = claim(self.out_dir, self.identity())
+        identity = self.identity()  # as the run starts: what its scores come from
+        before = claim(self.out_dir, identity)
         if before is not None:
             raise SubgamesError(f"{self.out_dir} holds another run ({before}); give another --out")
-        spots, hands = self.sample(stores, game)
+        sample = self.sample(stores, game)
         path = os.path.join(self.out_dir, "subgames.jsonl")
-        self.records = {i: r for i, r in read_records(path).items() if i < len(spots)}
-        todo = [s for s in spots if s.index not in self.records]
-        bar = ProgressBar(len(spots), "subgames", label="subgames", done=len(self.records)) if self.progress else None
-        jobs = [(asdict(self.config), asdict(s)) for s in todo]
+        self.records = {i: r for i, r in read_records(path).items() if i < len(sample.spots)}
+        bar = None
+        if self.progress:
+            bar = ProgressBar(len(sample.spots), "subgames", label="subgames", done=len(self.records))
+        # a subgame drawn twice is scored once
+        waiting: dict[tuple[int, int], list[Spot]] = {}
+        for s in sample.spots:
+            if s.index not in self.records:
+                waiting.setdefault((s.deal, s.seat), []).append(s)
+        known = {(r["deal"], r["seat"]): r for r in self.records.values()}
+        jobs = [(asdict(self.config), asdict(group[0])) for key, group in waiting.items() if key not in known]
         with open_results(path) as f:
-            for row in self.scored(jobs):
-                self.records[int(row["index"])] = row
-                f.write(json.dumps(row) + "\n")
+
+            def keep(row: dict) -> None:
+                for s in waiting[(row["deal"], row["seat"])]:
+                    self.records[s.index] = {**row, "index": s.index}
+                    f.write(json.dumps(self.records[s.index]) + "\n")
                 f.flush()
                 if bar is not None:
-                    bar.update(len(self.records), self.status(hands, game.big_blind))
+                    bar.update(len(self.records), self.status(sample, game.big_blind))
+
+            for key in waiting:
+                if key in known:
+                    keep(known[key])
+            for row in self.scored(jobs):
+                keep(row)
         if bar is not None:
             bar.finish()
-        records = [self.records[s.index] for s in spots]
+        records = [self.records[s.index] for s in sample.spots]
         summary = {
-            **self.identity(),
-            "hands_sampled": hands,
-            **summarize(records, self.config.variants, len(spots) / hands, game.big_blind),
+            **identity,
+            "hands_sampled": sample.hands,
+            **summarize(records, self.config, sample, game.big_blind),
         }
         with open(os.path.join(self.out_dir, "summary.json"), "w") as f:
             json.dump(summary, f, indent=2)
         return summary
 
-    def sample(self, stores: tuple, game: GameDef) -> tuple[list[Spot], int]:
-        """The run's first ``count`` subgames and the hands played to find them (kept in
-        ``spots.json``; sampled anew when the run is extended past them)."""
+    def sample(self, stores: tuple, game: GameDef) -> Sample:
+        """The run's first ``count`` subgames (kept in ``spots.json``; drawn anew when
+        the run is extended past them: the first draws stay the same)."""
         path = os.path.join(self.out_dir, "spots.json")
         if os.path.exists(path):
             with open(path) as f:
                 saved = json.load(f)
             spots = [Spot(**{**s, "board": tuple(s["board"])}) for s in saved["spots"]]
+            if len(spots) >= self.count and self.config.sampling == "pot":
+                kept = {k: saved[k] for k in ("hands", "candidates", "pot_mean", "pot_var")}
+                return Sample(spots[: self.count], **kept)
             if len(spots) >= self.count:
                 last = spots[self.count - 1]
-                return spots[: self.count], 2 * last.deal + last.seat + 1
-        spots, hands = sample_spots(self.config, self.count, stores, game)
+                pots = np.array([s.root(game).pot for s in spots[: self.count]], dtype=float)
+                var = float(pots.var(ddof=1)) if self.count > 1 else 0.0
+                return Sample(spots[: self.count], 2 * last.deal + last.seat + 1, self.count, float(pots.mean()), var)
+        sample = sample_run(self.config, self.count, stores, game)
         with open(path + ".tmp", "w") as f:
-            json.dump({"hands": hands, "spots": [asdict(s) for s in spots]}, f)
+            json.dump({**asdict(sample), "spots": [asdict(s) for s in sample.spots]}, f)
         os.replace(path + ".tmp", path)
-        return spots, hands
+        return sample
 
     def scored(self, jobs: list):
         """The scored subgames as they finish: here, ``workers`` processes at a time, or
@@ -486,12 +580,11 @@ class SubgamesRun:
             for future in as_completed(futures):
                 yield future.result()
 
-    def status(self, hands: int, big_blind: int) -> str:
+    def status(self, sample: Sample, big_blind: int) -> str:
         v = self.config.variants
         if len(v) < 2 or len(self.records) < 2:
             return ""
-        share = self.count / hands
-        s = summarize(list(self.records.values()), v, share, big_blind)
+        s = summarize(list(self.records.values()), self.config, sample, big_blind)
         d = s["differences"][f"{v[1]} - {v[0]}"]
         return f"{v[1]} - {v[0]} {d['mbb_per_hand']:+,.0f} ± {d['mbb_ci95']:,.0f} mbb/hand"
 
@@ -518,5 +611,14 @@ def table(summary: dict, records: list[dict]) -> str:
             f"| {k} | {s['mean']:+,.1f} ± {s['ci95']:,.1f} | {s['mbb_per_hand']:+,.1f} ± {s['mbb_ci95']:,.1f} | |"
         )
     lines.append("")
-    lines.append(f"{summary['subgames']} subgames from {summary['hands_sampled']} hands (share {summary['share']:.3f})")
+    if summary["sampling"] == "pot":
+        lines.append(
+            f"{summary['subgames']} subgames drawn in proportion to their pot from the first {summary['candidates']:,} "
+            f"({summary['hands_sampled']:,} hands, share {summary['share']:.3f}, mean pot "
+            f"{summary['candidates_pot_mean']:,.1f}); means: the mean pot times the mean of chips / pot"
+        )
+    else:
+        lines.append(
+            f"{summary['subgames']} subgames from {summary['hands_sampled']} hands (share {summary['share']:.3f})"
+        )
     return "\n".join(lines)

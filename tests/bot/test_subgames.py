@@ -16,7 +16,8 @@ HUNL = bundled_game("holdem.nolimit.2p")
 
 
 def config(blueprint, **more):
-    return sg.SubgamesConfig(blueprint=blueprint, **{"variants": ("blueprint",), "river_cards": 1, **more})
+    settings = {"variants": ("blueprint",), "river_cards": 1, "sampling": "uniform", **more}
+    return sg.SubgamesConfig(blueprint=blueprint, **settings)
 
 
 def test_the_sample_is_keyed_and_reaches_the_turn_with_chips_behind(small_blueprint):
@@ -83,6 +84,45 @@ def test_a_run_resumes_without_scoring_a_finished_subgame_again(small_blueprint,
     assert shorter["hands_sampled"] == summary["hands_sampled"]
 
 
+def test_pot_sampling_draws_by_the_pot_and_weighs_back_to_the_plain_mean():
+    """Drawn in proportion to the pot and weighed by mean pot / pot, the estimate is the
+    candidates' plain mean within its interval, and the interval is narrower than
+    uniform sampling's when chips won follow the pot; the unweighted mean of the draws
+    misses (negative control). Keyed: the first draws do not depend on how many."""
+    pots = np.array([200, 300, 600, 600, 1200, 2400, 4000, 7200, 14400, 17280] * 3, dtype=float)
+    values = pots * np.array([0.05, -0.03, 0.04, 0.02, -0.01, 0.06, 0.03, 0.05, 0.04, 0.02] * 3) + 3.0
+    candidates = [sg.Spot(i, i, 0, (0, 1, 2, 3), "") for i in range(len(pots))]
+    picks = sg.pick_by_pot(candidates, pots, 20_000, seed=0)
+    assert sg.pick_by_pot(candidates, pots, 10, seed=0) == picks[:10]
+    drawn = np.array([p.deal for p in picks])
+    frequency = np.bincount(drawn, minlength=len(pots)) / len(drawn)
+    expected = pots / pots.sum()
+    assert np.all(np.abs(frequency - expected) <= 5 * np.sqrt(expected * (1 - expected) / len(drawn)))
+    # the candidates are the whole population here: their mean pot is known exactly (variance 0)
+    sample = sg.Sample(picks, 100, len(pots), float(pots.mean()), 0.0)
+    mean, half = sg.estimate(values[drawn], pots[drawn], sample, "pot")
+    assert abs(mean - values.mean()) <= half
+    uniform_half = sg.Z95 * values.std(ddof=1) / np.sqrt(len(drawn))  # as many drawn uniformly
+    assert half < uniform_half / 2
+    wrong, wrong_half = sg.estimate(values[drawn], pots[drawn], sample, "uniform")
+    assert abs(wrong - values.mean()) > 5 * wrong_half
+
+
+def test_a_subgame_drawn_twice_is_scored_once(small_blueprint, tmp_path, monkeypatch):
+    scored = []
+    real = sg.score_spot
+    monkeypatch.setattr(sg, "score_spot", lambda job: scored.append(job[1]["index"]) or real(job))
+    c = config(small_blueprint, sampling="pot", candidates=2)
+    summary = sg.SubgamesRun(c, 6, str(tmp_path / "run"), progress=False).run()
+    rows = {r["index"]: r for r in map(json.loads, open(tmp_path / "run" / "subgames.jsonl"))}
+    assert sorted(rows) == list(range(6)) and summary["subgames"] == 6
+    assert len(scored) == len({(r["deal"], r["seat"]) for r in rows.values()}) <= 2
+    by_spot = {}
+    for r in rows.values():
+        assert by_spot.setdefault((r["deal"], r["seat"]), r["values"]) == r["values"]
+    assert summary["candidates"] == 2 and summary["sampling"] == "pot"
+
+
 def test_bad_input_is_a_clear_error(small_blueprint, tmp_path):
     out = str(tmp_path / "run")
     cases = [
@@ -92,6 +132,8 @@ def test_bad_input_is_a_clear_error(small_blueprint, tmp_path):
         (config(small_blueprint), 0, "must be positive"),
         (config(small_blueprint, river_cards=-1), 2, "river cards"),
         (config(str(tmp_path / "missing.bp")), 2, "no blueprint store"),
+        (config(small_blueprint, sampling="by luck"), 2, "sampling must be"),
+        (config(small_blueprint, sampling="pot", candidates=0), 2, "candidates must be"),
     ]
     for c, n, message in cases:
         with pytest.raises(sg.SubgamesError, match=message):
@@ -106,9 +148,11 @@ def test_the_command_prints_the_table(small_blueprint, tmp_path, capsys):
 
     out = str(tmp_path / "cli")
     args = ["subgames", "--blueprint", small_blueprint, "--subgames", "2", "--variants", "blueprint"]
-    assert main([*args, "--river-cards", "1", "--workers", "1", "--out", out, "--no-progress", "--table"]) == 0
+    more = ["--candidates", "40", "--workers", "1", "--out", out, "--no-progress", "--table"]
+    assert main([*args, "--river-cards", "1", *more]) == 0
     text = capsys.readouterr().out
-    assert "| blueprint |" in text and "2 subgames from" in text and "1 drawn a subgame" in text
+    assert "| blueprint |" in text and "1 drawn a subgame" in text
+    assert "2 subgames drawn in proportion to their pot from the first 40" in text
     assert main([*args, "--river-cards", "-2", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
     assert "river cards" in capsys.readouterr().err
 
