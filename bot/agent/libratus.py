@@ -302,7 +302,8 @@ def _walk(sol: Solution, state: BettingState) -> tuple[int, int, int | None]:
 class LibratusAgent:
     """``safe``: True for Libratus's safe nested solving, False for the unsafe bot.
     ``sizes``: bet sizes per round of a subgame that starts on the turn;
-    ``river_sizes``: those of one that starts on the river."""
+    ``river_sizes``: those of one that starts on the river; ``scale_range``: each
+    hand's factor on them is drawn from 1 +- this (0: the sizes as given)."""
 
     def __init__(
         self,
@@ -312,6 +313,7 @@ class LibratusAgent:
         solve_seconds: float | None = None,
         sizes: dict[int, BetSizes] | None = None,
         river_sizes: BetSizes | None = None,
+        scale_range: float = SCALE_RANGE,
         threads: int = 1,
         solve_round: int = SOLVE_ROUND,
         pool: SolverPool | None = None,
@@ -335,6 +337,9 @@ class LibratusAgent:
         self.plan = plan or TimePlan()
         self.sizes = sizes or SUBGAME_SIZES
         self.river_sizes = river_sizes or RIVER_SUBGAME_SIZES
+        if not 0.0 <= scale_range < 1.0:
+            raise ValueError(f"scale_range must be in [0, 1), got {scale_range}")
+        self.scale_range = scale_range
         if threads < 1:
             raise ValueError(f"solver threads must be at least 1, got {threads}")
         self.threads = threads
@@ -738,8 +743,8 @@ class LibratusAgent:
         return action
 
     def scale_for(self, hand_id: int) -> float:
-        """The hand's bet-size factor, uniform in 1 ± SCALE_RANGE."""
-        return 1.0 + SCALE_RANGE * (2.0 * self.keys(f"scale:{hand_id}") - 1.0)
+        """The hand's bet-size factor, uniform in 1 ± ``scale_range``."""
+        return 1.0 + self.scale_range * (2.0 * self.keys(f"scale:{hand_id}") - 1.0)
 
     def _decide(self, ms: MatchState) -> tuple[Action, str]:
         """The action and where it came from: blueprint, translation, fallback (the

@@ -20,8 +20,40 @@ def full_turn(text: str) -> tuple[int, int]:
     return k, n
 
 
+class SpecError(argparse.ArgumentTypeError):
+    """A malformed ``--agent`` specification."""
+
+
+class SpecParser(argparse.ArgumentParser):
+    """Parses the options inside ``--agent '...'``: an error is raised, not an exit."""
+
+    def error(self, message: str):
+        raise SpecError(f"{self.prog}: {message}")
+
+
+def agent_spec(text: str) -> dict:
+    """``--agent 'libratus|unsafe [solving options]'``: the agent variant's options
+    (``safe`` and LibratusAgent's), with the solving options of ``pokerbot play``.
+    Solves here are bound by iterations, so ``--solve-seconds`` is refused."""
+    import shlex
+
+    from pokerbot.bot.cli.options import add_agent_options, agent_options
+
+    words = shlex.split(text)
+    if not words or words[0] not in ("libratus", "unsafe"):
+        raise SpecError(f"expected 'libratus' or 'unsafe' and its solving options, got {text!r}")
+    parser = SpecParser(prog=words[0], add_help=False)
+    add_agent_options(parser)
+    args = parser.parse_args(words[1:])
+    if args.solve_seconds is not None:
+        raise SpecError("--solve-seconds does not apply: subgames are solved to iteration counts")
+    options = agent_options(args, safe=words[0] == "libratus")
+    del options["solve_seconds"]
+    return options
+
+
 def add(sub) -> None:
-    from pokerbot.bot.evaluation.subgames import FULL_TURN_2_CORES, SAMPLINGS, VARIANTS
+    from pokerbot.bot.evaluation.subgames import FULL_TURN_2_CORES, MORE_VARIANTS, SAMPLINGS, VARIANTS
 
     sg = sub.add_parser(
         "subgames",
@@ -37,9 +69,18 @@ def add(sub) -> None:
     sg.add_argument("--seed", type=int, default=0, help="the deals' and the strategies' seed")
     sg.add_argument(
         "--variants",
-        default=",".join(VARIANTS),
-        help="our variants, comma-separated, the first the reference of the differences "
-        f"(default {','.join(VARIANTS)})",
+        default=None,
+        help="our variants, comma-separated, the first the reference of the differences: "
+        f"{', '.join(VARIANTS + MORE_VARIANTS)} (default {','.join(VARIANTS)}, and agent with --agent); on-tree: "
+        "the full variant with only the opponent's blueprint's bet sizes",
+    )
+    sg.add_argument(
+        "--agent",
+        type=agent_spec,
+        default=None,
+        metavar="'libratus OPTIONS'",
+        help="the agent variant: libratus or unsafe with the solving options of pokerbot play (--solve-round, "
+        "--turn-solver, --card-samples, ...); a full-depth turn (auto or full) solves at --full-turn",
     )
     k, n = FULL_TURN_2_CORES
     sg.add_argument(
@@ -90,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from pokerbot.blueprint_store.store import StoreError
-    from pokerbot.bot.evaluation.subgames import SubgamesConfig, SubgamesError, SubgamesRun, table
+    from pokerbot.bot.evaluation.subgames import VARIANTS, SubgamesConfig, SubgamesError, SubgamesRun, table
     from pokerbot.bot.strategies import blueprint_path
     from pokerbot.protocol.logs import configure
 
@@ -106,11 +147,16 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             print("pokerbot subgames: --ray needs the cluster extra: pip install 'pokerbot[cluster]'", file=sys.stderr)
             return 2
+    if args.variants is not None:
+        variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+    else:
+        variants = VARIANTS + (("agent",) if args.agent is not None else ())
     config = SubgamesConfig(
         blueprint=blueprint,
         opponent=args.opponent,
         opponent_blueprint=args.opponent_blueprint,
-        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()),
+        variants=variants,
+        agent=args.agent,
         full_turn=args.full_turn,
         river_cards=args.river_cards,
         seed=args.seed,
@@ -136,4 +182,6 @@ def run(args: argparse.Namespace) -> int:
         f"river cards: {'all' if config.river_cards == 0 else f'{config.river_cards} drawn a subgame'}; "
         f"{os.path.join(args.out, 'summary.json')}"
     )
+    if config.agent is not None:
+        print("agent: " + ", ".join(f"{k} {v}" for k, v in config.agent.items()))
     return 0

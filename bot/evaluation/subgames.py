@@ -47,6 +47,9 @@ from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
 
 VARIANTS = ("blueprint", "depth-limited", "full", "river-only")
+#: Variants by flag: ``on-tree`` (the full variant with only the opponent's blueprint's bet
+#: sizes, no size randomisation: the supplement's middle column) and ``agent`` (``--agent``).
+MORE_VARIANTS = ("on-tree", "agent")
 #: How subgames are drawn: in proportion to their pot (the default) or as they come.
 SAMPLINGS = ("pot", "uniform")
 #: The full-depth turn solve at what 2 cores buy in the first hand's turn deadline (river
@@ -67,7 +70,8 @@ class SubgamesConfig:
     on ``opponent_blueprint`` (default A's: the self-play case); ``full_turn``: the
     ``full`` variant's river cards a pass and iterations; ``river_cards``: river cards
     walked per subgame (0: all, exact; k: k drawn per subgame, keyed and unbiased);
-    ``sampling``: ``pot`` picks subgames from the first ``candidates`` with probability
+    ``agent``: the ``agent`` variant's options (``safe`` and LibratusAgent's solving
+    options); ``sampling``: ``pot`` picks subgames from the first ``candidates`` with probability
     in proportion to their pot and weighs each by the mean pot over its pot (unbiased,
     and the spread of chips won follows the pot), ``uniform`` takes the first ones."""
 
@@ -81,14 +85,18 @@ class SubgamesConfig:
     threads: int = 1
     sampling: str = "pot"
     candidates: int = 10_000
+    agent: dict | None = None
 
     def verify(self) -> None:
         """Raises SubgamesError for an unknown variant or opponent, or bad counts."""
         from pokerbot.bot.strategies import STRATEGIES
 
-        unknown = [v for v in self.variants if v not in VARIANTS]
+        known = VARIANTS + MORE_VARIANTS
+        unknown = [v for v in self.variants if v not in known]
         if unknown or not self.variants:
-            raise SubgamesError(f"variants must be some of {', '.join(VARIANTS)}, got {', '.join(self.variants)}")
+            raise SubgamesError(f"variants must be some of {', '.join(known)}, got {', '.join(self.variants)}")
+        if ("agent" in self.variants) != (self.agent is not None):
+            raise SubgamesError("the agent variant is the one --agent configures: give both or neither")
         if len(set(self.variants)) != len(self.variants):
             raise SubgamesError(f"a variant named twice: {', '.join(self.variants)}")
         if self.opponent not in STRATEGIES:
@@ -168,12 +176,13 @@ def opponent_strategy(config: SubgamesConfig, seed: int, store):
     return make_strategy(config.opponent, seed)
 
 
-def variant_strategy(config: SubgamesConfig, variant: str, seed: int, store):
-    """A as ``variant`` (fresh, keyed by ``seed``)."""
+def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tuple):
+    """A as ``variant`` (fresh, keyed by ``seed``) on A's store; ``on-tree`` takes its
+    bet sizes from B's (``stores``: A's and B's)."""
     from pokerbot.bot.agent.libratus import LibratusAgent
 
     if variant == "blueprint":
-        return blueprint_player(seed, store)
+        return blueprint_player(seed, stores[0])
     options: dict = {"threads": config.threads}
     if variant == "depth-limited":
         options["turn_solver"] = "depth-limited"
@@ -181,9 +190,20 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, store):
         options.update(turn_solver="full", full_turn=tuple(config.full_turn))
     elif variant == "river-only":
         options["solve_round"] = 3
+    elif variant == "on-tree":
+        theirs = stores[1].actions.rounds
+        sizes = {r: theirs[r] for r in (1, 2, 3)}
+        options.update(turn_solver="full", full_turn=tuple(config.full_turn))
+        options.update(sizes=sizes, river_sizes=theirs[3], scale_range=0.0)
+    elif variant == "agent" and config.agent is not None:
+        options.update(config.agent)
+        if options.get("turn_solver") in ("auto", "full"):
+            # auto picks by the machine's measured speed: iteration-bound, the full solve 2 cores buy stands for it
+            options.update(turn_solver="full", full_turn=tuple(config.full_turn))
+        return LibratusAgent(seed, stores[0], **iteration_bound(options))
     else:
         raise SubgamesError(f"unknown variant {variant!r}")
-    return LibratusAgent(seed, store, **iteration_bound(options))
+    return LibratusAgent(seed, stores[0], **iteration_bound(options))
 
 
 def seat_players(config: SubgamesConfig, deal: int, seat: int, stores: tuple) -> list:
@@ -382,7 +402,7 @@ def score_spot(job: tuple[dict, dict]) -> dict:
     nodes: dict[str, int] = {}
     for variant in config.variants:
         t0 = time.perf_counter()
-        a = decider_for(variant_strategy(config, variant, a_seed, a_store))
+        a = decider_for(variant_strategy(config, variant, a_seed, (a_store, b_store)))
         b = decider_for(opponent_strategy(config, b_seed, b_store))
         players: list[Decider] = [a, b] if spot.seat == 0 else [b, a]
         got = subgame_value(root, reach, players, spot.seat, river_cards=river_draw(config, spot))

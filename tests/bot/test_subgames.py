@@ -133,6 +133,7 @@ def test_bad_input_is_a_clear_error(small_blueprint, tmp_path):
         (config(small_blueprint, river_cards=-1), 2, "river cards"),
         (config(str(tmp_path / "missing.bp")), 2, "no blueprint store"),
         (config(small_blueprint, sampling="by luck"), 2, "sampling must be"),
+        (config(small_blueprint, variants=("blueprint", "agent")), 2, "give both or neither"),
         (config(small_blueprint, sampling="pot", candidates=0), 2, "candidates must be"),
     ]
     for c, n, message in cases:
@@ -187,6 +188,63 @@ def test_every_variant_is_scored_by_its_own_play(small_blueprint, tmp_path, monk
         "river-only - depth-limited",
         "river-only - full",
     }
+
+
+def raise_sizes(answer) -> set[int]:
+    from pokerbot.protocol.betting import ActionType
+
+    return {a.size for a in answer.actions if a.type is ActionType.RAISE}
+
+
+def test_the_on_tree_variant_bets_only_the_opponents_sizes(small_blueprint, tmp_path, monkeypatch):
+    """On-tree solving (the supplement's middle column): the opening bets of A's turn
+    solve are the opponent blueprint's (one pot, all-in) and unscaled; the full variant
+    bets its own sizes (three quarters of the pot, scaled) at the same root."""
+    from pokerbot.bot.players.strategy_query import query
+    from pokerbot.protocol.betting import Action, ActionType
+
+    store = sg.store_of(small_blueprint)
+    c = config(small_blueprint, variants=("full", "on-tree"), full_turn=(1, 12))
+    spot = next(s for s in sg.sample_spots(c, 8, (store, store), HUNL)[0] if s.seat == 0)
+    root = spot.root(HUNL)
+    assert root.current_player == 0  # A opens the turn
+    all_in = HUNL.stack[0]
+    sizes = {}
+    for variant in c.variants:
+        agent = sg.variant_strategy(c, variant, 3, (store, store))
+        sizes[variant] = raise_sizes(query(agent, root, 0))
+    assert sizes["on-tree"] == {root.spent[0] + root.pot, all_in}
+    assert sizes["full"] - {all_in} and not sizes["full"] & {root.spent[0] + root.pot}
+    # and after the opponent's pot-sized bet, a raise of one pot after the call
+    state = root.copy()
+    state.apply(Action(ActionType.CALL))
+    state.apply(Action(ActionType.RAISE, state.spent[1] + state.pot))
+    agent = sg.variant_strategy(c, "on-tree", 3, (store, store))
+    raise_to = state.spent[1] + 2 * state.spent[1]  # to the bet, then one pot: the pot after the call
+    assert raise_sizes(query(agent, state, 0)) == {min(raise_to, all_in), all_in}
+
+
+def test_the_agent_variant_plays_as_its_options_say(small_blueprint, tmp_path, monkeypatch):
+    """``--agent 'libratus --turn-solver depth-limited'`` is the depth-limited variant,
+    bit for bit; ``--solve-round 4`` is the river-only variant."""
+    from pokerbot.bot.cli.subgames import agent_spec
+    from pokerbot.solver import cfr
+
+    monkeypatch.setattr(cfr, "libratus_iterations", lambda pot, bb: 12)
+    for spec, same in (
+        ("libratus --turn-solver depth-limited", "depth-limited"),
+        ("libratus --solve-round 4", "river-only"),
+    ):
+        c = config(small_blueprint, variants=(same, "agent"), agent=agent_spec(spec))
+        sg.SubgamesRun(c, 1, str(tmp_path / same), progress=False).run()
+        row = json.loads(open(tmp_path / same / "subgames.jsonl").readline())
+        assert row["values"]["agent"] == row["values"][same]
+    unsafe = config(
+        small_blueprint, variants=("depth-limited", "agent"), agent=agent_spec("unsafe --turn-solver depth-limited")
+    )
+    sg.SubgamesRun(unsafe, 1, str(tmp_path / "unsafe"), progress=False).run()
+    row = json.loads(open(tmp_path / "unsafe" / "subgames.jsonl").readline())
+    assert row["values"]["agent"] != row["values"]["depth-limited"]  # the unsafe bot solves otherwise
 
 
 @pytest.mark.slow  # about a minute on 2 cores (a Ray cluster and its workers' start-up)
