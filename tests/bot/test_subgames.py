@@ -139,6 +139,10 @@ def test_bad_input_is_a_clear_error(small_blueprint, tmp_path):
     for c, n, message in cases:
         with pytest.raises(sg.SubgamesError, match=message):
             sg.SubgamesRun(c, n, out, progress=False).run()
+    with pytest.MonkeyPatch.context() as m:  # our stores are no-limit: not for the limit game
+        m.setattr(sg, "GAME", "holdem.limit.2p")
+        with pytest.raises(sg.SubgamesError, match="trained for another game"):
+            sg.SubgamesRun(config(small_blueprint), 2, out, progress=False).run()
     sg.SubgamesRun(config(small_blueprint), 1, out, progress=False).run()
     with pytest.raises(sg.SubgamesError, match="another run"):
         sg.SubgamesRun(config(small_blueprint, seed=5), 1, out, progress=False).run()
