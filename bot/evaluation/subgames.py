@@ -18,9 +18,12 @@ solved to its end with the blueprint's river continuations at its leaves, 1,000 
 1,900 iterations, the river solved anew); ``full`` (the turn solved to the end of the
 hand, ``full_turn`` river cards a pass and iterations: by default what 2 cores buy in
 the time plan's turn deadline); ``river-only`` (the blueprint on the turn, the river
-solved). The result per variant: mean chips over subgames with a 95 % interval, the
-paired differences between variants, and the same in mbb per hand: times the share of
-hands that reach such a subgame.
+solved); by flag ``on-tree`` (the full variant with only B's blueprint's bet sizes) and
+``agent`` (options as ``pokerbot play`` takes them). The result per variant: mean chips
+over subgames with a 95 % interval, the paired differences between variants, and the
+same in mbb per hand: times the share of hands that reach such a subgame. By default
+the scored subgames are drawn from the first 10,000 in proportion to their pot and
+weighed back (``estimate``): unbiased, and far fewer are needed for an interval.
 """
 
 from __future__ import annotations
