@@ -264,3 +264,24 @@ def state_at(tree, root, node):
         else:
             st.apply(tree.actions[n])
     return st
+
+
+def decision_states(sub, root):
+    """(node, its state) for each decision node of a subgame's tree whose root is at
+    ``root`` (not changed), in preorder."""
+    from pokerbot.solver.tree import DECISION
+
+    t = sub.tree
+    states = {0: root}
+    for n in range(t.num_nodes):  # preorder: a parent's state before its children's
+        st = states.pop(n)
+        f, m = int(t.first_child[n]), int(t.num_children[n])
+        for j in range(m):
+            child = st.copy()
+            if t.kind[n] == DECISION:
+                child.apply(t.actions[f + j])
+            else:
+                child.deal_board_cards([int(t.dealt[f + j])])
+            states[f + j] = child
+        if t.kind[n] == DECISION:
+            yield n, st

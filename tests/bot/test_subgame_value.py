@@ -6,6 +6,7 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import decision_states
 
 from pokerbot.bot.evaluation import subgame_value as sv
 from pokerbot.bot.players.strategy_query import HANDS
@@ -15,7 +16,7 @@ from pokerbot.protocol.gamedef import bundled_game, parse_gamedef
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.subgame import make_subgame
-from pokerbot.solver.tree import DECISION, BetSizes
+from pokerbot.solver.tree import BetSizes
 
 SMALL = parse_gamedef(
     "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 3000 3000\nblind = 100 50\n"
@@ -204,24 +205,6 @@ def test_bad_roots_and_reaches_are_refused(small_spot):
     done.apply(FOLD)
     with pytest.raises(ValueError, match="finished"):
         sv.subgame_value(done, reach, players, 0, hands=SMALL_HANDS)
-
-
-def decision_states(sub, root):
-    """(node, its state) for each decision node of a solver tree, in preorder."""
-    t = sub.tree
-    states = {0: root}
-    for n in range(t.num_nodes):  # preorder: a parent's state before its children's
-        st = states.pop(n)
-        f, m = int(t.first_child[n]), int(t.num_children[n])
-        for j in range(m):
-            child = st.copy()
-            if t.kind[n] == DECISION:
-                child.apply(t.actions[f + j])
-            else:
-                child.deal_board_cards([int(t.dealt[f + j])])
-            states[f + j] = child
-        if t.kind[n] == DECISION:
-            yield n, st
 
 
 class TreeDecider:

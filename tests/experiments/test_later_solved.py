@@ -6,6 +6,7 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import decision_states
 
 from experiments import later_solved as ls
 from pokerbot.protocol.betting import BettingState, apply_betting
@@ -13,7 +14,7 @@ from pokerbot.protocol.gamedef import parse_gamedef
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.subgame import Subgame, make_subgame
-from pokerbot.solver.tree import CHANCE, DECISION, BetSizes
+from pokerbot.solver.tree import BetSizes
 
 pytestmark = pytest.mark.slow  # experiments' checks, about 30 s together on 2 cores
 
@@ -37,21 +38,11 @@ def keyed_strategy(sub: Subgame, root: BettingState) -> np.ndarray:
     the betting: the same strategy in any tree that holds the node."""
     t = sub.tree
     out = np.zeros((t.num_nodes, sub.hands.shape[0]))
-    states = {0: root}
-    for n in range(t.num_nodes):  # preorder: a parent's state before its children's
-        st = states.pop(n)
+    for n, st in decision_states(sub, root):
         f, m = int(t.first_child[n]), int(t.num_children[n])
-        for j in range(m):
-            child = st.copy()
-            if t.kind[n] == CHANCE:
-                child.deal_board_cards([int(t.dealt[f + j])])
-            else:
-                child.apply(t.actions[f + j])
-            states[f + j] = child
-        if t.kind[n] == DECISION:
-            key = zlib.crc32(repr((st.board_cards, st.betting_string())).encode())
-            p = np.random.default_rng(key).random((m, len(rg.hole_hands(GAME)))) ** 2
-            out[f : f + m] = (p / p.sum(axis=0))[:, sub.hand_index]
+        key = zlib.crc32(repr((st.board_cards, st.betting_string())).encode())
+        p = np.random.default_rng(key).random((m, len(rg.hole_hands(GAME)))) ** 2
+        out[f : f + m] = (p / p.sum(axis=0))[:, sub.hand_index]
     return out
 
 
