@@ -203,7 +203,6 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
         if options.get("turn_solver") in ("auto", "full"):
             # auto picks by the machine's measured speed: iteration-bound, the full solve 2 cores buy stands for it
             options.update(turn_solver="full", full_turn=tuple(config.full_turn))
-        return LibratusAgent(seed, stores[0], **iteration_bound(options))
     else:
         raise SubgamesError(f"unknown variant {variant!r}")
     return LibratusAgent(seed, stores[0], **iteration_bound(options))
@@ -286,16 +285,20 @@ def pick_by_pot(candidates: list[Spot], pots: np.ndarray, count: int, seed: int)
     return picks
 
 
+def pots_of(spots: list[Spot], game: GameDef) -> tuple[np.ndarray, float, float]:
+    """The subgames' pots, their mean and variance (0 for one subgame)."""
+    pots = np.array([s.root(game).pot for s in spots], dtype=float)
+    return pots, float(pots.mean()), float(pots.var(ddof=1)) if len(pots) > 1 else 0.0
+
+
 def sample_run(config: SubgamesConfig, count: int, stores: tuple, game: GameDef) -> Sample:
     """The run's first ``count`` subgames as ``config.sampling`` draws them."""
     if config.sampling == "uniform":
         spots, hands = sample_spots(config, count, stores, game)
-        pots = np.array([s.root(game).pot for s in spots], dtype=float)
-        return Sample(spots, hands, len(spots), float(pots.mean()), float(pots.var(ddof=1)) if count > 1 else 0.0)
+        return Sample(spots, hands, len(spots), *pots_of(spots, game)[1:])
     candidates, hands = sample_spots(config, config.candidates, stores, game)
-    pots = np.array([s.root(game).pot for s in candidates], dtype=float)
-    var = float(pots.var(ddof=1)) if len(pots) > 1 else 0.0
-    return Sample(pick_by_pot(candidates, pots, count, config.seed), hands, len(candidates), float(pots.mean()), var)
+    pots, mean, var = pots_of(candidates, game)
+    return Sample(pick_by_pot(candidates, pots, count, config.seed), hands, len(candidates), mean, var)
 
 
 def estimate(values: np.ndarray, pots: np.ndarray, sample: Sample, sampling: str) -> tuple[float, float]:
@@ -306,8 +309,8 @@ def estimate(values: np.ndarray, pots: np.ndarray, sample: Sample, sampling: str
     if sampling == "uniform":
         return mean_interval(values)
     ratios = values / pots
-    r, half_r = mean_interval(ratios)
-    var_r = (half_r / Z95) ** 2 if len(ratios) > 1 else float("nan")
+    r = float(ratios.mean())
+    var_r = float(ratios.var(ddof=1)) / len(ratios) if len(ratios) > 1 else float("nan")
     var = sample.pot_mean**2 * var_r + r**2 * sample.pot_var / sample.candidates
     return sample.pot_mean * r, Z95 * math.sqrt(var)
 
@@ -566,10 +569,8 @@ class SubgamesRun:
                 kept = {k: saved[k] for k in ("hands", "candidates", "pot_mean", "pot_var")}
                 return Sample(spots[: self.count], **kept)
             if len(spots) >= self.count:
-                last = spots[self.count - 1]
-                pots = np.array([s.root(game).pot for s in spots[: self.count]], dtype=float)
-                var = float(pots.var(ddof=1)) if self.count > 1 else 0.0
-                return Sample(spots[: self.count], 2 * last.deal + last.seat + 1, self.count, float(pots.mean()), var)
+                spots, last = spots[: self.count], spots[self.count - 1]
+                return Sample(spots, 2 * last.deal + last.seat + 1, self.count, *pots_of(spots, game)[1:])
         sample = sample_run(self.config, self.count, stores, game)
         with open(path + ".tmp", "w") as f:
             json.dump({**asdict(sample), "spots": [asdict(s) for s in sample.spots]}, f)
