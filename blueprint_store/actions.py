@@ -76,6 +76,12 @@ PRESET_ACTIONS = {
         (BetSizes(bets=((0.5, 1.0, 2.0, 3.0), (0.7, 1.5), (1.0,)), max_raises=4),)
         + _same(3, BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2))
     ),
+    # the default's shape with sizes it lacks: an opponent whose bets our agent must
+    # translate (preflop) and meet off its trees (later rounds: a third and 1.5 pots)
+    "other-sizes": ActionAbstraction(
+        (BetSizes(bets=((0.4, 0.75, 1.5, 2.5), (1.0, 2.0), (1.2,)), max_raises=4),)
+        + _same(3, BetSizes(bets=((0.33, 1.5), (0.6,)), max_raises=2))
+    ),
     # five opening sizes and three 3-bet sizes; after the flop a third, two thirds and a
     # pot, raises of 0.6 and 1.2 pots, then a pot, three raises a round
     "large": ActionAbstraction(

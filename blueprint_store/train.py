@@ -106,6 +106,11 @@ PRESETS = {
 }
 
 
+#: the default with other bet sizes (PRESET_ACTIONS): an opponent of another action
+#: abstraction, for measuring the agent against off-tree bets (docs/evaluation.md)
+PRESETS["other-sizes"] = replace(PRESETS["default"], name="other-sizes", actions=PRESET_ACTIONS["other-sizes"])
+
+
 def _checkpoint_dir(out: str) -> str:
     return out + ".ckpt"
 
@@ -142,8 +147,11 @@ def train_blueprint(
     shard_batch: int = 2_000,
     check_memory: bool = True,
     stop: Callable[[], bool] | None = None,
+    iterations: int | None = None,
 ) -> dict:
-    """Train and write the store at ``out``; returns the training figures. Messages go
+    """Train and write the store at ``out``; returns the training figures. The budget is
+    ``seconds`` of training (default: the preset's), or with ``iterations`` that many
+    MCCFR iterations (the same schedule on any machine and under any load). Messages go
     to ``log``; with ``progress`` the card abstraction's boards and the seconds trained
     go there instead of into periodic log lines. With ``ray`` (a cluster address,
     "auto", or "local" for one started here on ``threads`` CPUs) MCCFR runs sharded on
@@ -161,6 +169,8 @@ def train_blueprint(
     if game.num_rounds != 4 or not game.is_nolimit or game.num_hole_cards != 2:
         raise ValueError("blueprints are trained for no-limit hold'em games (four rounds, two hole cards)")
     threads = threads or os.cpu_count() or 1
+    if iterations is not None and (iterations < 1 or seconds is not None):
+        raise ValueError("the budget is seconds or a positive number of iterations, not both")
     budget = preset.seconds if seconds is None else seconds
     ckpt = _checkpoint_dir(out)
     os.makedirs(ckpt, exist_ok=True)
@@ -191,7 +201,7 @@ def train_blueprint(
     if ray is not None:
         return _train_sharded(
             preset, out, game, cards, tree, ray, shards, shard_batch, threads, budget, resume, seed,
-            checkpoint_seconds, log, progress, t_start, ckpt, stop,
+            checkpoint_seconds, log, progress, t_start, ckpt, stop, iterations,
         )  # fmt: skip
     solver = mccfr_solver(tree, game, preset.prune_threshold, preset.regret_floor, seed)
     elapsed_before = 0.0
@@ -220,6 +230,7 @@ def train_blueprint(
         checkpoint_seconds,
         progress=progress,
         stop=stop,
+        iterations=iterations,
     )
     _save_state(state_path, solver, elapsed)
     figures = _figures(preset, seed, solver, elapsed, elapsed_before, threads, cards, t_start)
@@ -307,6 +318,7 @@ def _train_sharded(
     t_start: float,
     ckpt: str,
     stop: Callable[[], bool] | None = None,
+    iterations: int | None = None,
 ) -> dict:
     """``train_blueprint`` on Ray (see ``ray_train``)."""
     import ray as ray_module
@@ -350,6 +362,7 @@ def _train_sharded(
             checkpoint_seconds,
             progress=progress,
             stop=stop,
+            iterations=iterations,
         )
         checkpoints.save(elapsed)
         strategy = solver.average_strategy(np.float32)
@@ -373,32 +386,41 @@ def run_schedule(
     progress_seconds: float = 10.0,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
+    iterations: int | None = None,
 ) -> float:
-    """Train for ``budget`` seconds (counting ``elapsed_before``) on the Pluribus
-    schedule scaled to the budget: linear discounting every 2 % during the first 20 %,
-    pruning after 20 %. A progress line every ``progress_seconds`` (a small tree runs a
-    batch of iterations in a fraction of a second: a line per batch floods the
-    terminal), or with ``progress`` the seconds trained after every batch;
-    ``checkpoint(elapsed)`` every ``checkpoint_seconds``, and before raising
-    TrainingStopped once ``stop()`` says yes (asked between batches). Returns the
-    seconds trained in all."""
-    discount_every = budget * 0.02
-    discount_until = budget * 0.2
-    prune_at = budget * 0.2
-    next_discount = (int(elapsed_before / discount_every) + 1) * discount_every if discount_every > 0 else budget
+    """Train for ``budget`` seconds (counting ``elapsed_before``), or with ``iterations``
+    until the solver has made that many, on the Pluribus schedule scaled to the budget:
+    linear discounting every 2 % during the first 20 %, pruning after 20 % (fractions of
+    the seconds, or of the iterations). A progress line every ``progress_seconds`` (a
+    small tree runs a batch of iterations in a fraction of a second: a line per batch
+    floods the terminal), or with ``progress`` the seconds (iterations) trained after
+    every batch; ``checkpoint(elapsed)`` every ``checkpoint_seconds``, and before
+    raising TrainingStopped once ``stop()`` says yes (asked between batches). Returns
+    the seconds trained in all."""
+    t0 = time.perf_counter() - elapsed_before
+    total, unit = (budget, "s") if iterations is None else (float(iterations), "iterations")
+
+    def spent(elapsed: float) -> float:
+        return elapsed if iterations is None else float(solver.iterations)
+
+    discount_every = total * 0.02
+    discount_until = total * 0.2
+    prune_at = total * 0.2
+    done = spent(elapsed_before)
+    next_discount = (int(done / discount_every) + 1) * discount_every if discount_every > 0 else total
     last_ckpt = last_log = time.perf_counter()
     nodes_at_log = solver.nodes_touched
-    t0 = time.perf_counter() - elapsed_before
     while True:
         elapsed = time.perf_counter() - t0
-        if elapsed >= budget:
+        if spent(elapsed) >= total:
             break
-        if elapsed >= prune_at and not solver.settings.prune_after:
+        if spent(elapsed) >= prune_at and not solver.settings.prune_after:
             solver.settings = replace(solver.settings, prune_after=max(1, solver.iterations))
             log(f"pruning from iteration {solver.iterations:,}")
-        solver.train(deals, batch, batch=batch, threads=threads)
+        n = batch if iterations is None else min(batch, iterations - solver.iterations)
+        solver.train(deals, n, batch=batch, threads=threads)
         elapsed = time.perf_counter() - t0
-        while elapsed >= next_discount and next_discount <= discount_until:
+        while spent(elapsed) >= next_discount and next_discount <= discount_until:
             k = next_discount / discount_every
             solver.discount(k / (k + 1.0))
             next_discount += discount_every
@@ -408,20 +430,21 @@ def run_schedule(
             raise TrainingStopped(solver.iterations, elapsed)
         now = time.perf_counter()
         if progress is not None:
-            progress("MCCFR", min(elapsed, budget), budget, "s", f"{solver.iterations:,} iterations")
-        elif now - last_log >= progress_seconds or elapsed >= budget:
+            progress("MCCFR", min(spent(elapsed), total), total, unit, f"{solver.iterations:,} iterations")
+        elif now - last_log >= progress_seconds or spent(elapsed) >= total:
             rate = (solver.nodes_touched - nodes_at_log) / max(now - last_log, 1e-9)
+            left = f"{iterations - solver.iterations:,}" if iterations else f"{max(0.0, budget - elapsed):.0f} s"
             log(
                 f"{solver.iterations:,} iterations, {rate / 1e6:.1f} M nodes/s "
                 f"({rate / threads / 1e6:.1f} M per core), "
-                f"{elapsed:.0f} s, {max(0.0, budget - elapsed):.0f} s left"
+                f"{elapsed:.0f} s, {left} left"
             )
             last_log, nodes_at_log = now, solver.nodes_touched
         if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_seconds:
             checkpoint(elapsed)
             last_ckpt = time.perf_counter()
     if progress is not None:
-        progress("MCCFR", budget, budget, "s", f"{solver.iterations:,} iterations")
+        progress("MCCFR", total, total, unit, f"{solver.iterations:,} iterations")
     return time.perf_counter() - t0
 
 

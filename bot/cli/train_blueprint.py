@@ -23,7 +23,16 @@ def add(sub) -> None:
     )
     t.add_argument("--out", required=True, metavar="PATH", help="the store to write (written atomically)")
     t.add_argument("--threads", type=positive, default=None, help="training threads (default: every core)")
-    t.add_argument("--minutes", type=float, default=None, help="training time (default: the preset's)")
+    budget = t.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, default=None, help="training time (default: the preset's)")
+    budget.add_argument(
+        "--iterations",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="train for N MCCFR iterations instead of a time: the same budget on any machine and under any "
+        "load (blueprints meant to be of equal strength, e.g. two seeds)",
+    )
     t.add_argument("--seed", type=int, default=0, help="seed of the abstraction and training (default 0)")
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
     t.add_argument(
@@ -113,6 +122,7 @@ def train(args: argparse.Namespace, bars, stopping: StopRequest) -> int:
             shard_batch=args.shard_batch,
             check_memory=not args.no_memory_check,
             stop=stopping,
+            iterations=args.iterations,
         )
     except TrainingStopped as e:
         bars.close()

@@ -164,3 +164,24 @@ def test_the_command_stops_on_a_signal_during_mccfr_with_a_checkpoint(tmp_path, 
     with np.load(out + ".ckpt/state.npz") as z:
         assert int(z["iterations"]) > 0
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_an_iteration_budget_stops_at_that_count_with_the_schedule_in_iterations(monkeypatch):
+    """``iterations`` replaces the clock: exactly that many iterations (the last batch
+    cut short), discounting at every 2 % of them in the first 20 %, pruning from 20 %."""
+    solver = _InstantSolver()
+    monkeypatch.setattr(train, "replace", lambda settings, **kw: SimpleNamespace(**{**vars(settings), **kw}))
+    calls = []
+    train.run_schedule(
+        solver, None, budget=1e9, batch=70, threads=1, log=lambda x: None, progress=lambda *a: calls.append(a),
+        iterations=10_005,
+    )  # fmt: skip
+    assert solver.iterations == 10_005  # not a multiple of the batch: the last one is cut
+    assert solver.discounts == 10  # at 200, 400, ..., 2,000 iterations
+    assert 2_001 <= solver.settings.prune_after <= 2_001 + 70  # the first batch after 20 %
+    assert calls[-1][1:4] == (10_005.0, 10_005.0, "iterations")
+
+
+def test_an_iteration_budget_and_seconds_are_refused_together(tmp_path):
+    with pytest.raises(ValueError, match="not both"):
+        train.train_blueprint("tiny", str(tmp_path / "x.bp"), seconds=5.0, iterations=1_000)
