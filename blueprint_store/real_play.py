@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import random
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -46,6 +47,7 @@ from pokerbot.solver.tree import DECISION
 
 from .abstraction import HOLE_PAIRS, hand_buckets
 from .actions import pot_fraction
+from .purification import fold_call_bet
 from .store import Blueprint
 
 
@@ -76,11 +78,15 @@ class BlueprintPlay:
     TYPE1_HISTORY = 8
     TYPE1_TOLERANCE = 0.01
 
-    def __init__(self, blueprint: str | os.PathLike | Blueprint | None, rng: random.Random) -> None:
+    def __init__(
+        self, blueprint: str | os.PathLike | Blueprint | None, rng: random.Random, purified_rounds: Sequence[int] = ()
+    ) -> None:
         if blueprint is None:
             raise ValueError("the blueprint strategy needs a blueprint store (--blueprint PATH)")
         self.bp = blueprint if isinstance(blueprint, Blueprint) else Blueprint(blueprint)
         self.rng = rng
+        #: rounds played with fold-call-bet purification (``purification``)
+        self.purified_rounds = frozenset(purified_rounds)
         self._checked_game: GameDef | None = None
         self.hand = HandWalk(None, self.bp)
         #: the opponent's last first-round first raises (pot fractions) per spot (actions before it)
@@ -264,8 +270,17 @@ class BlueprintPlay:
             return None
         view = self.view
         r = int(view.tree.round[node])
-        probs = view.probabilities(node, view.bucket(r, state.hole_cards[me], self._board(state, r)))
+        probs = self.probabilities(node, view.bucket(r, state.hole_cards[me], self._board(state, r)))
         return concrete_action(view, state, me, node, view.child_actions(node)[pick(probs, u)])
+
+    def probabilities(self, node: int, bucket: int) -> np.ndarray:
+        """The strategy played at abstract ``node`` with ``bucket``: the store's (range
+        thresholding on the first rounds), purified on ``purified_rounds``."""
+        view = self.view
+        probs = view.probabilities(node, bucket)
+        if int(view.tree.round[node]) in self.purified_rounds:
+            probs = fold_call_bet(probs, view.child_actions(node))
+        return probs
 
     @staticmethod
     def _board(state: BettingState, round_: int) -> list[int]:
@@ -290,7 +305,7 @@ class BlueprintPlay:
             live = ~rg.blocked_by(HOLE_PAIRS, board) & (buckets >= 0)
             probs = np.zeros((len(HOLE_PAIRS), int(view.tree.num_children[node])))
             for b in np.unique(buckets[live]):
-                probs[live & (buckets == b)] = view.probabilities(node, int(b))
+                probs[live & (buckets == b)] = self.probabilities(node, int(b))
             actions = [concrete_action(view, state, seat, node, a) for a in view.child_actions(node)]
             return actions, probs
         finally:

@@ -13,7 +13,8 @@ probability is walked, and the agent variants answer each decision as they play 
 line (their turn solve, the safe re-solves after B's bets, the river solves). Solves
 are bounded by iteration counts, not the clock, so any machine computes the same table.
 
-Variants (``VARIANTS``): ``blueprint`` (no solving); ``depth-limited`` (the turn
+Variants (``VARIANTS``): ``blueprint`` (no solving; by flag ``blueprint-purified``, with
+fold-call-bet purification on the turn and river); ``depth-limited`` (the turn
 solved to its end with the blueprint's river continuations at its leaves, 1,000 /
 1,900 iterations, the river solved anew); ``full`` (the turn solved to the end of the
 hand, ``full_turn`` river cards a pass and iterations: by default what 2 cores buy in
@@ -51,8 +52,13 @@ from pokerbot.protocol.matchstate import MatchState
 
 VARIANTS = ("blueprint", "depth-limited", "full", "river-only")
 #: Variants by flag: ``on-tree`` (the full variant with only the opponent's blueprint's bet
-#: sizes, no size randomisation: the supplement's middle column) and ``agent`` (``--agent``).
-MORE_VARIANTS = ("on-tree", "agent")
+#: sizes, no size randomisation: the supplement's middle column), ``agent`` (``--agent``)
+#: and ``blueprint-purified`` (the blueprint with fold-call-bet purification on the turn
+#: and river: the supplement's "no subgame solving" column).
+MORE_VARIANTS = ("on-tree", "agent", "blueprint-purified")
+#: Rounds the ``blueprint-purified`` variant plays with fold-call-bet purification: the
+#: turn and river, as the Libratus paper's "no subgame solving" column.
+PURIFIED_ROUNDS = (2, 3)
 #: How subgames are drawn: in proportion to their pot (the default) or as they come.
 SAMPLINGS = ("pot", "uniform")
 #: The full-depth turn solve at what 2 cores buy in the first hand's turn deadline (river
@@ -89,12 +95,21 @@ class SubgamesConfig:
     sampling: str = "pot"
     candidates: int = 10_000
     agent: dict | None = None
+    #: more agent variants, each (its name, its options as ``agent``)
+    agents: tuple[tuple[str, dict], ...] = ()
 
     def verify(self) -> None:
         """Raises SubgamesError for an unknown variant or opponent, or bad counts."""
         from pokerbot.bot.strategies import STRATEGIES
 
-        known = VARIANTS + MORE_VARIANTS
+        names = [name for name, _ in self.agents]
+        taken = [n for n in names if n in VARIANTS + MORE_VARIANTS or names.count(n) > 1]
+        if taken:
+            raise SubgamesError(f"an agent variant's name is taken: {', '.join(sorted(set(taken)))}")
+        missing = [n for n in names if n not in self.variants]
+        if missing:
+            raise SubgamesError(f"agent variants not among the variants: {', '.join(missing)}")
+        known = VARIANTS + MORE_VARIANTS + tuple(names)
         unknown = [v for v in self.variants if v not in known]
         if unknown or not self.variants:
             raise SubgamesError(f"variants must be some of {', '.join(known)}, got {', '.join(self.variants)}")
@@ -116,6 +131,12 @@ class SubgamesConfig:
             raise SubgamesError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {self.sampling!r}")
         if self.candidates < 1:
             raise SubgamesError(f"candidates must be at least 1, got {self.candidates}")
+
+    def agent_options(self, variant: str) -> dict | None:
+        """The options of agent variant ``variant`` (``agent`` or a named one), else None."""
+        if variant == "agent":
+            return self.agent
+        return dict(self.agents).get(variant)
 
     @property
     def b_blueprint(self) -> str:
@@ -154,10 +175,10 @@ def key_of(*parts: object) -> int:
     return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
 
 
-def blueprint_player(seed: int, store):
+def blueprint_player(seed: int, store, purified_rounds: Sequence[int] = ()):
     from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 
-    return BlueprintStrategy(seed, store)
+    return BlueprintStrategy(seed, store, purified_rounds)
 
 
 def iteration_bound(options: dict) -> dict:
@@ -186,6 +207,8 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
 
     if variant == "blueprint":
         return blueprint_player(seed, stores[0])
+    if variant == "blueprint-purified":
+        return blueprint_player(seed, stores[0], PURIFIED_ROUNDS)
     options: dict = {"threads": config.threads}
     if variant == "depth-limited":
         options["turn_solver"] = "depth-limited"
@@ -198,8 +221,8 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
         sizes = {r: theirs[r] for r in (1, 2, 3)}
         options.update(turn_solver="full", full_turn=tuple(config.full_turn))
         options.update(sizes=sizes, river_sizes=theirs[3], scale_range=0.0)
-    elif variant == "agent" and config.agent is not None:
-        options.update(config.agent)
+    elif config.agent_options(variant) is not None:
+        options.update(config.agent_options(variant) or {})
         if options.get("turn_solver") in ("auto", "full"):
             # auto picks by the machine's measured speed: iteration-bound, the full solve 2 cores buy stands for it
             options.update(turn_solver="full", full_turn=tuple(config.full_turn))
@@ -395,7 +418,12 @@ def store_of(path: str):
 def score_spot(job: tuple[dict, dict]) -> dict:
     """One subgame scored for every variant (a worker's job: plain dicts in and out)."""
     config = SubgamesConfig(
-        **{**job[0], "variants": tuple(job[0]["variants"]), "full_turn": tuple(job[0]["full_turn"])}
+        **{
+            **job[0],
+            "variants": tuple(job[0]["variants"]),
+            "full_turn": tuple(job[0]["full_turn"]),
+            "agents": tuple((name, options) for name, options in job[0].get("agents", ())),
+        }
     )
     spot = Spot(**{**job[1], "board": tuple(job[1]["board"])})
     game = bundled_game(GAME)

@@ -19,6 +19,7 @@ generator seeded with the seed.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
@@ -31,8 +32,12 @@ from pokerbot.solver.keyed import KeyedUniform
 class BlueprintStrategy:
     name = "blueprint"
 
-    def __init__(self, seed: int | None = None, blueprint: str | Blueprint | None = None) -> None:
-        self.play = BlueprintPlay(blueprint, random.Random(seed))
+    def __init__(
+        self, seed: int | None = None, blueprint: str | Blueprint | None = None, purified_rounds: Sequence[int] = ()
+    ) -> None:
+        """``purified_rounds``: rounds (0-based) played with fold-call-bet purification
+        (``blueprint_store.purification``; none by default)."""
+        self.play = BlueprintPlay(blueprint, random.Random(seed), purified_rounds)
         self.bp = self.play.bp
         self.keys = KeyedUniform(seed)
         self.fallbacks = 0  # decisions made outside the abstraction (check or call)

@@ -1,0 +1,47 @@
+"""Fold-call-bet purification: the likeliest group played, the bet sizes kept in
+proportion; the blueprint player purified on the later rounds only."""
+
+import numpy as np
+
+from pokerbot.blueprint_store.purification import fold_call_bet
+from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+from pokerbot.protocol.betting import CALL, FOLD, ActionType, BettingState, raise_to
+from pokerbot.protocol.gamedef import bundled_game
+
+HUNL = bundled_game("holdem.nolimit.2p")
+ACTIONS = [FOLD, CALL, raise_to(300), raise_to(500)]
+
+
+def test_the_bet_group_wins_on_its_total_though_no_single_size_is_the_likeliest():
+    got = fold_call_bet(np.array([0.30, 0.32, 0.20, 0.18]), ACTIONS)
+    np.testing.assert_allclose(got, [0.0, 0.0, 0.20 / 0.38, 0.18 / 0.38])
+    # per-action purification would have called: the grouping is what differs
+    assert int(np.argmax([0.30, 0.32, 0.20, 0.18])) == 1
+
+
+def test_a_likeliest_fold_or_call_is_played_alone_and_ties_go_to_the_less_aggressive():
+    rows = np.array([[0.5, 0.2, 0.2, 0.1], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25], [0.0, 0.5, 0.5, 0.0]])
+    got = fold_call_bet(rows, ACTIONS)
+    np.testing.assert_array_equal(got, [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0.5, 0.5], [0, 1, 0, 0]])
+    assert np.all(fold_call_bet(np.zeros((2, 4)), ACTIONS) == 0)  # nothing to play stays nothing
+
+
+def test_the_player_is_purified_on_the_later_rounds_and_plays_as_before_on_the_first(small_blueprint):
+    plain = BlueprintStrategy(1, small_blueprint)
+    purified = BlueprintStrategy(1, small_blueprint, purified_rounds=(2, 3))
+    preflop = BettingState(HUNL, 3)
+    a, b = plain.action_probabilities(preflop, 0), purified.action_probabilities(preflop, 0)
+    np.testing.assert_array_equal(a.probabilities, b.probabilities)
+    st = BettingState(HUNL, 3, None, [0, 5, 10, 20])
+    for act in (CALL, CALL, CALL, CALL):  # limp, check; the flop checked through
+        st.apply(act)
+    assert st.round == 2
+    raw = plain.action_probabilities(st, st.current_player)
+    pure = purified.action_probabilities(st, st.current_player)
+    live = raw.probabilities.sum(axis=1) > 0
+    kinds = np.array([a_.type for a_ in pure.actions])
+    groups = np.stack([(pure.probabilities[:, kinds == t] > 0).any(axis=1) for t in ActionType], axis=1)
+    assert np.all(groups[live].sum(axis=1) == 1)  # one group a hand
+    mixed = (raw.probabilities[live] > 0).sum(axis=1) > 1
+    assert mixed.any()  # the raw turn strategy mixes: purification had something to do
+    np.testing.assert_allclose(pure.probabilities[live].sum(axis=1), 1.0)
