@@ -36,7 +36,8 @@ from __future__ import annotations
 import copy
 import random
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import structlog
@@ -138,6 +139,13 @@ FULL_DEPTH_DISCOUNT = cfr.DCFR
 #: own river was more exploitable than one solved anew at 92-117 passes a subtree and less
 #: at 250-580 (docs/evaluation.md, "Full-depth turn solving at what fits").
 RIVER_PASSES_TO_PLAY = 200
+#: The safe re-solves' gadget (``cfr.Gadget``): "maxmargin" (Estimated-Maxmargin, as the
+#: Libratus paper names its method: the opponent picks the hand whose margin is smallest)
+#: or "resolve" (the opponent enters with each hand, weighed by our reach and the cards,
+#: or takes its alternative: Estimated-Resolve, the safe-nested paper's choice for
+#: estimated values).
+GADGETS = ("maxmargin", "resolve")
+GADGET = "maxmargin"
 
 
 def average_exponent(round_: int, sampled: bool) -> float:
@@ -325,6 +333,9 @@ class LibratusAgent:
         flop_rivers: int = FLOP_RIVERS,
         flop_warm_start: int = FLOP_WARM_START,
         plan: TimePlan | None = None,
+        gadget: str = GADGET,
+        river_passes: int | None = None,
+        turn_bets: Sequence[float] | None = None,
     ) -> None:
         self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
         self.bp = self.blueprint.bp
@@ -336,6 +347,11 @@ class LibratusAgent:
         self.solve_seconds = solve_seconds  # None: the time plan sets each solve's cap
         self.plan = plan or TimePlan()
         self.sizes = sizes or SUBGAME_SIZES
+        if turn_bets is not None:
+            if not turn_bets or min(turn_bets) <= 0:
+                raise ValueError(f"turn bets must be positive pot fractions, got {turn_bets}")
+            turn = self.sizes[2]
+            self.sizes = {**self.sizes, 2: replace(turn, bets=(tuple(float(x) for x in turn_bets),) + turn.bets[1:])}
         self.river_sizes = river_sizes or RIVER_SUBGAME_SIZES
         if not 0.0 <= scale_range < 1.0:
             raise ValueError(f"scale_range must be in [0, 1), got {scale_range}")
@@ -358,6 +374,14 @@ class LibratusAgent:
             raise ValueError("card samples must be 0 (every card) or more")
         self.turn_solver = turn_solver
         self.card_samples = card_samples
+        if gadget not in GADGETS:
+            raise ValueError(f"gadget must be one of {', '.join(GADGETS)}, got {gadget!r}")
+        self.gadget = gadget
+        if river_passes is not None and river_passes < 0:
+            raise ValueError(f"river passes must be 0 or more, got {river_passes}")
+        #: a sampled full-depth turn solution's river is solved anew when each river subtree
+        #: was walked on fewer passes than this (None: RIVER_PASSES_TO_PLAY)
+        self.river_passes = river_passes
         if full_turn is not None:
             if turn_solver != "full":
                 raise ValueError(f"a fixed full-depth turn solve needs turn solver 'full', got {turn_solver!r}")
@@ -602,21 +626,22 @@ class LibratusAgent:
             state.copy(),
             kind,
             r.leaf_strategy,
-            self.river_solved_after(sub, river_cards, r.iterations),
+            self.river_solved_after(sub, river_cards, r.iterations, self.river_passes),
             value_deals,
             key,
             self.threads,
         )
 
     @staticmethod
-    def river_solved_after(sub: Subgame, river_cards: int, iterations: int) -> bool:
+    def river_solved_after(sub: Subgame, river_cards: int, iterations: int, passes: int | None = None) -> bool:
         """Whether the river is solved anew after a full-depth turn solution of ``sub``
         walking ``river_cards`` a pass (0: every card; never) for ``iterations``: when
-        each river subtree was walked on fewer than RIVER_PASSES_TO_PLAY passes."""
+        each river subtree was walked on fewer than ``passes`` (None:
+        RIVER_PASSES_TO_PLAY) passes."""
         if river_cards <= 0:
             return False
         cards = len(sub.chance_cards())
-        return iterations * river_cards < RIVER_PASSES_TO_PLAY * cards
+        return iterations * river_cards < (RIVER_PASSES_TO_PLAY if passes is None else passes) * cards
 
     def turn_choice(self, full_sub: Subgame, seconds: float, big_blind: int) -> TurnChoice:
         """The turn solve for the full-depth subgame ``full_sub`` with ``seconds`` to
@@ -707,7 +732,7 @@ class LibratusAgent:
         if not self.safe:
             return self._solve(state, reach, "unsafe")
         reach[opp] = 1.0  # ignored by the gadget: every opponent hand may enter
-        return self._solve(state, reach, kind, cfr.Gadget("maxmargin", opp, alt))
+        return self._solve(state, reach, kind, cfr.Gadget(self.gadget, opp, alt))
 
     # ------------------------------------------------------------------ acting
     def act(self, ms: MatchState) -> Action:

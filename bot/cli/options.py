@@ -28,6 +28,17 @@ positive = number_type(int, "an integer", lambda v: v > 0, "must be positive")
 positive_float = number_type(float, "a number", lambda v: v > 0, "must be positive")
 
 
+def pot_fractions(text: str) -> list[float]:
+    """Comma-separated positive pot fractions, e.g. ``0.5,1``."""
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected pot fractions like 0.5,1, got {text!r}") from None
+    if not values or min(values) <= 0:
+        raise argparse.ArgumentTypeError(f"pot fractions must be positive, got {text!r}")
+    return sorted(set(values))
+
+
 def solve_seconds(text: str) -> float | None:
     """``--solve-seconds``: "plan" (None: the time plan caps each solve) or positive seconds."""
     if text == "plan":
@@ -114,6 +125,28 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "cards each, drawn for the solve (default 2)",
     )
     p.add_argument(
+        "--gadget",
+        default="maxmargin",
+        choices=["maxmargin", "resolve"],
+        help="libratus: the safe re-solves' gadget: maxmargin (Estimated-Maxmargin, default) or resolve "
+        "(Estimated-Resolve: each opponent hand enters or takes its estimated value, weighed by our reach)",
+    )
+    p.add_argument(
+        "--turn-bets",
+        type=pot_fractions,
+        default=None,
+        metavar="F[,F...]",
+        help="the turn subgame's first bet sizes, pot fractions (default 0.75; the raises stay 1 pot and all-in)",
+    )
+    p.add_argument(
+        "--river-passes",
+        type=non_negative,
+        default=None,
+        metavar="N",
+        help="after a sampled full-depth turn solve, the river is solved anew when each river subtree was walked "
+        "on fewer than N passes (default 200; 0: always play the turn solve's own river)",
+    )
+    p.add_argument(
         "--flop-warm-start",
         type=non_negative,
         default=500,
@@ -146,5 +179,8 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         "card_samples": args.card_samples,
         "flop_rivers": args.flop_rivers,
         "flop_warm_start": args.flop_warm_start,
+        **({"gadget": args.gadget} if args.gadget != "maxmargin" else {}),
+        **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),
+        **({"river_passes": args.river_passes} if args.river_passes is not None else {}),
         **more,
     }

@@ -82,6 +82,14 @@ def add(sub) -> None:
         help="the agent variant: libratus or unsafe with the solving options of pokerbot play (--solve-round, "
         "--turn-solver, --card-samples, ...); a full-depth turn (auto or full) solves at --full-turn",
     )
+    sg.add_argument(
+        "--agent-as",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "'libratus OPTIONS'"),
+        help="one more agent variant, named NAME, as --agent says (repeatable: several suspects on the same draws)",
+    )
     k, n = FULL_TURN_2_CORES
     sg.add_argument(
         "--full-turn",
@@ -147,16 +155,22 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             print("pokerbot subgames: --ray needs the cluster extra: pip install 'pokerbot[cluster]'", file=sys.stderr)
             return 2
+    try:
+        agents = tuple((name, agent_spec(spec)) for name, spec in args.agent_as)
+    except SpecError as e:
+        print(f"pokerbot subgames: --agent-as: {e}", file=sys.stderr)
+        return 2
     if args.variants is not None:
         variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     else:
-        variants = VARIANTS + (("agent",) if args.agent is not None else ())
+        variants = VARIANTS + (("agent",) if args.agent is not None else ()) + tuple(name for name, _ in agents)
     config = SubgamesConfig(
         blueprint=blueprint,
         opponent=args.opponent,
         opponent_blueprint=args.opponent_blueprint,
         variants=variants,
         agent=args.agent,
+        agents=agents,
         full_turn=args.full_turn,
         river_cards=args.river_cards,
         seed=args.seed,
@@ -184,4 +198,6 @@ def run(args: argparse.Namespace) -> int:
     )
     if config.agent is not None:
         print("agent: " + ", ".join(f"{k} {v}" for k, v in config.agent.items()))
+    for name, options in config.agents:
+        print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in options.items()))
     return 0

@@ -242,3 +242,27 @@ def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
     assert np.array_equal(one.solution.strategy, two.solution.strategy)  # the solve itself is deterministic
     scales = {LibratusAgent(solve_round=3, seed=s, blueprint=small_blueprint).scale_for(6) for s in range(6)}
     assert len(scales) == 6 and all(0.92 <= x <= 1.08 for x in scales)
+
+
+def test_the_gadget_option_sets_the_safe_re_solves_gadget(small_blueprint, monkeypatch):
+    """A safe re-solve after an on-tree raise runs the gadget the agent was given:
+    Maxmargin by default, Resolve with gadget="resolve"; the first solve has none."""
+    from conftest import record_solve_jobs
+
+    jobs = record_solve_jobs(monkeypatch)
+    me = 1 - river_state("").current_player
+    kinds = {}
+    for gadget in ("maxmargin", "resolve"):
+        jobs.clear()
+        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3, gadget=gadget)
+        agent.act(MatchState(me, river_state("c", hand=4)))
+        tree = agent.solution.sub.tree
+        check = child(tree, 0, "c")
+        our_bet = next(k for k in kids(tree, check) if k[0] == "r")
+        their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
+        agent.act(MatchState(me, river_state("c" + our_bet + their, hand=4)))
+        assert agent.solution.kind == "safe"
+        kinds[gadget] = [None if j.gadget is None else j.gadget.kind for j in jobs]
+    assert kinds == {"maxmargin": [None, "maxmargin"], "resolve": [None, "resolve"]}
+    with pytest.raises(ValueError, match="gadget"):
+        LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, gadget="reach")

@@ -267,3 +267,52 @@ def test_subgames_on_a_ray_cluster_equal_the_same_subgames_scored_here(small_blu
         ray.shutdown()
         c.shutdown()
     assert there["variants"] == here["variants"] and there["subgames"] == 3
+
+
+def test_named_agent_variants_play_as_their_options_say_on_the_same_draws(small_blueprint, tmp_path, monkeypatch):
+    """``--agent-as NAME SPEC`` adds a variant per suspect: the same options as a
+    standard variant score it bit for bit, other options otherwise; a name that is
+    taken or not among the variants is refused."""
+    from pokerbot.bot.cli.subgames import agent_spec
+    from pokerbot.solver import cfr
+
+    monkeypatch.setattr(cfr, "libratus_iterations", lambda pot, bb: 12)
+    agents = (
+        ("dl", agent_spec("libratus --turn-solver depth-limited")),
+        ("dl-resolve", agent_spec("libratus --turn-solver depth-limited --gadget resolve")),
+        ("dl-unsafe", agent_spec("unsafe --turn-solver depth-limited")),
+    )
+    c = config(small_blueprint, variants=("depth-limited", "dl", "dl-resolve", "dl-unsafe"), agents=agents)
+    summary = sg.SubgamesRun(c, 2, str(tmp_path / "named"), progress=False).run()
+    rows = [json.loads(line) for line in open(tmp_path / "named" / "subgames.jsonl")]
+    assert all(r["values"]["dl"] == r["values"]["depth-limited"] for r in rows)
+    assert any(r["values"]["dl-unsafe"] != r["values"]["dl"] for r in rows)
+    assert "dl-resolve - depth-limited" in summary["differences"]
+    for bad, words in (
+        (config(small_blueprint, variants=("blueprint", "full"), agents=(("full", {}),)), "name is taken"),
+        (config(small_blueprint, variants=("blueprint",), agents=agents[:1]), "not among the variants"),
+    ):
+        with pytest.raises(sg.SubgamesError, match=words):
+            bad.verify()
+
+
+def test_the_turn_bets_option_sets_the_turn_subgames_opening_sizes(small_blueprint):
+    """``--turn-bets 0.5,1``: A's turn solve opens with half a pot, a pot (scaled by the
+    hand's factor) and all-in, where the default opens with three quarters and all-in."""
+    from pokerbot.bot.cli.subgames import agent_spec
+    from pokerbot.bot.players.strategy_query import query
+    from pokerbot.protocol.betting import ActionType
+
+    store = sg.store_of(small_blueprint)
+    two = ("two", agent_spec("libratus --turn-solver full --turn-bets 0.5,1"))
+    c = config(small_blueprint, variants=("full", "two"), full_turn=(1, 12), agents=(two,))
+    spot = next(s for s in sg.sample_spots(c, 8, (store, store), HUNL)[0] if s.seat == 0)
+    root = spot.root(HUNL)
+    opening = {}
+    for variant in c.variants:
+        agent = sg.variant_strategy(c, variant, 3, (store, store))
+        bets = sorted(a.size - root.spent[0] for a in query(agent, root, 0).actions if a.type is ActionType.RAISE)
+        opening[variant] = [
+            round(b / root.pot / agent.scale_for(root.hand_id), 2) for b in bets if b < HUNL.stack[0] - root.spent[0]
+        ]
+    assert opening == {"full": [0.75], "two": [0.5, 1.0]}

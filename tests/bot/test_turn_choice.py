@@ -211,3 +211,21 @@ def test_the_river_is_solved_anew_after_a_solution_that_walked_its_subtrees_litt
     st.apply(CALL)
     bot.act(MatchState(1, st))
     assert bot.solution.sub.tree.num_chance > 0 and not bot.solution.next_round_solved
+
+
+def test_the_river_passes_option_sets_when_the_river_is_solved_anew(small_blueprint):
+    """``river_passes``: the same 12-iteration solve at 4 cards a pass (1 pass a river
+    subtree) is followed by a river solve by default and with 2 passes, not with 0 or 1."""
+    solved = {}
+    for passes in (None, 2, 1, 0):
+        bot = LibratusAgent(
+            seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12),
+            river_passes=passes, solve_seconds=1e6,
+        )  # fmt: skip
+        st = turn_state(3)
+        st.apply(CALL)
+        bot.act(MatchState(1, st))
+        solved[passes] = bot.solution.next_round_solved
+    assert solved == {None: True, 2: True, 1: False, 0: False}
+    with pytest.raises(ValueError, match="river passes"):
+        LibratusAgent(seed=3, blueprint=small_blueprint, river_passes=-1)
