@@ -146,6 +146,11 @@ RIVER_PASSES_TO_PLAY = 200
 #: estimated values).
 GADGETS = ("maxmargin", "resolve")
 GADGET = "maxmargin"
+#: The first solve of the turn: "unsafe" (Libratus's: both ranges from the blueprint by
+#: Bayes' rule) or "safe" (the opponent enters through the gadget against its values
+#: under the blueprint from the turn's start, computed on the blueprint's own tree).
+FIRST_SOLVES = ("unsafe", "safe")
+FIRST_SOLVE = "unsafe"
 
 
 def average_exponent(round_: int, sampled: bool) -> float:
@@ -336,6 +341,7 @@ class LibratusAgent:
         gadget: str = GADGET,
         river_passes: int | None = None,
         turn_bets: Sequence[float] | None = None,
+        first_solve: str = FIRST_SOLVE,
     ) -> None:
         self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
         self.bp = self.blueprint.bp
@@ -377,6 +383,9 @@ class LibratusAgent:
         if gadget not in GADGETS:
             raise ValueError(f"gadget must be one of {', '.join(GADGETS)}, got {gadget!r}")
         self.gadget = gadget
+        if first_solve not in FIRST_SOLVES:
+            raise ValueError(f"first solve must be one of {', '.join(FIRST_SOLVES)}, got {first_solve!r}")
+        self.first_solve = first_solve
         if river_passes is not None and river_passes < 0:
             raise ValueError(f"river passes must be 0 or more, got {river_passes}")
         #: a sampled full-depth turn solution's river is solved anew when each river subtree
@@ -696,6 +705,28 @@ class LibratusAgent:
         root = self._round_start(state)
         return self._solve(root, reach, "unsafe", extra=self._opening_bet(state, me))
 
+    def _blueprint_gadget(self, root: BettingState, ranges: np.ndarray, me: int) -> tuple[np.ndarray, cfr.Gadget]:
+        """A safe first solve at the turn's start ``root``: the reach (ours from
+        ``ranges``, every opponent hand) and the gadget whose alternative is each
+        opponent hand's expected value if both played the blueprint from ``root`` (its
+        own bet sizes, every river card), plus the gifts."""
+        opp = 1 - me
+        node, _ = self.blueprint.walk(root)
+        view = self.blueprint.view
+        sizes = {r: view.actions.rounds[r] for r in range(root.round, root.game.num_rounds)}
+        sub = make_subgame(root, sizes, ranges)
+        strategy = blueprint_subgame_strategy(sub, root, view, node)
+        cfv, reaches = cfr.node_values(sub, strategy, opp)
+        weights = np.zeros(sub.hands.shape[0])
+        compat_sums(reaches[me, 0], sub.c1, sub.c2, sub.dup, weights)
+        size = len(rg.hole_hands(root.game))
+        alt = self._canonical(sub, expected_per_hand(cfv[0], weights), size)
+        if self._gifts is not None:
+            alt = alt + self._gifts
+        reach = np.array(ranges, dtype=np.float64)
+        reach[opp] = 1.0  # ignored by the gadget: every opponent hand may enter
+        return reach, cfr.Gadget(self.gadget, opp, alt)
+
     def _resolve(self, state: BettingState, me: int) -> Solution:
         """A new solution for ``state`` after an opponent bet/raise or off-tree action."""
         old = self._solution
@@ -820,8 +851,14 @@ class LibratusAgent:
             if self._solution is None:
                 root = self._round_start(state)
                 extra = self._opening_bet(state, me)
-                self._solution = self._solve(root, self.blueprint.round_start_ranges(state, me), "unsafe", extra=extra)
-                source = "unsafe"
+                ranges = self.blueprint.round_start_ranges(state, me)
+                if self.first_solve == "safe" and self.safe and root.round == 2:
+                    self._first_solve_t0 = time.perf_counter()  # the blueprint's values count as the solve's time
+                    reach, gadget = self._blueprint_gadget(root, ranges, me)
+                    self._solution = self._solve(root, reach, "safe", gadget, extra=extra)
+                else:
+                    self._solution = self._solve(root, ranges, "unsafe", extra=extra)
+                source = self._solution.kind
                 if _walk(self._solution, state)[2] is not None:
                     # the round's first solve came late (an earlier decision of the round had
                     # no time for it) and the line since left its tree: a nested re-solve

@@ -132,6 +132,13 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "(Estimated-Resolve: each opponent hand enters or takes its estimated value, weighed by our reach)",
     )
     p.add_argument(
+        "--first-solve",
+        default="unsafe",
+        choices=["unsafe", "safe"],
+        help="libratus: the turn's first solve: unsafe (default, as Libratus: both ranges from the blueprint) or "
+        "safe (the gadget against the opponent's values under the blueprint from the turn's start)",
+    )
+    p.add_argument(
         "--turn-bets",
         type=pot_fractions,
         default=None,
@@ -180,6 +187,7 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         "flop_rivers": args.flop_rivers,
         "flop_warm_start": args.flop_warm_start,
         **({"gadget": args.gadget} if args.gadget != "maxmargin" else {}),
+        **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
         **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),
         **({"river_passes": args.river_passes} if args.river_passes is not None else {}),
         **more,

@@ -229,3 +229,42 @@ def test_the_river_passes_option_sets_when_the_river_is_solved_anew(small_bluepr
     assert solved == {None: True, 2: True, 1: False, 0: False}
     with pytest.raises(ValueError, match="river passes"):
         LibratusAgent(seed=3, blueprint=small_blueprint, river_passes=-1)
+
+
+def test_a_safe_first_solve_enters_against_the_blueprints_own_values(small_blueprint, monkeypatch):
+    """``first_solve="safe"``: the turn's first solve runs the gadget for the opponent,
+    every opponent hand may enter, and the alternatives are the opponent's values when
+    both play the blueprint from the turn's start: weighted by the opponent's blueprint
+    range they give minus what a walk of the blueprint players wins for us there (the
+    subgame measure, another path: real actions, every river card)."""
+    from pokerbot.bot.evaluation.subgame_value import decider_for, subgame_value
+    from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+    from pokerbot.bot.players.strategy_query import HANDS
+    from pokerbot.solver.showdown_pass import compat_sums
+
+    jobs = record_solve_jobs(monkeypatch)
+    bot = LibratusAgent(
+        seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12),
+        first_solve="safe", solve_seconds=1e6,
+    )  # fmt: skip
+    st = turn_state(3)
+    me = st.current_player
+    bot.act(MatchState(me, st))
+    assert bot.solution.kind == "safe" and len(jobs) == 1
+    gadget = jobs[0].gadget
+    assert gadget is not None and gadget.player == 1 - me
+    root = st.copy()
+    root.hole_cards = [[], []]
+    ranges = bot.blueprint.round_start_ranges(root, me)
+    sub = jobs[0].sub
+    alt = np.zeros(len(HANDS))
+    alt[sub.hand_index] = gadget.alt_values
+    # the opponent's total under the blueprint, by its range and the pairs it makes with ours
+    weights = np.zeros(sub.hands.shape[0])
+    compat_sums(ranges[me][sub.hand_index], sub.c1, sub.c2, sub.dup, weights)
+    theirs = ranges[1 - me][sub.hand_index] * weights
+    opponent = float((theirs * gadget.alt_values).sum() / theirs.sum())
+    players = [decider_for(BlueprintStrategy(1, small_blueprint)) for _ in range(2)]
+    ours = subgame_value(root, ranges, players, me).value
+    assert opponent == pytest.approx(-ours, rel=1e-6, abs=1e-6)
+    assert not np.allclose(alt[sub.hand_index], alt[sub.hand_index].mean())  # values differ by hand
