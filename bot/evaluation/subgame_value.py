@@ -165,8 +165,13 @@ class SubgameWalk:
         players: Sequence[Decider],
         seat: int,
         river_cards: Callable[[BettingState], Sequence[int]] | None,
+        tally: Callable[[BettingState, np.ndarray], None] | None = None,
     ) -> None:
         self.game = root.game
+        #: told each terminal and, per hand of ``seat``, its share of the sum there
+        #: (weighted by the river cards' weights on the way): the walk's value split
+        self.tally = tally
+        self.weight = 1.0  # the product of the chance weights above the node walked
         self.hands = np.asarray(hands, dtype=np.int64)
         if self.hands.shape[1] != 2:
             raise ValueError("subgame values are for games with two hole cards")
@@ -218,25 +223,33 @@ class SubgameWalk:
         held = 2 * self.game.num_hole_cards
         weight = len(left) / (len(drawn) * (len(left) - held))
         total = 0.0
+        above = self.weight
+        self.weight = above * weight
         for card in drawn:
             child = state.copy()
             child.deal_board_cards([card])
             child_reach = np.where(blocked_by(self.hands, [card])[None, :], 0.0, reach)
             total += weight * self.value(child, child_reach, contexts)
+        self.weight = above
         return total
 
     def terminal(self, state: BettingState, reach: np.ndarray) -> float:
         me, other = self.seat, 1 - self.seat
-        if state.folded[me]:
-            return -state.spent[me] * self.compatible(reach)
-        if state.folded[other]:
-            return state.spent[other] * self.compatible(reach)
+        if state.folded[me] or state.folded[other]:
+            chips = -state.spent[me] if state.folded[me] else state.spent[other]
+            if self.tally is not None:
+                pairs = compatible_sums(self.cards, self.hands, reach[other])
+                self.tally(state, self.weight * chips * reach[me] * pairs)
+            return chips * self.compatible(reach)
         board = tuple(state.board_cards)
         if board != self.showdown_board:
             self.showdown = Showdown(board, self.hands, self.keys, self.cards)
             self.showdown_board = board
         assert self.showdown is not None
-        return min(state.spent) * float(reach[me] @ self.showdown.sums(reach[other]))
+        sums = self.showdown.sums(reach[other])
+        if self.tally is not None:
+            self.tally(state, self.weight * min(state.spent) * reach[me] * sums)
+        return min(state.spent) * float(reach[me] @ sums)
 
 
 def subgame_value(
@@ -246,11 +259,14 @@ def subgame_value(
     seat: int,
     hands: np.ndarray | None = None,
     river_cards: Callable[[BettingState], Sequence[int]] | None = None,
+    tally: Callable[[BettingState, np.ndarray], None] | None = None,
 ) -> SubgameValue:
     """What ``seat`` wins below ``root`` with ``players`` (by seat) playing, in
     expectation over hand pairs weighted by ``reach`` (2, H) (see the module doc);
     ``hands``: the rows of ``reach`` and of the deciders' answers (default: hold'em's
-    ``HANDS``)."""
+    ``HANDS``). ``tally(terminal state, per-hand sums)`` is told each terminal's share
+    of the value by ``seat``'s hand, before the division by ``joint_weight``: the
+    shares of every terminal add up to ``value`` times it."""
     if root.finished:
         raise ValueError("the subgame's root is a finished hand")
     hands = HANDS if hands is None else hands
@@ -259,7 +275,7 @@ def subgame_value(
         raise ValueError(f"reach must be (2, {hands.shape[0]}), got {reach.shape}")
     if (reach < 0).any():
         raise ValueError("reach probabilities must not be negative")
-    walk = SubgameWalk(root, hands, players, seat, river_cards)
+    walk = SubgameWalk(root, hands, players, seat, river_cards, tally)
     live = np.where(blocked_by(walk.hands, root.board_cards)[None, :], 0.0, reach)
     joint = walk.compatible(live)
     if joint <= 0:

@@ -43,6 +43,7 @@ import numpy as np
 from pokerbot.bot.evaluation.ladder import file_digest
 from pokerbot.bot.evaluation.run_identity import claim, open_results
 from pokerbot.bot.evaluation.stats import Z95, mean_interval
+from pokerbot.bot.evaluation.subgame_parts import SubgameParts, hand_classes
 from pokerbot.bot.evaluation.subgame_value import Decider, decider_for, subgame_value
 from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
 from pokerbot.protocol.betting import BettingState, apply_betting
@@ -434,15 +435,19 @@ def score_spot(job: tuple[dict, dict]) -> dict:
     values: dict[str, float] = {}
     seconds: dict[str, float] = {}
     nodes: dict[str, int] = {}
+    parts: dict[str, dict] = {}
+    classes = hand_classes(list(root.board_cards))
     for variant in config.variants:
         t0 = time.perf_counter()
         a = decider_for(variant_strategy(config, variant, a_seed, (a_store, b_store)))
         b = decider_for(opponent_strategy(config, b_seed, b_store))
         players: list[Decider] = [a, b] if spot.seat == 0 else [b, a]
-        got = subgame_value(root, reach, players, spot.seat, river_cards=river_draw(config, spot))
+        tally = SubgameParts(spot.seat, classes)
+        got = subgame_value(root, reach, players, spot.seat, river_cards=river_draw(config, spot), tally=tally)
         values[variant] = got.value
         seconds[variant] = round(time.perf_counter() - t0, 3)
         nodes[variant] = got.decisions + got.terminals
+        parts[variant] = tally.result(got.joint_weight)
     return {
         **asdict(spot),
         "board": cards_to_str(list(spot.board)),
@@ -450,6 +455,7 @@ def score_spot(job: tuple[dict, dict]) -> dict:
         "values": values,
         "seconds": seconds,
         "nodes": nodes,
+        "parts": parts,
     }
 
 

@@ -316,3 +316,36 @@ def test_the_turn_bets_option_sets_the_turn_subgames_opening_sizes(small_bluepri
             round(b / root.pot / agent.scale_for(root.hand_id), 2) for b in bets if b < HUNL.stack[0] - root.spent[0]
         ]
     assert opening == {"full": [0.75], "two": [0.5, 1.0]}
+
+
+def test_a_subgames_parts_add_up_to_its_value_by_turn_line_and_by_hand_class(small_blueprint, tmp_path):
+    """Each scored subgame keeps, per variant, its value split by the turn's first
+    betting and by our hand's class; both splits add up to the value."""
+    c = config(small_blueprint, variants=("blueprint", "blueprint-purified"))
+    sg.SubgamesRun(c, 3, str(tmp_path / "parts"), progress=False).run()
+    rows = [json.loads(line) for line in open(tmp_path / "parts" / "subgames.jsonl")]
+    for row in rows:
+        for variant, value in row["values"].items():
+            parts = row["parts"][variant]
+            assert sum(parts["line"].values()) == pytest.approx(value, rel=1e-9, abs=1e-6)
+            assert sum(parts["hand"].values()) == pytest.approx(value, rel=1e-9, abs=1e-6)
+            assert set(parts["hand"]) == {"q1", "q2", "q3", "q4", "q5"}
+            assert all(k.split()[0][0] in "AB" for k in parts["line"])
+
+
+def test_turn_lines_and_hand_classes():
+    from pokerbot.bot.evaluation.subgame_parts import hand_classes, turn_line
+    from pokerbot.protocol.betting import apply_betting
+    from pokerbot.protocol.cards import parse_cards
+
+    board = parse_cards("2c7d9hKs")
+    st = apply_betting(BettingState(HUNL, 1, None, board), "r300c/cc/cr750c/")
+    # seat 0 acts first after the preflop: it checks, seat 1 bets 450 into 600 (raises to 750)
+    assert turn_line(st, 0) == "Ac Br0.75" and turn_line(st, 1) == "Bc Ar0.75"
+    st = apply_betting(BettingState(HUNL, 1, None, board), "r300c/cc/r20000")
+    assert turn_line(st, 1) == "Bra" and turn_line(st, 0) == "Ara"
+    classes = hand_classes(board)
+    kk = hand_index(parse_cards("KhKd"))
+    two_three = hand_index(parse_cards("4h3d"))  # no pair, no draw
+    assert classes[kk] == 4 and classes[two_three] <= 1
+    assert classes[hand_index(parse_cards("Kc2c"))] == -1 or classes[hand_index(parse_cards("2c3s"))] == -1
