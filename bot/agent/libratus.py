@@ -342,6 +342,7 @@ class LibratusAgent:
         river_passes: int | None = None,
         turn_bets: Sequence[float] | None = None,
         first_solve: str = FIRST_SOLVE,
+        gifts: bool = True,
     ) -> None:
         self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
         self.bp = self.blueprint.bp
@@ -386,6 +387,8 @@ class LibratusAgent:
         if first_solve not in FIRST_SOLVES:
             raise ValueError(f"first solve must be one of {', '.join(FIRST_SOLVES)}, got {first_solve!r}")
         self.first_solve = first_solve
+        #: whether the gifts grow with the opponent's on-tree actions (Libratus); else they stay 0
+        self.use_gifts = gifts
         if river_passes is not None and river_passes < 0:
             raise ValueError(f"river passes must be 0 or more, got {river_passes}")
         #: a sampled full-depth turn solution's river is solved anew when each river subtree
@@ -753,7 +756,8 @@ class LibratusAgent:
         else:
             v_after = self._canonical(old.sub, expected_per_hand(cfv_opp[node], weights), size)
             assert self._gifts is not None  # set at the start of every hand
-            self._gifts = update_gifts(self._gifts, v_before, v_after)
+            if self.use_gifts:
+                self._gifts = update_gifts(self._gifts, v_before, v_after)
             alt = v_after + self._gifts
             theirs = self._canonical(old.sub, reaches[opp, node], size)
             kind = "safe"

@@ -28,6 +28,17 @@ positive = number_type(int, "an integer", lambda v: v > 0, "must be positive")
 positive_float = number_type(float, "a number", lambda v: v > 0, "must be positive")
 
 
+def full_turn(text: str) -> tuple[int, int]:
+    """``K:N``: K river cards a pass (0: all), N iterations."""
+    try:
+        k, n = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K:N (river cards a pass, iterations), got {text!r}") from None
+    if k < 0 or n < 1:
+        raise argparse.ArgumentTypeError(f"river cards must be >= 0 and iterations >= 1, got {text!r}")
+    return k, n
+
+
 def pot_fractions(text: str) -> list[float]:
     """Comma-separated positive pot fractions, e.g. ``0.5,1``."""
     try:
@@ -139,6 +150,19 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "safe (the gadget against the opponent's values under the blueprint from the turn's start)",
     )
     p.add_argument(
+        "--no-gifts",
+        action="store_true",
+        help="libratus: the safe re-solves' alternatives without gifts (what the opponent gave up by its actions)",
+    )
+    p.add_argument(
+        "--full-turn",
+        type=full_turn,
+        default=None,
+        metavar="K:N",
+        help="with --turn-solver full: every turn solve K river cards a pass (0: all) and N iterations, whatever "
+        "the deadline buys (a deadline still stops it)",
+    )
+    p.add_argument(
         "--turn-bets",
         type=pot_fractions,
         default=None,
@@ -188,6 +212,8 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         "flop_warm_start": args.flop_warm_start,
         **({"gadget": args.gadget} if args.gadget != "maxmargin" else {}),
         **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
+        **({"gifts": False} if args.no_gifts else {}),
+        **({"full_turn": list(args.full_turn)} if args.full_turn is not None else {}),
         **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),
         **({"river_passes": args.river_passes} if args.river_passes is not None else {}),
         **more,

@@ -6,18 +6,7 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import usable_cpus
-
-
-def full_turn(text: str) -> tuple[int, int]:
-    """``K:N``: K river cards a pass (0: all), N iterations."""
-    try:
-        k, n = (int(x) for x in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected K:N (river cards a pass, iterations), got {text!r}") from None
-    if k < 0 or n < 1:
-        raise argparse.ArgumentTypeError(f"river cards must be >= 0 and iterations >= 1, got {text!r}")
-    return k, n
+from pokerbot.bot.cli.options import full_turn, usable_cpus
 
 
 class SpecError(argparse.ArgumentTypeError):

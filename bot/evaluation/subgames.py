@@ -226,7 +226,7 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
         options.update(config.agent_options(variant) or {})
         if options.get("turn_solver") in ("auto", "full"):
             # auto picks by the machine's measured speed: iteration-bound, the full solve 2 cores buy stands for it
-            options.update(turn_solver="full", full_turn=tuple(config.full_turn))
+            options.update(turn_solver="full", full_turn=tuple(options.get("full_turn") or config.full_turn))
     else:
         raise SubgamesError(f"unknown variant {variant!r}")
     return LibratusAgent(seed, stores[0], **iteration_bound(options))

@@ -266,3 +266,21 @@ def test_the_gadget_option_sets_the_safe_re_solves_gadget(small_blueprint, monke
     assert kinds == {"maxmargin": [None, "maxmargin"], "resolve": [None, "resolve"]}
     with pytest.raises(ValueError, match="gadget"):
         LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, gadget="reach")
+
+
+def test_without_gifts_the_safe_re_solve_keeps_them_at_zero(small_blueprint):
+    """``gifts=False``: the same on-tree raise that gives the opponent gifts by default
+    leaves them at zero (the alternatives are the values after the action alone)."""
+    me = 1 - river_state("").current_player
+    given = {}
+    for gifts in (True, False):
+        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3, gifts=gifts)
+        agent.act(MatchState(me, river_state("c", hand=4)))
+        tree = agent.solution.sub.tree
+        check = child(tree, 0, "c")
+        our_bet = next(k for k in kids(tree, check) if k[0] == "r")
+        their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
+        agent.act(MatchState(me, river_state("c" + our_bet + their, hand=4)))
+        assert agent.solution.kind == "safe"
+        given[gifts] = float(np.abs(agent.gifts).sum())
+    assert given[True] > 0 and given[False] == 0

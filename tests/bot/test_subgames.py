@@ -349,3 +349,16 @@ def test_turn_lines_and_hand_classes():
     two_three = hand_index(parse_cards("4h3d"))  # no pair, no draw
     assert classes[kk] == 4 and classes[two_three] <= 1
     assert classes[hand_index(parse_cards("Kc2c"))] == -1 or classes[hand_index(parse_cards("2c3s"))] == -1
+
+
+def test_an_agent_variants_own_full_turn_solve_wins_over_the_runs(small_blueprint):
+    """``--full-turn K:N`` inside an agent's options fixes that variant's turn solve; the
+    run's ``--full-turn`` stands for the others."""
+    from pokerbot.bot.cli.subgames import agent_spec
+
+    store = sg.store_of(small_blueprint)
+    longer = ("longer", agent_spec("libratus --turn-solver full --full-turn 4:30"))
+    same = ("same", agent_spec("libratus --turn-solver full"))
+    c = config(small_blueprint, variants=("full", "longer", "same"), full_turn=(1, 12), agents=(longer, same))
+    made = {v: sg.variant_strategy(c, v, 3, (store, store)).full_turn for v in c.variants}
+    assert made == {"full": (1, 12), "longer": (4, 30), "same": (1, 12)}
