@@ -118,6 +118,8 @@ def table(title: str, parts: dict[str, np.ndarray], rows: list[dict], sample: sg
     lines = [f"#### {title}", "", "| group | draws | mbb a hand (95 %) |", "|---|---:|---:|"]
     total = sum(parts.values())
     for g, d in sorted(parts.items(), key=lambda kv: sg.estimate(kv[1], pots, sample, sampling)[0]):
+        if not d.any():
+            continue  # the line was walked, but a and b play it alike
         mean, half = sg.estimate(d, pots, sample, sampling)
         lines.append(f"| {g} | {int(np.count_nonzero(d))} | {mean * to_mbb:+,.1f} ± {half * to_mbb:,.1f} |")
     mean, half = sg.estimate(total, pots, sample, sampling)
