@@ -151,6 +151,10 @@ GADGET = "maxmargin"
 #: under the blueprint from the turn's start, computed on the blueprint's own tree).
 FIRST_SOLVES = ("unsafe", "safe")
 FIRST_SOLVE = "unsafe"
+#: The opponent's range when the river is solved anew after a turn solution: "solution"
+#: (by Bayes' rule along the turn solution, as Libratus) or "blueprint" (along the
+#: blueprint's play of the line, as the river-only agent has it; ours stays the solution's).
+RIVER_RANGES = "solution"
 
 
 def average_exponent(round_: int, sampled: bool) -> float:
@@ -343,6 +347,7 @@ class LibratusAgent:
         turn_bets: Sequence[float] | None = None,
         first_solve: str = FIRST_SOLVE,
         gifts: bool = True,
+        river_ranges: str = RIVER_RANGES,
     ) -> None:
         self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
         self.bp = self.blueprint.bp
@@ -389,6 +394,9 @@ class LibratusAgent:
         self.first_solve = first_solve
         #: whether the gifts grow with the opponent's on-tree actions (Libratus); else they stay 0
         self.use_gifts = gifts
+        if river_ranges not in ("solution", "blueprint"):
+            raise ValueError(f"river ranges must be 'solution' or 'blueprint', got {river_ranges!r}")
+        self.river_ranges = river_ranges
         if river_passes is not None and river_passes < 0:
             raise ValueError(f"river passes must be 0 or more, got {river_passes}")
         #: a sampled full-depth turn solution's river is solved anew when each river subtree
@@ -704,6 +712,8 @@ class LibratusAgent:
         at = old.reaches()[:, leaf] if old.leaf_strategy is not None else old.reaches_at(leaf)
         size = len(rg.hole_hands(state.game))
         reach = np.stack([self._canonical(old.sub, at[p], size) for p in (0, 1)])
+        if self.river_ranges == "blueprint":
+            reach[1 - me] = self.blueprint.round_start_ranges(state, me)[1 - me]
         reach[:, rg.blocked_by(rg.hole_hands(state.game), tuple(state.board_cards))] = 0.0
         root = self._round_start(state)
         return self._solve(root, reach, "unsafe", extra=self._opening_bet(state, me))

@@ -150,6 +150,13 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "safe (the gadget against the opponent's values under the blueprint from the turn's start)",
     )
     p.add_argument(
+        "--river-ranges",
+        default="solution",
+        choices=["solution", "blueprint"],
+        help="when the river is solved anew after a turn solution, the opponent's range by Bayes' rule along the "
+        "turn solution (default, as Libratus) or along the blueprint's play of the line (as the river-only agent)",
+    )
+    p.add_argument(
         "--no-gifts",
         action="store_true",
         help="libratus: the safe re-solves' alternatives without gifts (what the opponent gave up by its actions)",
@@ -213,6 +220,7 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         **({"gadget": args.gadget} if args.gadget != "maxmargin" else {}),
         **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
         **({"gifts": False} if args.no_gifts else {}),
+        **({"river_ranges": args.river_ranges} if args.river_ranges != "solution" else {}),
         **({"full_turn": list(args.full_turn)} if args.full_turn is not None else {}),
         **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),
         **({"river_passes": args.river_passes} if args.river_passes is not None else {}),

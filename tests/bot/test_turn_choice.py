@@ -268,3 +268,32 @@ def test_a_safe_first_solve_enters_against_the_blueprints_own_values(small_bluep
     ours = subgame_value(root, ranges, players, me).value
     assert opponent == pytest.approx(-ours, rel=1e-6, abs=1e-6)
     assert not np.allclose(alt[sub.hand_index], alt[sub.hand_index].mean())  # values differ by hand
+
+
+def test_river_ranges_from_the_blueprint_give_the_river_solve_the_opponents_blueprint_range(
+    small_blueprint, monkeypatch
+):
+    """``river_ranges="blueprint"``: the river solved anew after a turn solution takes the
+    opponent's range from the blueprint's play of the line, ours from the solution;
+    by default both come from the solution."""
+    jobs = record_solve_jobs(monkeypatch)
+    opponent = {}
+    for ranges in ("solution", "blueprint"):
+        jobs.clear()
+        bot = LibratusAgent(
+            seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12),
+            river_ranges=ranges, solve_seconds=1e6,
+        )  # fmt: skip
+        st = turn_state(3)
+        st.apply(CALL)
+        bot.act(MatchState(1, st))
+        st.apply(CALL)  # checked through
+        st.deal_board_cards(BOARD[4:])
+        st.apply(CALL)
+        bot.act(MatchState(1, st))
+        river = jobs[-1].sub
+        assert len(jobs) == 2 and river.tree.num_chance == 0
+        opponent[ranges] = river.reach[0]
+        expected = bot.blueprint.round_start_ranges(st, 1)[0][river.hand_index]
+    assert np.allclose(opponent["blueprint"] / opponent["blueprint"].max(), expected / expected.max())
+    assert not np.allclose(opponent["solution"] / opponent["solution"].max(), expected / expected.max())
