@@ -155,6 +155,11 @@ FIRST_SOLVE = "unsafe"
 #: (by Bayes' rule along the turn solution, as Libratus) or "blueprint" (along the
 #: blueprint's play of the line, as the river-only agent has it; ours stays the solution's).
 RIVER_RANGES = "solution"
+#: The opponent's range from the blueprint (the first solve of a round, and the river's
+#: with river ranges "blueprint"): "played" (the blueprint as it plays, range
+#: thresholding on the first rounds: actions under 4 % never taken) or "raw" (the
+#: store's probabilities as trained: an opponent of another blueprint takes them).
+OPPONENT_RANGES = "played"
 
 
 def average_exponent(round_: int, sampled: bool) -> float:
@@ -348,6 +353,7 @@ class LibratusAgent:
         first_solve: str = FIRST_SOLVE,
         gifts: bool = True,
         river_ranges: str = RIVER_RANGES,
+        opponent_ranges: str = OPPONENT_RANGES,
     ) -> None:
         self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
         self.bp = self.blueprint.bp
@@ -397,6 +403,9 @@ class LibratusAgent:
         if river_ranges not in ("solution", "blueprint"):
             raise ValueError(f"river ranges must be 'solution' or 'blueprint', got {river_ranges!r}")
         self.river_ranges = river_ranges
+        if opponent_ranges not in ("played", "raw"):
+            raise ValueError(f"opponent ranges must be 'played' or 'raw', got {opponent_ranges!r}")
+        self.opponent_ranges = opponent_ranges
         if river_passes is not None and river_passes < 0:
             raise ValueError(f"river passes must be 0 or more, got {river_passes}")
         #: a sampled full-depth turn solution's river is solved anew when each river subtree
@@ -713,7 +722,7 @@ class LibratusAgent:
         size = len(rg.hole_hands(state.game))
         reach = np.stack([self._canonical(old.sub, at[p], size) for p in (0, 1)])
         if self.river_ranges == "blueprint":
-            reach[1 - me] = self.blueprint.round_start_ranges(state, me)[1 - me]
+            reach[1 - me] = self.blueprint.round_start_ranges(state, me, self.opponent_ranges == "raw")[1 - me]
         reach[:, rg.blocked_by(rg.hole_hands(state.game), tuple(state.board_cards))] = 0.0
         root = self._round_start(state)
         return self._solve(root, reach, "unsafe", extra=self._opening_bet(state, me))
@@ -865,7 +874,7 @@ class LibratusAgent:
             if self._solution is None:
                 root = self._round_start(state)
                 extra = self._opening_bet(state, me)
-                ranges = self.blueprint.round_start_ranges(state, me)
+                ranges = self.blueprint.round_start_ranges(state, me, self.opponent_ranges == "raw")
                 if self.first_solve == "safe" and self.safe and root.round == 2:
                     self._first_solve_t0 = time.perf_counter()  # the blueprint's values count as the solve's time
                     reach, gadget = self._blueprint_gadget(root, ranges, me)

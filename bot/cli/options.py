@@ -157,6 +157,13 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "turn solution (default, as Libratus) or along the blueprint's play of the line (as the river-only agent)",
     )
     p.add_argument(
+        "--opponent-ranges",
+        default="played",
+        choices=["played", "raw"],
+        help="the opponent's range from the blueprint at a round's first solve: as the blueprint plays (default: "
+        "range thresholding, actions under 4 %% never taken) or raw (the store's probabilities as trained)",
+    )
+    p.add_argument(
         "--no-gifts",
         action="store_true",
         help="libratus: the safe re-solves' alternatives without gifts (what the opponent gave up by its actions)",
@@ -221,6 +228,7 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
         **({"gifts": False} if args.no_gifts else {}),
         **({"river_ranges": args.river_ranges} if args.river_ranges != "solution" else {}),
+        **({"opponent_ranges": args.opponent_ranges} if args.opponent_ranges != "played" else {}),
         **({"full_turn": list(args.full_turn)} if args.full_turn is not None else {}),
         **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),
         **({"river_passes": args.river_passes} if args.river_passes is not None else {}),

@@ -1,5 +1,6 @@
-"""Fold-call-bet purification: the likeliest group played, the bet sizes kept in
-proportion; the blueprint player purified on the later rounds only."""
+"""The blueprint's post-processing: fold-call-bet purification (the likeliest group
+played, the bet sizes kept in proportion; the player purified on the later rounds
+only) and range thresholding left out of the opponent's ranges on request."""
 
 import numpy as np
 
@@ -45,3 +46,25 @@ def test_the_player_is_purified_on_the_later_rounds_and_plays_as_before_on_the_f
     mixed = (raw.probabilities[live] > 0).sum(axis=1) > 1
     assert mixed.any()  # the raw turn strategy mixes: purification had something to do
     np.testing.assert_allclose(pure.probabilities[live].sum(axis=1), 1.0)
+
+
+def test_raw_opponent_ranges_keep_the_hands_range_thresholding_drops(small_blueprint):
+    """``round_start_ranges(raw_opponent=True)``: our range as played (thresholded), the
+    opponent's by the store's probabilities as trained: positive wherever the played
+    one is, and on hands thresholding dropped."""
+    import random
+
+    from pokerbot.blueprint_store.real_play import BlueprintPlay
+    from pokerbot.protocol.betting import apply_betting
+
+    play = BlueprintPlay(small_blueprint, random.Random(1))
+    found = False
+    for line in ("r300c/cc/", "r300r900c/cc/", "cc/cc/", "r300c/r600c/"):
+        st = apply_betting(BettingState(HUNL, 3, None, [0, 5, 10, 20]), line)
+        me = st.current_player
+        played = play.round_start_ranges(st, me)
+        raw = play.round_start_ranges(st, me, raw_opponent=True)
+        np.testing.assert_array_equal(raw[me], played[me])
+        assert np.all(raw[1 - me][played[1 - me] > 0] > 0)
+        found |= bool(np.any((raw[1 - me] > 0) & (played[1 - me] == 0)))
+    assert found  # thresholding dropped some hand somewhere: the raw ranges have it
