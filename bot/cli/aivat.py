@@ -6,7 +6,8 @@ import argparse
 import os
 import sys
 
-from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, load_gamedef
+import pokerbot.bot.cli.options as opt
+from pokerbot.protocol.gamedef import GameDefError, load_gamedef
 
 
 def add(sub) -> None:
@@ -22,9 +23,9 @@ def add(sub) -> None:
         metavar="PATH",
         help="the opponent's strategy log, when it is one of ours (its decisions are corrected too)",
     )
-    av.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+    opt.add_game_option(av)
     av.add_argument("--csv", default=None, metavar="PATH", help="write the per-hand corrections")
-    av.add_argument("--json", action="store_true", help="print the figures as JSON")
+    opt.add_json_option(av, "the figures")
     av.set_defaults(func=run)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pokerbot.bot.cli.options import non_negative, positive, positive_float
+import pokerbot.bot.cli.options as opt
 
 
 def add(sub) -> None:
@@ -17,16 +17,16 @@ def add(sub) -> None:
     im.add_argument(
         "--logs", nargs="+", required=True, metavar="PATH", help="dealer logs (*.log) or directories holding them"
     )
-    im.add_argument("--blueprint", required=True, metavar="PATH", help="the store to improve (never modified)")
-    im.add_argument("--out", required=True, metavar="PATH", help="the new store (written atomically)")
+    opt.add_blueprint_option(im, "the store to improve (never modified)", required=True)
+    opt.add_out_store_option(im, "the new store (written atomically)")
     im.add_argument("--us", default="libratus", help="a part of our player's name in the logs (default libratus)")
-    im.add_argument("--k", type=non_negative, default=3, help="gaps to fill (type 2), best first (default 3)")
+    im.add_argument("--k", type=opt.non_negative, default=3, help="gaps to fill (type 2), best first (default 3)")
     im.add_argument("--no-type1", action="store_true", help="do not add the most common missing size (type 1)")
     im.add_argument(
-        "--hours", type=positive_float, default=1.0, help="solving time shared by the additions (default 1)"
+        "--hours", type=opt.positive_float, default=1.0, help="solving time shared by the additions (default 1)"
     )
-    im.add_argument("--threads", type=positive, default=None, help="solver threads (default: every core)")
-    im.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    opt.add_threads_option(im, "solver threads (default: every core)", None)
+    opt.add_seed_option(im, "seed (default 0)")
     im.set_defaults(func=run)
 
 

@@ -6,8 +6,7 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import dealer_limit_options, non_negative, positive
-from pokerbot.protocol.gamedef import DEFAULT_GAME
+import pokerbot.bot.cli.options as opt
 
 
 def is_ours(spec: str) -> bool:
@@ -27,8 +26,8 @@ def add(sub) -> None:
         help="'all' (default: the agent, the river-only agent and the blueprint against each other and the "
         "benchmark bots), 'main' (the first three), row numbers, or 'A vs B' items, separated by commas",
     )
-    ld.add_argument("--pairs", type=positive, default=100, help="deal pairs per chunk (default 100: 200 hands)")
-    ld.add_argument("--chunks", type=non_negative, default=1, help="new chunks per row in this run (default 1)")
+    ld.add_argument("--pairs", type=opt.positive, default=100, help="deal pairs per chunk (default 100: 200 hands)")
+    ld.add_argument("--chunks", type=opt.non_negative, default=1, help="new chunks per row in this run (default 1)")
     ld.add_argument(
         "--seeds",
         default="1",
@@ -36,7 +35,7 @@ def add(sub) -> None:
     )
     ld.add_argument(
         "--parallel",
-        type=positive,
+        type=opt.positive,
         default=max(1, os.cpu_count() or 1),
         help="chunks played at once on this machine (default: the cores); 1 plays both seat orders at once",
     )
@@ -46,19 +45,19 @@ def add(sub) -> None:
         help="play a chunk's two seat orders one after the other (with --parallel 1: for agents that solve on "
         "more than one thread, which would otherwise share the cores)",
     )
-    ld.add_argument("--ray", default=None, metavar="ADDRESS", help="run chunks as tasks on a Ray cluster ('auto')")
-    ld.add_argument("--blueprint", default=None, help="the store our strategies play (default: blueprints/default.bp)")
-    ld.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
-    dealer_limit_options(ld, "the dealer's")
-    ld.add_argument("--out", default="ladder", help="the ladder's directory: a row per folder, a chunk per seed")
+    opt.add_ray_option(ld, "run chunks as tasks on a Ray cluster ('auto')")
+    opt.add_blueprint_option(ld, "the store our strategies play (default: blueprints/default.bp)", metavar=None)
+    opt.add_game_option(ld)
+    opt.dealer_limit_options(ld, "the dealer's")
+    opt.add_out_dir_option(ld, "ladder", "the ladder's directory: a row per folder, a chunk per seed")
     ld.add_argument("--target", type=float, default=100.0, help="the interval to plan for, mbb/hand (default 100)")
     ld.add_argument(
         "--report",
         action="store_true",
         help="print the pooled table without playing (each row: its chunks of the latest commit and options)",
     )
-    ld.add_argument("--json", action="store_true", help="print the table as JSON")
-    ld.add_argument("--no-progress", action="store_true", help="one line per chunk instead of a bar")
+    opt.add_json_option(ld, "the table")
+    opt.add_no_progress_option(ld, "one line per chunk instead of a bar")
     ld.set_defaults(func=run)
 
 
@@ -79,12 +78,8 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"pokerbot ladder: not one of our strategies: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    if args.ray is not None:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            print("pokerbot ladder: --ray needs the cluster extra: pip install 'pokerbot[cluster]'", file=sys.stderr)
-            return 2
+    if args.ray is not None and opt.ray_missing("ladder"):
+        return 2
     blueprint = os.path.abspath(blueprint_path(args.blueprint))
     needs_blueprint = any(
         w.split()[0] in ("libratus", "unsafe", "blueprint", "prober") for r in rows for w in (r.a, r.b)
@@ -95,12 +90,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
     make = ladder.spec_maker(
         args.game,
         blueprint if needs_blueprint else None,
         args.pairs,
-        limits,
+        opt.dealer_limits(args),
         concurrent=args.parallel == 1 and not args.sequential,
         at_once=1 if args.ray is not None else args.parallel,
     )

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import add_agent_options, agent_options, blueprint_of
+import pokerbot.bot.cli.options as opt
 
 
 def add(sub) -> None:
@@ -16,7 +16,7 @@ def add(sub) -> None:
         "lbr", help="Local Best Response against a strategy: how much a one-step lookahead opponent wins (mbb/game)"
     )
     lb.add_argument("--strategy", default="blueprint", choices=sorted(STRATEGIES), help="the strategy LBR plays")
-    lb.add_argument("--blueprint", default=None, help="its blueprint store (default: blueprints/default.bp)")
+    opt.add_blueprint_option(lb, "its blueprint store (default: blueprints/default.bp)", metavar=None)
     lb.add_argument(
         "--setting",
         default="full",
@@ -25,12 +25,12 @@ def add(sub) -> None:
         "separated by '/' (c, fc, fcp, fca, fcpa, fcpa56)",
     )
     lb.add_argument("--hands", type=int, default=1000, help="hands, LBR's seat alternating (default 1,000)")
-    lb.add_argument("--seed", type=int, default=0, help="the deals' and the strategy's seed")
-    lb.add_argument("--workers", type=int, default=1, help="processes playing hands in parallel")
-    lb.add_argument("--out", default="lbr-results", help="hands.jsonl (resumable) and summary.json go here")
-    add_agent_options(lb)
-    lb.add_argument("--json", action="store_true", help="print the summary as JSON")
-    lb.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    opt.add_seed_option(lb, "the deals' and the strategy's seed")
+    opt.add_workers_option(lb, "processes playing hands in parallel", 1, type=int)
+    opt.add_out_dir_option(lb, "lbr-results", "hands.jsonl (resumable) and summary.json go here")
+    opt.add_agent_options(lb)
+    opt.add_json_option(lb, "the summary")
+    opt.add_no_progress_option(lb)
     lb.set_defaults(func=run)
 
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from pokerbot.protocol.logs import configure
 
     configure("warning")
-    blueprint, status = blueprint_of(args, "lbr")
+    blueprint, status = opt.blueprint_of(args, "lbr")
     if status:
         return status
     if args.hands < 1 or args.workers < 1:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options: dict = {}
     if args.strategy in ("libratus", "unsafe"):
-        options = agent_options(args, workers=0)
+        options = opt.agent_options(args, workers=0)
     try:
         summary = run_lbr(
             args.strategy,

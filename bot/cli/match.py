@@ -6,9 +6,8 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import dealer_limit_options, positive
+import pokerbot.bot.cli.options as opt
 from pokerbot.bot.cli.train_blueprint import ensure_blueprint
-from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, load_gamedef
 
 
 def add(sub) -> None:
@@ -23,9 +22,9 @@ def add(sub) -> None:
         "(e.g. 'libratus --solve-round 4'), or a command line run as '<cmd> <host> <port>' (default libratus)",
     )
     m.add_argument("player_b", nargs="?", default="random", help="the opponent, the same way (default random)")
-    m.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
-    m.add_argument("--hands", type=positive, default=1000, help="hands per match (default 1000)")
-    m.add_argument("--seed", type=int, default=1, help="card seed (default 1)")
+    opt.add_game_option(m)
+    m.add_argument("--hands", type=opt.positive, default=1000, help="hands per match (default 1000)")
+    opt.add_seed_option(m, "card seed (default 1)", default=1)
     m.add_argument("--duplicate", action="store_true", help="replay the same cards with the seats swapped")
     m.add_argument(
         "--concurrent",
@@ -45,31 +44,16 @@ def add(sub) -> None:
         help="also report A's result corrected by AIVAT (our players log their strategy at every "
         "decision; per-hand corrections in OUT/aivat.csv; see docs/evaluation.md)",
     )
-    m.add_argument(
-        "--out", default="match-results", help="directory for logs, summary.json, winnings.png (default match-results)"
-    )
-    dealer_limit_options(m, "dealer")
-    m.add_argument(
-        "--log-level",
-        default="warning",
-        choices=["debug", "info", "warning", "error"],
-        help="JSON log level on stderr (default warning)",
-    )
-    m.add_argument(
-        "--blueprint",
-        default=None,
-        metavar="PATH",
-        help="blueprint store for the players libratus, unsafe and blueprint (default "
+    opt.add_out_dir_option(m, "match-results", "directory for logs, summary.json, winnings.png (default match-results)")
+    opt.dealer_limit_options(m, "dealer")
+    opt.add_log_level_option(m)
+    opt.add_blueprint_option(
+        m,
+        "blueprint store for the players libratus, unsafe and blueprint (default "
         "$POKERBOT_BLUEPRINT, else blueprints/default.bp, trained first if missing)",
     )
-    m.add_argument(
-        "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
-    )
-    m.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="no progress on stderr (by default a bar on a terminal, else a line every 30 s)",
-    )
+    opt.add_no_train_option(m)
+    opt.add_no_progress_option(m, "no progress on stderr (by default a bar on a terminal, else a line every 30 s)")
     m.set_defaults(func=run)
 
 
@@ -79,12 +63,10 @@ def run(args: argparse.Namespace) -> int:
     from pokerbot.protocol.logs import configure
 
     configure(args.log_level)
-    try:
-        game = load_gamedef(args.game)
-    except GameDefError as e:
-        print(f"pokerbot match: {e}", file=sys.stderr)
+    game = opt.game_of(args, "match")
+    if game is None:
         return 2
-    limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
+    limits = opt.dealer_limits(args)
     if any(
         match.PlayerSpec(seat, spec).solver_threads is not None
         for seat, spec in (("A", args.player_a), ("B", args.player_b))
@@ -93,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         from pokerbot.bot.agent.time_budget import TimeBudget, verify_solving_fits
 
         try:  # an agent could never solve: say so before anything starts
-            verify_solving_fits(TimeBudget(*(limits[k] / 1000 for k in ("t_response", "t_hand", "t_per_hand"))),
+            verify_solving_fits(TimeBudget(args.t_response / 1000, args.t_hand / 1000, args.t_per_hand / 1000),
                                 MIN_SOLVE_SECONDS)  # fmt: skip
         except ValueError as e:
             print(f"pokerbot match: {e}", file=sys.stderr)

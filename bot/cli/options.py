@@ -1,10 +1,15 @@
-"""Options and checks the commands share."""
+"""Options and checks the commands share: each option several commands take is
+declared here once (``add_*_option``), so that a command declares only its own."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
+
+from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDef, GameDefError, load_gamedef
 
 
 def number_type(convert, what: str, ok, condition: str):
@@ -80,17 +85,130 @@ def solver_threads(text: str) -> int:
     return value
 
 
-def dealer_limit_options(p: argparse.ArgumentParser, whose: str) -> None:
-    """The reference dealer's three time limits, in milliseconds, with its defaults."""
+def add_blueprint_option(
+    p: argparse.ArgumentParser, help: str, *, metavar: str | None = "PATH", required: bool = False
+) -> None:
+    """``--blueprint PATH``: a blueprint store; None when not given (``blueprint_path``
+    then takes $POKERBOT_BLUEPRINT, else the default store)."""
+    p.add_argument("--blueprint", default=None, required=required, metavar=metavar, help=help)
+
+
+def add_game_option(p: argparse.ArgumentParser) -> None:
+    """``--game``: a game file or bundled game name, the default game by default
+    (``game_of`` loads it)."""
+    p.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+
+
+def game_of(args: argparse.Namespace, command: str) -> GameDef | None:
+    """The game ``--game`` names, or None after saying why it does not load."""
+    try:
+        return load_gamedef(args.game)
+    except GameDefError as e:
+        print(f"pokerbot {command}: {e}", file=sys.stderr)
+        return None
+
+
+def add_seed_option(p: argparse.ArgumentParser, help: str, default: int | None = 0) -> None:
+    """``--seed N``: an integer seed."""
+    p.add_argument("--seed", type=int, default=default, help=help)
+
+
+def add_threads_option(
+    p: argparse.ArgumentParser,
+    help: str,
+    default: int | None = 1,
+    type: Callable[[str], Any] = positive,
+    metavar: str | None = None,
+) -> None:
+    """``--threads N``: threads (a solve's or a training's), a positive count by default."""
+    p.add_argument("--threads", type=type, default=default, metavar=metavar, help=help)
+
+
+def add_workers_option(
+    p: argparse.ArgumentParser, help: str, default: int | None, type: Callable[[str], Any] = non_negative
+) -> None:
+    """``--workers N``: processes working in parallel (solver workers, or a run's)."""
+    p.add_argument("--workers", type=type, default=default, help=help)
+
+
+def add_ray_option(p: argparse.ArgumentParser, help: str) -> None:
+    """``--ray ADDRESS``: run on a Ray cluster (None: not); ``ray_missing`` checks the extra."""
+    p.add_argument("--ray", default=None, metavar="ADDRESS", help=help)
+
+
+def ray_missing(command: str, more: str = "") -> bool:
+    """Whether Ray, which ``--ray`` needs, fails to import; if so, after saying how to
+    install it (``more``: words after the install command)."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print(
+            f"pokerbot {command}: --ray needs the cluster extra: pip install 'pokerbot[cluster]'{more}", file=sys.stderr
+        )
+        return True
+    return False
+
+
+def add_out_dir_option(p: argparse.ArgumentParser, default: str, help: str) -> None:
+    """``--out``: the folder a command writes its results to."""
+    p.add_argument("--out", default=default, help=help)
+
+
+def add_out_store_option(p: argparse.ArgumentParser, help: str) -> None:
+    """``--out PATH`` (required): the blueprint store a command writes."""
+    p.add_argument("--out", required=True, metavar="PATH", help=help)
+
+
+def add_no_progress_option(p: argparse.ArgumentParser, help: str = "no progress on stderr") -> None:
+    """``--no-progress``: no progress bar or lines (``args.no_progress``)."""
+    p.add_argument("--no-progress", action="store_true", help=help)
+
+
+def add_json_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--json``: print ``what`` (e.g. "the summary") as JSON instead of as text."""
+    p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def add_log_level_option(
+    p: argparse.ArgumentParser, default: str = "warning", help: str = "JSON log level on stderr (default warning)"
+) -> None:
+    """``--log-level``: the structured log's level (``protocol.logs.configure``)."""
+    p.add_argument("--log-level", default=default, choices=["debug", "info", "warning", "error"], help=help)
+
+
+def add_no_train_option(p: argparse.ArgumentParser) -> None:
+    """``--no-train``: ``train_blueprint.ensure_blueprint`` fails instead of training
+    the quick blueprint when there is none."""
     p.add_argument(
-        "--t_response", type=positive, default=600_000, metavar="MS", help=f"{whose} limit per reply (default 600000)"
+        "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
+    )
+
+
+def dealer_limit_options(p: argparse.ArgumentParser, whose: str, reply_note: str = "") -> None:
+    """The reference dealer's three time limits, in milliseconds, with its defaults
+    (``dealer_limits`` reads them); ``reply_note`` follows the limit per reply's help."""
+    p.add_argument(
+        "--t_response",
+        type=positive,
+        default=600_000,
+        metavar="MS",
+        help=f"{whose} limit per reply{reply_note} (default 600000)",
     )
     p.add_argument(
         "--t_hand", type=positive, default=600_000, metavar="MS", help=f"{whose} limit per hand (default 600000)"
     )
     p.add_argument(
-        "--t_per_hand", type=positive, default=7_000, metavar="MS", help=f"{whose} average per hand (default 7000)"
+        "--t_per_hand",
+        type=positive,
+        default=7_000,
+        metavar="MS",
+        help=f"{whose} average limit per hand over the match (default 7000)",
     )
+
+
+def dealer_limits(args: argparse.Namespace) -> dict[str, int]:
+    """The dealer's time limits that ``dealer_limit_options`` declares, by name, in milliseconds."""
+    return {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
 
 
 def add_agent_options(p: argparse.ArgumentParser) -> None:

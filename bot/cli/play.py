@@ -5,15 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pokerbot.bot.cli.options import (
-    add_agent_options,
-    agent_options,
-    non_negative,
-    port_number,
-    positive,
-    solver_threads,
-)
-from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, load_gamedef
+import pokerbot.bot.cli.options as opt
+from pokerbot.protocol.gamedef import GameDefError, load_gamedef
 
 
 def play_seats(host: str, ports: list[int], game, strategies: list, connect_timeout: float, writer=None) -> int:
@@ -48,62 +41,42 @@ def add(sub) -> None:
 
     pl = sub.add_parser("play", help="play a match as an ACPC player: pokerbot play <host> <port>")
     pl.add_argument("host", help="dealer host")
-    pl.add_argument("port", type=port_number, help="dealer port for this seat")
+    pl.add_argument("port", type=opt.port_number, help="dealer port for this seat")
     pl.add_argument(
         "ports",
-        type=port_number,
+        type=opt.port_number,
         nargs="*",
         metavar="PORT",
         help="more seats to play from this process (same host), sharing its solver workers",
     )
-    pl.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
+    opt.add_game_option(pl)
     pl.add_argument(
         "--strategy",
         default="libratus",
         choices=sorted(STRATEGIES),
         help="what to play (default libratus: blueprint, then real-time subgame solving)",
     )
-    pl.add_argument("--seed", type=int, default=None, help="seed for the strategy's random choices")
-    pl.add_argument(
-        "--blueprint",
-        default=None,
-        metavar="PATH",
-        help="blueprint store for the blueprint, libratus and unsafe strategies (default "
+    opt.add_seed_option(pl, "seed for the strategy's random choices", default=None)
+    opt.add_blueprint_option(
+        pl,
+        "blueprint store for the blueprint, libratus and unsafe strategies (default "
         "$POKERBOT_BLUEPRINT, else blueprints/default.bp)",
     )
-    add_agent_options(pl)
-    pl.add_argument(
-        "--threads",
-        type=solver_threads,
-        default=1,
-        metavar="auto|N",
-        help="libratus/unsafe: solver threads (default 1; auto: the CPUs this process may use, for a machine "
+    opt.add_agent_options(pl)
+    opt.add_threads_option(
+        pl,
+        "libratus/unsafe: solver threads (default 1; auto: the CPUs this process may use, for a machine "
         "the bot has to itself; with several seats or agents on one machine, divide the CPUs among them)",
+        type=opt.solver_threads,
+        metavar="auto|N",
     )
-    pl.add_argument(
-        "--workers",
-        type=non_negative,
-        default=1,
-        help="libratus/unsafe: warm solver processes (default 1; 0 solves in the player process, "
+    opt.add_workers_option(
+        pl,
+        "libratus/unsafe: warm solver processes (default 1; 0 solves in the player process, "
         "without the protection against a crashing or overrunning solve)",
+        1,
     )
-    pl.add_argument(
-        "--t_response",
-        type=positive,
-        default=600_000,
-        metavar="MS",
-        help="the dealer's limit per reply, which the agent's time budget respects (default 600000)",
-    )
-    pl.add_argument(
-        "--t_hand", type=positive, default=600_000, metavar="MS", help="the dealer's limit per hand (default 600000)"
-    )
-    pl.add_argument(
-        "--t_per_hand",
-        type=positive,
-        default=7_000,
-        metavar="MS",
-        help="the dealer's average limit per hand over the match (default 7000)",
-    )
+    opt.dealer_limit_options(pl, "the dealer's", ", which the agent's time budget respects")
     pl.add_argument(
         "--reply-grid-ms",
         type=float,
@@ -120,11 +93,10 @@ def add(sub) -> None:
         help="append what the strategy would do with every hand at each of its decisions (for AIVAT: "
         "pokerbot aivat); written after each reply",
     )
-    pl.add_argument(
-        "--log-level",
-        default="info",
-        choices=["debug", "info", "warning", "error"],
-        help="JSON log level (default info: the agent logs every decision and solve; debug adds "
+    opt.add_log_level_option(
+        pl,
+        "info",
+        "JSON log level (default info: the agent logs every decision and solve; debug adds "
         "every action of every strategy)",
     )
     pl.set_defaults(func=run)
@@ -142,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         options = {}
         if agent:
             # one pool for every seat, started below once the strategies are known to load
-            options = agent_options(
+            options = opt.agent_options(
                 args,
                 threads=args.threads,
                 workers=0,

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import add_agent_options, agent_options, blueprint_of, non_negative, positive
+import pokerbot.bot.cli.options as opt
 from pokerbot.protocol.gamedef import load_gamedef
 
 
@@ -15,11 +15,11 @@ def add(sub) -> None:
 
     sl = sub.add_parser("slumbot", help="play a strategy against Slumbot's public API (resumable)")
     sl.add_argument(
-        "--hands", type=positive, default=1000, help="hands in all, those already played included (default 1,000)"
+        "--hands", type=opt.positive, default=1000, help="hands in all, those already played included (default 1,000)"
     )
     sl.add_argument("--strategy", default="libratus", choices=sorted(STRATEGIES), help="ours (default libratus)")
-    sl.add_argument("--blueprint", default=None, help="its blueprint store (default: blueprints/default.bp)")
-    sl.add_argument("--seed", type=int, default=0, help="our strategy's seed")
+    opt.add_blueprint_option(sl, "its blueprint store (default: blueprints/default.bp)", metavar=None)
+    opt.add_seed_option(sl, "our strategy's seed")
     sl.add_argument(
         "--username",
         default=None,
@@ -28,12 +28,12 @@ def add(sub) -> None:
     sl.add_argument("--base-url", default="https://slumbot.com", help="the server (default https://slumbot.com)")
     sl.add_argument("--rate", type=float, default=2.0, help="at most this many requests a second (default 2)")
     sl.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for an answer (default 30)")
-    sl.add_argument("--out", default="slumbot-results", help="hands.jsonl, slumbot.log, strategy.jsonl, summary.json")
-    add_agent_options(sl)
-    sl.add_argument("--workers", type=non_negative, default=0, help="libratus/unsafe: solver processes (default 0)")
-    sl.add_argument("--threads", type=positive, default=1, help="libratus/unsafe: solver threads (default 1)")
-    sl.add_argument("--json", action="store_true", help="print the summary as JSON")
-    sl.add_argument("--no-progress", action="store_true", help="no progress bar")
+    opt.add_out_dir_option(sl, "slumbot-results", "hands.jsonl, slumbot.log, strategy.jsonl, summary.json")
+    opt.add_agent_options(sl)
+    opt.add_workers_option(sl, "libratus/unsafe: solver processes (default 0)", 0)
+    opt.add_threads_option(sl, "libratus/unsafe: solver threads (default 1)")
+    opt.add_json_option(sl, "the summary")
+    opt.add_no_progress_option(sl, "no progress bar")
     sl.set_defaults(func=run)
 
 
@@ -61,14 +61,14 @@ def run(args: argparse.Namespace) -> int:
             password = getpass.getpass(f"Slumbot password for {args.username}: ")
     game = load_gamedef("holdem.nolimit.2p")
     agent = args.strategy in ("libratus", "unsafe")
-    blueprint, status = blueprint_of(args, "slumbot")
+    blueprint, status = opt.blueprint_of(args, "slumbot")
     if status:
         return status
     options: dict = {}
     if agent:
         # no dealer's clock: a budget for an opponent that waits (Slumbot's server does)
         limits = {"t_response_ms": 60_000, "t_hand_ms": 600_000, "t_per_hand_ms": 30_000}
-        options = agent_options(args, threads=args.threads, workers=args.workers, **limits)
+        options = opt.agent_options(args, threads=args.threads, workers=args.workers, **limits)
     identity = {
         "strategy": args.strategy,
         "blueprint": blueprint,

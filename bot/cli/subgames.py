@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from pokerbot.bot.cli.options import full_turn, usable_cpus
+import pokerbot.bot.cli.options as opt
 
 
 class SpecError(argparse.ArgumentTypeError):
@@ -26,17 +26,15 @@ def agent_spec(text: str) -> dict:
     Solves here are bound by iterations, so ``--solve-seconds`` is refused."""
     import shlex
 
-    from pokerbot.bot.cli.options import add_agent_options, agent_options
-
     words = shlex.split(text)
     if not words or words[0] not in ("libratus", "unsafe"):
         raise SpecError(f"expected 'libratus' or 'unsafe' and its solving options, got {text!r}")
     parser = SpecParser(prog=words[0], add_help=False)
-    add_agent_options(parser)
+    opt.add_agent_options(parser)
     args = parser.parse_args(words[1:])
     if args.solve_seconds is not None:
         raise SpecError("--solve-seconds does not apply: subgames are solved to iteration counts")
-    options = agent_options(args, safe=words[0] == "libratus")
+    options = opt.agent_options(args, safe=words[0] == "libratus")
     del options["solve_seconds"]
     return options
 
@@ -49,13 +47,13 @@ def add(sub) -> None:
         help="what each variant of the agent wins in sampled turn subgames, exactly over every pair of hands "
         "(the Libratus supplement's Table S1)",
     )
-    sg.add_argument("--blueprint", default=None, help="our blueprint store (default: blueprints/default.bp)")
+    opt.add_blueprint_option(sg, "our blueprint store (default: blueprints/default.bp)", metavar=None)
     sg.add_argument(
         "--opponent", default="blueprint", help="the opponent's strategy (default blueprint: on --opponent-blueprint)"
     )
     sg.add_argument("--opponent-blueprint", default=None, help="the opponent's store (default: --blueprint)")
     sg.add_argument("--subgames", type=int, default=50, help="subgames sampled (default 50)")
-    sg.add_argument("--seed", type=int, default=0, help="the deals' and the strategies' seed")
+    opt.add_seed_option(sg, "the deals' and the strategies' seed")
     sg.add_argument(
         "--variants",
         default=None,
@@ -82,7 +80,7 @@ def add(sub) -> None:
     k, n = FULL_TURN_2_CORES
     sg.add_argument(
         "--full-turn",
-        type=full_turn,
+        type=opt.full_turn,
         default=(k, n),
         metavar="K:N",
         help=f"the full variant's turn solve: K river cards a pass (0: all), N iterations (default {k}:{n}, "
@@ -107,20 +105,13 @@ def add(sub) -> None:
         default=10_000,
         help="pot sampling: the subgames drawn from (default 10,000: a few seconds of blueprint play)",
     )
-    sg.add_argument("--threads", type=int, default=1, help="solver threads of each subgame's solves (default 1)")
-    sg.add_argument(
-        "--workers", type=int, default=None, help="subgames scored in parallel, processes (default: every core)"
-    )
-    sg.add_argument(
-        "--ray",
-        default=None,
-        metavar="ADDRESS",
-        help="score subgames as tasks on a Ray cluster: its address, auto, or local (the cluster extra)",
-    )
-    sg.add_argument("--out", default="subgames-results", help="subgames.jsonl (resumable) and summary.json go here")
+    opt.add_threads_option(sg, "solver threads of each subgame's solves (default 1)", type=int)
+    opt.add_workers_option(sg, "subgames scored in parallel, processes (default: every core)", None, type=int)
+    opt.add_ray_option(sg, "score subgames as tasks on a Ray cluster: its address, auto, or local (the cluster extra)")
+    opt.add_out_dir_option(sg, "subgames-results", "subgames.jsonl (resumable) and summary.json go here")
     sg.add_argument("--table", action="store_true", help="print the per-subgame table too")
-    sg.add_argument("--json", action="store_true", help="print the summary as JSON")
-    sg.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    opt.add_json_option(sg, "the summary")
+    opt.add_no_progress_option(sg)
     sg.set_defaults(func=run)
 
 
@@ -134,16 +125,12 @@ def run(args: argparse.Namespace) -> int:
 
     configure("warning")
     blueprint = blueprint_path(args.blueprint)
-    workers = args.workers if args.workers is not None else usable_cpus()
+    workers = args.workers if args.workers is not None else opt.usable_cpus()
     if workers < 1:
         print("pokerbot subgames: --workers must be at least 1", file=sys.stderr)
         return 2
-    if args.ray is not None:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            print("pokerbot subgames: --ray needs the cluster extra: pip install 'pokerbot[cluster]'", file=sys.stderr)
-            return 2
+    if args.ray is not None and opt.ray_missing("subgames"):
+        return 2
     try:
         agents = tuple((name, agent_spec(spec)) for name, spec in args.agent_as)
     except SpecError as e:

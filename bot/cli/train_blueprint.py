@@ -10,7 +10,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
-from pokerbot.bot.cli.options import positive
+import pokerbot.bot.cli.options as opt
 
 
 def add(sub) -> None:
@@ -21,33 +21,31 @@ def add(sub) -> None:
         help="tiny (under two minutes, for tests and demos), default (about an hour on two cores) or large "
         "(overnight on 16 cores, about 9 GB; docs/cluster.md); default: default",
     )
-    t.add_argument("--out", required=True, metavar="PATH", help="the store to write (written atomically)")
-    t.add_argument("--threads", type=positive, default=None, help="training threads (default: every core)")
+    opt.add_out_store_option(t, "the store to write (written atomically)")
+    opt.add_threads_option(t, "training threads (default: every core)", None)
     budget = t.add_mutually_exclusive_group()
     budget.add_argument("--minutes", type=float, default=None, help="training time (default: the preset's)")
     budget.add_argument(
         "--iterations",
-        type=positive,
+        type=opt.positive,
         default=None,
         metavar="N",
         help="train for N MCCFR iterations instead of a time: the same budget on any machine and under any "
         "load (blueprints meant to be of equal strength, e.g. two seeds)",
     )
-    t.add_argument("--seed", type=int, default=0, help="seed of the abstraction and training (default 0)")
+    opt.add_seed_option(t, "seed of the abstraction and training (default 0)")
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
-    t.add_argument(
-        "--ray",
-        default=None,
-        metavar="ADDRESS",
-        help="train sharded on a Ray cluster: its address (host:port), auto (the cluster this machine "
+    opt.add_ray_option(
+        t,
+        "train sharded on a Ray cluster: its address (host:port), auto (the cluster this machine "
         "joined with ray start), or local (start one here); needs the cluster extra (docs/cluster.md)",
     )
     t.add_argument(
-        "--shards", type=positive, default=None, help="with --ray: shard actors (default: the cluster's CPUs)"
+        "--shards", type=opt.positive, default=None, help="with --ray: shard actors (default: the cluster's CPUs)"
     )
     t.add_argument(
         "--shard-batch",
-        type=positive,
+        type=opt.positive,
         default=2_000,
         help="with --ray: iterations per batch, between updates of the first round's strategy (default 2000)",
     )
@@ -70,14 +68,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.ray is not None:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            print(
-                "pokerbot train-blueprint: --ray needs the cluster extra: pip install 'pokerbot[cluster]' "
-                "(scripts/setup --cluster)",
-                file=sys.stderr,
-            )
+        if opt.ray_missing("train-blueprint", " (scripts/setup --cluster)"):
             return 2
     elif args.shards is not None:
         print("pokerbot train-blueprint: --shards goes with --ray", file=sys.stderr)

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from pokerbot.bot.cli.options import positive
+import pokerbot.bot.cli.options as opt
 
 #: The help of warm's options.
 BLUEPRINT_HELP = (
@@ -29,11 +29,11 @@ PROGRESS_HELP = "print progress as JSON lines on stdout: {stage, index, stages},
 def add(sub) -> None:
     help_ = "load or compile (once per machine) every kernel the agent uses, then exit (image builds, first runs)"
     w = sub.add_parser("warm", help=help_)
-    w.add_argument("--blueprint", default=None, metavar="PATH", help=BLUEPRINT_HELP)
+    opt.add_blueprint_option(w, BLUEPRINT_HELP)
     w.add_argument("--evaluation-first", action="store_true", help=EVALUATION_FIRST_HELP)
     w.add_argument("--double-precision", action="store_true", help=DOUBLE_PRECISION_HELP)
     w.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
-    w.add_argument("--threads", type=positive, default=1, help="also the kernels of solves on this many threads")
+    opt.add_threads_option(w, "also the kernels of solves on this many threads")
     w.set_defaults(func=run)
 
 

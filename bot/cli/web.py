@@ -6,9 +6,8 @@ import argparse
 import sys
 import time
 
-from pokerbot.bot.cli.options import dealer_limit_options, port_number, positive
+import pokerbot.bot.cli.options as opt
 from pokerbot.bot.cli.train_blueprint import ensure_blueprint
-from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDefError, load_gamedef
 
 
 def add(sub) -> None:
@@ -21,33 +20,22 @@ def add(sub) -> None:
         help="the bot: a strategy, optionally with options of pokerbot play (e.g. 'libratus --solve-round 4'); "
         "default libratus",
     )
-    w2.add_argument(
-        "--blueprint",
-        default=None,
-        metavar="PATH",
-        help="blueprint store for libratus, unsafe, blueprint and prober (default $POKERBOT_BLUEPRINT, else "
+    opt.add_blueprint_option(
+        w2,
+        "blueprint store for libratus, unsafe, blueprint and prober (default $POKERBOT_BLUEPRINT, else "
         "blueprints/default.bp, the quick one trained first if missing)",
     )
     w2.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    w2.add_argument("--port", type=port_number, default=8000, help="port (default 8000)")
-    w2.add_argument("--hands", type=positive, default=1000, help="hands per sitting (default 1000)")
-    w2.add_argument("--seed", type=int, default=None, help="card seed of the first sitting (default from the clock)")
-    w2.add_argument("--game", default=DEFAULT_GAME, help=f"game file or bundled game name (default {DEFAULT_GAME})")
-    w2.add_argument(
-        "--out",
-        default="web-sittings",
-        help="directory for each sitting's dealer log and bot log (default web-sittings)",
+    w2.add_argument("--port", type=opt.port_number, default=8000, help="port (default 8000)")
+    w2.add_argument("--hands", type=opt.positive, default=1000, help="hands per sitting (default 1000)")
+    opt.add_seed_option(w2, "card seed of the first sitting (default from the clock)", default=None)
+    opt.add_game_option(w2)
+    opt.add_out_dir_option(
+        w2, "web-sittings", "directory for each sitting's dealer log and bot log (default web-sittings)"
     )
-    dealer_limit_options(w2, "the bot's")
-    w2.add_argument(
-        "--no-train", action="store_true", help="fail instead of training the quick blueprint when there is none"
-    )
-    w2.add_argument(
-        "--log-level",
-        default="warning",
-        choices=["debug", "info", "warning", "error"],
-        help="JSON log level on stderr (default warning)",
-    )
+    opt.dealer_limit_options(w2, "the bot's")
+    opt.add_no_train_option(w2)
+    opt.add_log_level_option(w2)
     w2.set_defaults(func=run)
 
 
@@ -67,10 +55,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from pokerbot.bot.web.server import WebServer, serve
 
-    try:
-        game = load_gamedef(args.game)
-    except GameDefError as e:
-        print(f"pokerbot web: {e}", file=sys.stderr)
+    game = opt.game_of(args, "web")
+    if game is None:
         return 2
     if game.num_players != 2 or not game.is_nolimit:
         print("pokerbot web: the page plays heads-up no-limit games", file=sys.stderr)
@@ -85,8 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if status:
             return status
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
-    limits = {"t_response": args.t_response, "t_hand": args.t_hand, "t_per_hand": args.t_per_hand}
-    server = WebServer(game, args.game, args.strategy, args.hands, seed, args.out, limits)
+    server = WebServer(game, args.game, args.strategy, args.hands, seed, args.out, opt.dealer_limits(args))
     try:
         serve(server, args.host, args.port)
     except OSError as e:
