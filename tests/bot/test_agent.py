@@ -244,24 +244,32 @@ def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
     assert len(scales) == 6 and all(0.92 <= x <= 1.08 for x in scales)
 
 
+def re_solved_after_a_raise(small_blueprint, **options) -> LibratusAgent:
+    """An agent with ``options`` after its two river decisions in hand 4: the opponent
+    checks to it, then raises its bet by a size of the first solve's tree (the second
+    decision is a safe re-solve)."""
+    me = 1 - river_state("").current_player
+    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3, **options)
+    agent.act(MatchState(me, river_state("c", hand=4)))
+    tree = agent.solution.sub.tree
+    check = child(tree, 0, "c")
+    our_bet = next(k for k in kids(tree, check) if k[0] == "r")
+    their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
+    agent.act(MatchState(me, river_state("c" + our_bet + their, hand=4)))
+    assert agent.solution.kind == "safe"
+    return agent
+
+
 def test_the_gadget_option_sets_the_safe_re_solves_gadget(small_blueprint, monkeypatch):
     """A safe re-solve after an on-tree raise runs the gadget the agent was given:
     Maxmargin by default, Resolve with gadget="resolve"; the first solve has none."""
     from conftest import record_solve_jobs
 
     jobs = record_solve_jobs(monkeypatch)
-    me = 1 - river_state("").current_player
     kinds = {}
     for gadget in ("maxmargin", "resolve"):
         jobs.clear()
-        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3, gadget=gadget)
-        agent.act(MatchState(me, river_state("c", hand=4)))
-        tree = agent.solution.sub.tree
-        check = child(tree, 0, "c")
-        our_bet = next(k for k in kids(tree, check) if k[0] == "r")
-        their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
-        agent.act(MatchState(me, river_state("c" + our_bet + their, hand=4)))
-        assert agent.solution.kind == "safe"
+        re_solved_after_a_raise(small_blueprint, gadget=gadget)
         kinds[gadget] = [None if j.gadget is None else j.gadget.kind for j in jobs]
     assert kinds == {"maxmargin": [None, "maxmargin"], "resolve": [None, "resolve"]}
     with pytest.raises(ValueError, match="gadget"):
@@ -271,16 +279,8 @@ def test_the_gadget_option_sets_the_safe_re_solves_gadget(small_blueprint, monke
 def test_without_gifts_the_safe_re_solve_keeps_them_at_zero(small_blueprint):
     """``gifts=False``: the same on-tree raise that gives the opponent gifts by default
     leaves them at zero (the alternatives are the values after the action alone)."""
-    me = 1 - river_state("").current_player
     given = {}
     for gifts in (True, False):
-        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3, gifts=gifts)
-        agent.act(MatchState(me, river_state("c", hand=4)))
-        tree = agent.solution.sub.tree
-        check = child(tree, 0, "c")
-        our_bet = next(k for k in kids(tree, check) if k[0] == "r")
-        their = next(k for k in kids(tree, child(tree, check, our_bet)) if k[0] == "r")
-        agent.act(MatchState(me, river_state("c" + our_bet + their, hand=4)))
-        assert agent.solution.kind == "safe"
+        agent = re_solved_after_a_raise(small_blueprint, gifts=gifts)
         given[gifts] = float(np.abs(agent.gifts).sum())
     assert given[True] > 0 and given[False] == 0

@@ -213,15 +213,21 @@ def test_the_river_is_solved_anew_after_a_solution_that_walked_its_subtrees_litt
     assert bot.solution.sub.tree.num_chance > 0 and not bot.solution.next_round_solved
 
 
+def fixed_full_turn_agent(small_blueprint, **options) -> LibratusAgent:
+    """An agent with ``options`` that solves each turn at full depth, 4 river cards a
+    pass and 12 iterations, whatever the time (``full_turn``)."""
+    return LibratusAgent(
+        seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12), solve_seconds=1e6,
+        **options,
+    )  # fmt: skip
+
+
 def test_the_river_passes_option_sets_when_the_river_is_solved_anew(small_blueprint):
     """``river_passes``: the same 12-iteration solve at 4 cards a pass (1 pass a river
     subtree) is followed by a river solve by default and with 2 passes, not with 0 or 1."""
     solved = {}
     for passes in (None, 2, 1, 0):
-        bot = LibratusAgent(
-            seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12),
-            river_passes=passes, solve_seconds=1e6,
-        )  # fmt: skip
+        bot = fixed_full_turn_agent(small_blueprint, river_passes=passes)
         st = turn_state(3)
         st.apply(CALL)
         bot.act(MatchState(1, st))
@@ -243,10 +249,7 @@ def test_a_safe_first_solve_enters_against_the_blueprints_own_values(small_bluep
     from pokerbot.solver.showdown_pass import compat_sums
 
     jobs = record_solve_jobs(monkeypatch)
-    bot = LibratusAgent(
-        seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12),
-        first_solve="safe", solve_seconds=1e6,
-    )  # fmt: skip
+    bot = fixed_full_turn_agent(small_blueprint, first_solve="safe")
     st = turn_state(3)
     me = st.current_player
     bot.act(MatchState(me, st))
@@ -280,10 +283,7 @@ def test_river_ranges_from_the_blueprint_give_the_river_solve_the_opponents_blue
     opponent = {}
     for ranges in ("solution", "blueprint"):
         jobs.clear()
-        bot = LibratusAgent(
-            seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12),
-            river_ranges=ranges, solve_seconds=1e6,
-        )  # fmt: skip
+        bot = fixed_full_turn_agent(small_blueprint, river_ranges=ranges)
         st = turn_state(3)
         st.apply(CALL)
         bot.act(MatchState(1, st))

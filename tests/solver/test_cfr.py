@@ -343,6 +343,24 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     assert np.array_equal(small.strategy, cfr.average_strategy(t, to_hand_order(sub, avg)))
 
 
+def one_pass(sub, p: int, reach: np.ndarray, rule, walk: str) -> cfr.Workspace:
+    """One pass for player ``p`` under ``rule`` from the roots' ``reach``, without
+    leaves: over the whole tree ("whole"), block by block ("blocks"), or with the
+    blocks in two ("parallel") or three ("parallel3") shares, one per thread. Its
+    workspace holds the root values (``cfv``)."""
+    w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
+    args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
+    leaves = pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
+    if walk == "whole":
+        passes.traverse(*args, leaves)
+    elif walk == "blocks":
+        block_pass.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
+    else:  # the chance nodes above the blocks in hand ranges
+        copies = 3 if walk == "parallel3" else 2
+        block_pass.traverse_blocks(*args, sub.block_arrays(copies, cfr.SOLVE_DTYPE), -1, leaves)
+    return w
+
+
 @pytest.mark.parametrize("spot", ["turn", "flop"])
 def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
     """The solver walks each chance child and the subtree below it forward then
@@ -376,17 +394,8 @@ def test_a_pass_block_by_block_equals_a_pass_over_the_whole_tree(spot):
             regret, avg, strategy = start.copy(), start.copy(), sigma.copy()  # a pass remakes p's strategy
             if walk != "whole":
                 regret, avg, strategy = (to_block_order(sub, a) for a in (regret, avg, strategy))
-            w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
             rule = pass_arrays.PassRule(strategy, regret, avg, 3.0, True, False, False)
-            args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
-            leaves = pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
-            if walk == "whole":
-                passes.traverse(*args, leaves)
-            elif walk == "blocks":
-                block_pass.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
-            else:  # the blocks in two (three) shares, one per thread; the chance nodes above them in hand ranges
-                copies = 3 if walk == "parallel3" else 2
-                block_pass.traverse_blocks(*args, sub.block_arrays(copies, cfr.SOLVE_DTYPE), -1, leaves)
+            w = one_pass(sub, p, reach, rule, walk)
             out.append((regret, avg, w.cfv[0], strategy))
         for parallel in out[2:]:
             for a, b in zip(out[1], parallel):
@@ -457,16 +466,8 @@ def test_a_pass_playing_regret_matching_equals_one_playing_the_stored_strategy(s
                 ("nudged", nudged, False),
             ):
                 regret, avg = first.copy(), first.copy()
-                w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)
                 rule = pass_arrays.PassRule(sigma.copy(), regret, avg, 3.0, True, False, matching)
-                args = (p, *sub.kernel_args(), reach[0], reach[1], rule, w.args())
-                leaves = pass_arrays.no_leaves(cfr.SOLVE_DTYPE)
-                if walk == "whole":
-                    passes.traverse(*args, leaves)
-                elif walk == "blocks":
-                    block_pass.traverse_by_block(*args, sub.block_arrays(1, cfr.SOLVE_DTYPE), -1, leaves)
-                else:
-                    block_pass.traverse_blocks(*args, sub.block_arrays(2, cfr.SOLVE_DTYPE), -1, leaves)
+                w = one_pass(sub, p, reach, rule, walk)
                 out[name] = (regret, avg, w.cfv[0].copy())
             for a, b in zip(out["matched"], out["stored"], strict=True):
                 np.testing.assert_array_equal(a, b)
