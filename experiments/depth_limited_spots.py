@@ -38,6 +38,7 @@ import numpy as np
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.cli.options import pair_type
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.matchstate import MatchState
@@ -148,14 +149,11 @@ def _full_variants(args: argparse.Namespace) -> list[tuple[int, int, str]]:
     return [(k, n, rule) for k, n in runs for rule in args.rules]
 
 
-def _sampled(text: str) -> tuple[int, int]:
-    try:
-        k, n = (int(x) for x in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--sampled takes CARDS:ITERATIONS, got {text!r}") from None
-    if k < 1 or n < 1:
-        raise argparse.ArgumentTypeError(f"--sampled: cards and iterations must be positive, got {text!r}")
-    return k, n
+_sampled = pair_type(
+    "--sampled takes CARDS:ITERATIONS",
+    lambda k, n: k >= 1 and n >= 1,
+    "--sampled: cards and iterations must be positive",
+)
 
 
 def _full_key(k: int, n: int, rule: str) -> str:

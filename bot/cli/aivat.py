@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-import pokerbot.bot.cli.options as opt
+from pokerbot.bot.cli.options import add_game_option, add_json_option
 from pokerbot.protocol.gamedef import GameDefError, load_gamedef
 
 
@@ -23,9 +23,9 @@ def add(sub) -> None:
         metavar="PATH",
         help="the opponent's strategy log, when it is one of ours (its decisions are corrected too)",
     )
-    opt.add_game_option(av)
+    add_game_option(av)
     av.add_argument("--csv", default=None, metavar="PATH", help="write the per-hand corrections")
-    opt.add_json_option(av, "the figures")
+    add_json_option(av, "the figures")
     av.set_defaults(func=run)
 
 

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-import pokerbot.bot.cli.options as opt
+from pokerbot.bot.cli.options import add_blueprint_option, add_json_option, positive, usable_cpus
 
 
 def add(sub) -> None:
@@ -18,21 +18,19 @@ def add(sub) -> None:
         choices=["evaluator", "dealer", "solver", "depth-limited", "mccfr", "store", "compile", "scale"],
         help="what to measure",
     )
-    opt.add_blueprint_option(
+    add_blueprint_option(
         b, "store, depth-limited: the blueprint to open (default $POKERBOT_BLUEPRINT, else blueprints/default.bp)"
     )
     b.add_argument(
         "--hands",
-        type=opt.positive,
+        type=positive,
         default=4_000_000,
         help="evaluator: random 7-card hands (default 4,000,000); dealer: hands per match (default 5,000)",
     )
-    b.add_argument(
-        "--boards", type=opt.positive, default=20_000, help="river boards for the batch path (default 20,000)"
-    )
+    b.add_argument("--boards", type=positive, default=20_000, help="river boards for the batch path (default 20,000)")
     b.add_argument(
         "--repeats",
-        type=opt.positive,
+        type=positive,
         default=7,
         help="timed runs, the median is reported (default 7; the dealer bench uses at most 3)",
     )
@@ -55,7 +53,7 @@ def add(sub) -> None:
         help="scale: also what k independent one-thread jobs give together at each thread count (the machine's "
         "own ceiling for the same work), after the threaded runs",
     )
-    opt.add_json_option(b, "the figures")
+    add_json_option(b, "the figures")
     b.set_defaults(func=run)
 
 
@@ -83,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         from pokerbot.bot.bench import compile as bench_compile
 
         try:
-            threads = 1 if args.threads is None else opt.positive(args.threads)
+            threads = 1 if args.threads is None else positive(args.threads)
         except argparse.ArgumentTypeError as e:
             print(f"pokerbot bench compile: --threads: {e}", file=sys.stderr)
             return 2
@@ -92,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.what == "scale":
         from pokerbot.bot.bench import scale as bench_scale
 
-        usable = opt.usable_cpus()
+        usable = usable_cpus()
         try:
             counts = (
                 bench_scale.default_thread_counts(usable)
@@ -109,13 +107,13 @@ def run(args: argparse.Namespace) -> int:
         printer = bench_scale.print_scale_report
     elif args.what == "mccfr":
         try:
-            threads = None if args.threads is None else opt.positive(args.threads)
+            threads = None if args.threads is None else positive(args.threads)
         except argparse.ArgumentTypeError as e:
             print(f"pokerbot bench mccfr: --threads: {e}", file=sys.stderr)
             return 2
-        if threads is not None and threads > opt.usable_cpus():
+        if threads is not None and threads > usable_cpus():
             print(
-                f"pokerbot bench mccfr: --threads: {threads} asked, but this process may use {opt.usable_cpus()} CPUs",
+                f"pokerbot bench mccfr: --threads: {threads} asked, but this process may use {usable_cpus()} CPUs",
                 file=sys.stderr,
             )
             return 2

@@ -33,15 +33,28 @@ positive = number_type(int, "an integer", lambda v: v > 0, "must be positive")
 positive_float = number_type(float, "a number", lambda v: v > 0, "must be positive")
 
 
-def full_turn(text: str) -> tuple[int, int]:
-    """``K:N``: K river cards a pass (0: all), N iterations."""
-    try:
-        k, n = (int(x) for x in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected K:N (river cards a pass, iterations), got {text!r}") from None
-    if k < 0 or n < 1:
-        raise argparse.ArgumentTypeError(f"river cards must be >= 0 and iterations >= 1, got {text!r}")
-    return k, n
+def pair_type(malformed: str, ok: Callable[[int, int], bool], condition: str) -> Callable[[str], tuple[int, int]]:
+    """An argparse type for ``K:N``, two integers (else "<malformed>, got ..."), then
+    checks ``ok(k, n)`` (else "<condition>, got ...")."""
+
+    def parse(text: str) -> tuple[int, int]:
+        try:
+            k, n = (int(x) for x in text.split(":"))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{malformed}, got {text!r}") from None
+        if not ok(k, n):
+            raise argparse.ArgumentTypeError(f"{condition}, got {text!r}")
+        return k, n
+
+    return parse
+
+
+#: ``K:N``: K river cards a pass (0: all), N iterations.
+full_turn = pair_type(
+    "expected K:N (river cards a pass, iterations)",
+    lambda k, n: k >= 0 and n >= 1,
+    "river cards must be >= 0 and iterations >= 1",
+)
 
 
 def pot_fractions(text: str) -> list[float]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pokerbot.bot.cli.options as opt
+from pokerbot.bot.cli.options import add_seed_option, positive
 from pokerbot.protocol.gamedef import bundled_game_names
 
 
 def add(sub) -> None:
     s = sub.add_parser("selfcheck", help="play random hands of every bundled game through the rules and wire format")
-    s.add_argument("--hands", type=opt.positive, default=2000, help="hands per game (default 2000)")
-    opt.add_seed_option(s, "random seed (default 0)")
+    s.add_argument("--hands", type=positive, default=2000, help="hands per game (default 2000)")
+    add_seed_option(s, "random seed (default 0)")
     s.add_argument("--game", action="append", help="check only this bundled game (repeatable)")
     s.set_defaults(func=run)
 

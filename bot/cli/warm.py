@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-import pokerbot.bot.cli.options as opt
+from pokerbot.bot.cli.options import add_blueprint_option, add_threads_option
 
 #: The help of warm's options.
 BLUEPRINT_HELP = (
@@ -29,11 +29,11 @@ PROGRESS_HELP = "print progress as JSON lines on stdout: {stage, index, stages},
 def add(sub) -> None:
     help_ = "load or compile (once per machine) every kernel the agent uses, then exit (image builds, first runs)"
     w = sub.add_parser("warm", help=help_)
-    opt.add_blueprint_option(w, BLUEPRINT_HELP)
+    add_blueprint_option(w, BLUEPRINT_HELP)
     w.add_argument("--evaluation-first", action="store_true", help=EVALUATION_FIRST_HELP)
     w.add_argument("--double-precision", action="store_true", help=DOUBLE_PRECISION_HELP)
     w.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
-    opt.add_threads_option(w, "also the kernels of solves on this many threads")
+    add_threads_option(w, "also the kernels of solves on this many threads")
     w.set_defaults(func=run)
 
 
