@@ -157,7 +157,18 @@ def cli_json(*args: str) -> dict:
     return json.loads(out)
 
 
-def shuffled_deck(key: str) -> list[int]:
+def digests_on_8_threads(script: str, folder: str, timeout: float) -> dict[str, str]:
+    """Run ``script`` (``folder`` its argv[1]) in a new Python whose numba pool has 8
+    threads (more than the machine may have); what it prints, pairs of a thread count
+    and a digest, as a dict. A failed run fails the test."""
+    env = {**os.environ, "NUMBA_NUM_THREADS": "8"}
+    out = subprocess.run(
+        [sys.executable, "-c", script, folder], env=env, capture_output=True, text=True, timeout=timeout, check=True
+    ).stdout.split()
+    return dict(zip(out[::2], out[1::2]))
+
+
+def shuffled_deck(key: int | str) -> list[int]:
     """The 52 cards shuffled by a generator seeded with ``key``."""
     import random
 

@@ -5,6 +5,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import shuffled_deck
 
 from pokerbot.blueprint_store.real_play import concrete_action
 from pokerbot.bot.evaluation.lbr import stand_in_for
@@ -254,8 +255,7 @@ def agent_hand(agent, deck, seat, questions):
 def test_the_agent_answers_from_its_solves_and_a_question_leaves_its_hand_as_it_was(small_blueprint):
     river_decisions = 0
     for trial in range(20):
-        deck = list(range(52))
-        random.Random(trial).shuffle(deck)
+        deck = shuffled_deck(trial)
         plain = agent_hand(river_agent(small_blueprint), deck, trial % 2, [])
         asked = agent_hand(river_agent(small_blueprint), deck, trial % 2, [0.33, 1.3])
         assert asked == plain
@@ -265,8 +265,7 @@ def test_the_agent_answers_from_its_solves_and_a_question_leaves_its_hand_as_it_
 
 def test_the_agent_s_river_answer_is_the_distribution_it_plays(small_blueprint):
     agent = river_agent(small_blueprint)
-    deck = list(range(52))
-    random.Random(3).shuffle(deck)
+    deck = shuffled_deck(3)
     s = apply_betting(BettingState(HUNL, 5, [deck[0:2], deck[2:4]]), "r300c/cc/cc/")
     s.deal_board_cards(deck[4:9])
     seat = s.current_player
@@ -320,8 +319,7 @@ def test_a_decision_at_a_state_asked_about_plays_from_the_solve_made_for_the_que
 
     checked = 0
     for trial in range(40):
-        deck = list(range(52))
-        random.Random(100 + trial).shuffle(deck)
+        deck = shuffled_deck(100 + trial)
         with capture_agent_logs() as plain_logs:
             plain = hand_asking_first(river_agent(small_blueprint), deck, trial % 2, ask=False)
         if not any(faced for _, _, faced in plain):

@@ -157,15 +157,10 @@ def test_sampled_solves_bit_for_bit_at_1_2_3_and_8_threads():
     """One card a pass leaves 8 threads with a few blocks each pass (one per turn line
     that sees the river); 3 cards with more: every thread count gives the same bits."""
     import os
-    import subprocess
-    import sys
 
-    env = {**os.environ, "NUMBA_NUM_THREADS": "8"}
-    out = subprocess.run(
-        [sys.executable, "-c", THREAD_COUNTS_SCRIPT, os.path.dirname(__file__)],
-        env=env, capture_output=True, text=True, timeout=900, check=True,
-    ).stdout.split()  # fmt: skip
-    digests = dict(zip(out[::2], out[1::2]))
+    from conftest import digests_on_8_threads
+
+    digests = digests_on_8_threads(THREAD_COUNTS_SCRIPT, os.path.dirname(__file__), timeout=900)
     assert len(digests) == 4 and len(set(digests.values())) == 1, digests
 
 

@@ -267,8 +267,8 @@ def test_leaf_items_solve_bit_for_bit_at_any_thread_count(spot, monkeypatch):
     leaves valued by shares. Negative control: the same cards summed in another order
     give other bits, so the comparison would catch an order that depends on threads."""
     import os
-    import subprocess
-    import sys
+
+    from conftest import digests_on_8_threads
 
     sub = spot[0]
     leaves = depth_limited.leaf_data(sub, sample=3, shares=8)
@@ -276,12 +276,7 @@ def test_leaf_items_solve_bit_for_bit_at_any_thread_count(spot, monkeypatch):
     assert L < 8 and leaves.item_draws == 3 and len(leaves.item_start) == 9  # more threads than leaves
     P = len(leaves.piece_leaf)  # (piece, card) items: the trees cut, 9 whole-tree items leaving shares idle
     assert P > L and sorted(leaves.items.tolist()) == list(range(3 * P))
-    env = {**os.environ, "NUMBA_NUM_THREADS": "8"}
-    out = subprocess.run(
-        [sys.executable, "-c", THREAD_COUNTS_SCRIPT, os.path.dirname(__file__)],
-        env=env, capture_output=True, text=True, timeout=600, check=True,
-    ).stdout.split()  # fmt: skip
-    digests = dict(zip(out[::2], out[1::2]))
+    digests = digests_on_8_threads(THREAD_COUNTS_SCRIPT, os.path.dirname(__file__), timeout=600)
     assert len(digests) == 4 and len(set(digests.values())) == 1, digests
     items = cfr.solve(sub, 10, card_samples=3, seed=3, threads=2)
     monkeypatch.setattr(depth_limited, "MAX_ITEM_BYTES", 0)  # no room for items: the leaves by shares
