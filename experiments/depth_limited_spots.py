@@ -49,7 +49,7 @@ from pokerbot.solver.subgame import make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from experiments.scripts import add_spot_options, measured
+from experiments.scripts import add_options, add_spot_options, measured
 
 
 def turn_spots(bp: Blueprint, count: int, seed: int) -> list[tuple[BettingState, list[int]]]:
@@ -287,12 +287,25 @@ def measure(args: argparse.Namespace) -> dict:
     }
 
 
+#: The options of one value: (name, type, default, help).
+OPTIONS: tuple[tuple[str, type, object, str], ...] = (
+    ("--seconds", float, 2.0, "budget per solve, setup included (0: no full-depth solve by time)"),
+    ("--threads", int, 1, "solver threads (the results do not depend on them)"),
+    ("--skip", int, 0, "leave out the first SKIP spots (another process measures them)"),
+    (
+        "--river-iterations",
+        int,
+        0,
+        "also measure each strategy with every river subgame solved anew (CFR+, this many iterations) "
+        "from its ranges, as an agent that solves the river when it comes plays it (0: not)",
+    ),
+)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_spot_options(ap, spots=20)
-    ap.add_argument(
-        "--seconds", type=float, default=2.0, help="budget per solve, setup included (0: no full-depth solve by time)"
-    )
+    add_options(ap, OPTIONS)
     ap.add_argument(
         "--full-iterations",
         type=int,
@@ -314,23 +327,12 @@ def main() -> None:
         help="the fixed-count full-depth solves' regret and averaging rules: CFR+ with linear (cfr+1) or quadratic "
         "(cfr+2, the agent's) averaging, or Discounted CFR (1.5, 0, 2) (a column each; default cfr+2)",
     )
-    ap.add_argument("--threads", type=int, default=1, help="solver threads (the results do not depend on them)")
-    ap.add_argument(
-        "--skip", type=int, default=0, help="leave out the first SKIP spots (another process measures them)"
-    )
     ap.add_argument(
         "--samples",
         type=int,
         nargs="*",
         default=[0, 1, 4],
         help="cards per pass (0: every card; negative: drawn independently, else in turn from a keyed shuffle)",
-    )
-    ap.add_argument(
-        "--river-iterations",
-        type=int,
-        default=0,
-        help="also measure each strategy with every river subgame solved anew (CFR+, this many iterations) "
-        "from its ranges, as an agent that solves the river when it comes plays it (0: not)",
     )
     ap.add_argument(
         "--iterations",
