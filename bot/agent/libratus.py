@@ -162,6 +162,13 @@ RIVER_RANGES = "solution"
 OPPONENT_RANGES = "played"
 
 
+def one_of(what: str, value: str, choices: tuple[str, ...]) -> str:
+    """``value``, one of ``choices``; else a ValueError saying that ``what`` must be one of them."""
+    if value not in choices:
+        raise ValueError(f"{what} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 def average_exponent(round_: int, sampled: bool) -> float:
     """The power of t a solve's average strategy weighs iteration t by (``cfr.solve``),
     by the round the solve starts on (0-based) and whether it samples the next cards:
@@ -386,18 +393,12 @@ class LibratusAgent:
             raise ValueError("a flop solve's warm start is 0 (none) or more iterations")
         self.flop_warm_start = flop_warm_start
         self.solve_round = solve_round
-        if turn_solver not in TURN_SOLVERS:
-            raise ValueError(f"turn solver must be one of {', '.join(TURN_SOLVERS)}, got {turn_solver!r}")
+        self.turn_solver = one_of("turn solver", turn_solver, TURN_SOLVERS)
         if card_samples < 0:
             raise ValueError("card samples must be 0 (every card) or more")
-        self.turn_solver = turn_solver
         self.card_samples = card_samples
-        if gadget not in GADGETS:
-            raise ValueError(f"gadget must be one of {', '.join(GADGETS)}, got {gadget!r}")
-        self.gadget = gadget
-        if first_solve not in FIRST_SOLVES:
-            raise ValueError(f"first solve must be one of {', '.join(FIRST_SOLVES)}, got {first_solve!r}")
-        self.first_solve = first_solve
+        self.gadget = one_of("gadget", gadget, GADGETS)
+        self.first_solve = one_of("first solve", first_solve, FIRST_SOLVES)
         #: whether the gifts grow with the opponent's on-tree actions (Libratus); else they stay 0
         self.use_gifts = gifts
         if river_ranges not in ("solution", "blueprint"):
