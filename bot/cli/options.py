@@ -268,10 +268,17 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--gadget",
-        default="maxmargin",
+        default="resolve",
         choices=["maxmargin", "resolve"],
-        help="libratus: the safe re-solves' gadget: maxmargin (Estimated-Maxmargin, default) or resolve "
-        "(Estimated-Resolve: each opponent hand enters or takes its estimated value, weighed by our reach)",
+        help="libratus: the safe re-solves' gadget: resolve (Estimated-Resolve, default: each opponent hand enters "
+        "or takes its estimated value, weighed by our reach) or maxmargin (Estimated-Maxmargin: the smallest "
+        "margin over the opponent's hands made largest)",
+    )
+    p.add_argument(
+        "--purify",
+        action="store_true",
+        help="libratus/unsafe: play the solutions with fold-call-bet purification (the likeliest of fold, "
+        "check/call and bet/raise, the bet sizes in proportion)",
     )
     p.add_argument(
         "--first-solve",
@@ -355,7 +362,8 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         "card_samples": args.card_samples,
         "flop_rivers": args.flop_rivers,
         "flop_warm_start": args.flop_warm_start,
-        **({"gadget": args.gadget} if args.gadget != "maxmargin" else {}),
+        **({"gadget": args.gadget} if args.gadget != "resolve" else {}),
+        **({"purify": True} if args.purify else {}),
         **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
         **({"gifts": False} if args.no_gifts else {}),
         **({"river_ranges": args.river_ranges} if args.river_ranges != "solution" else {}),

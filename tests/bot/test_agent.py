@@ -284,3 +284,20 @@ def test_without_gifts_the_safe_re_solve_keeps_them_at_zero(small_blueprint):
         agent = re_solved_after_a_raise(small_blueprint, gifts=gifts)
         given[gifts] = float(np.abs(agent.gifts).sum())
     assert given[True] > 0 and given[False] == 0
+
+
+def test_purify_plays_the_solution_with_fold_call_bet_purification(small_blueprint):
+    """``purify=True``: what the agent would do at its river decision is the same
+    solution's strategy purified: one group (fold, check/call, bet/raise) a hand."""
+    from pokerbot.blueprint_store.purification import fold_call_bet
+
+    me = 1 - river_state("").current_player
+    st = river_state("c", hand=4)
+    answers = {}
+    for purify in (False, True):
+        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=60, purify=purify)
+        answers[purify] = agent.action_probabilities(st, me)  # the same iterations: the same solution
+    raw, pure = answers[False], answers[True]
+    live = raw.probabilities.sum(axis=1) > 0
+    assert ((raw.probabilities[live] > 0).sum(axis=1) > 1).any()  # the solution mixes
+    np.testing.assert_allclose(pure.probabilities[live], fold_call_bet(raw.probabilities[live], raw.actions))
