@@ -13,7 +13,14 @@ from pokerbot.bot.cli.train_blueprint import ensure_blueprint
 def add(sub) -> None:
     from pokerbot.bot.strategies import STRATEGIES
 
-    m = sub.add_parser("match", help="play two players on our dealer and report mbb/hand with confidence intervals")
+    m = sub.add_parser(
+        "match",
+        help="play two players on our dealer and report mbb/hand with confidence intervals",
+        description="Play two players on our dealer and report mbb/hand with confidence intervals. By default the "
+        "dealer enforces the ACPC reference dealer's time limits (--t_response 600000 --t_hand 600000 "
+        "--t_per_hand 7000: 7 s a hand on average, a competition's clock), and our agents spend what they allow; "
+        "a smaller --t_per_hand makes a quicker match (the README's demo plays --t_per_hand 2000).",
+    )
     m.add_argument(
         "player_a",
         nargs="?",
