@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 
 import pokerbot.bot.cli.options as opt
+from pokerbot.bot.shutdown import StopRequest, stop_on_signals
 
 
 def add(sub) -> None:
@@ -78,21 +75,11 @@ def run(args: argparse.Namespace) -> int:
     # a bar per phase (card abstraction rounds, then MCCFR) on a terminal, plain lines
     # every 30 s otherwise; messages above it, with the time since the start
     bars = PhasedProgress(stream=sys.stdout)
-    with stop_on_signals(bars.log) as stopping:
+    # the first SIGINT or SIGTERM during MCCFR stops after its batch with a checkpoint;
+    # before MCCFR, or a second one, interrupts at once
+    announce = "stopping after this batch to write a checkpoint (--resume goes on from it; Ctrl-C again stops at once)"
+    with stop_on_signals(StopRequest(), bars.log, announce, interrupt_until_polled=True) as stopping:
         return train(args, bars, stopping)
-
-
-class StopRequest:
-    """Asked by the trainer between MCCFR batches (``train_blueprint``'s ``stop``):
-    whether a stop was requested, and whether the trainer has started asking."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.polled = False
-
-    def __call__(self) -> bool:
-        self.polled = True
-        return self.requested
 
 
 def train(args: argparse.Namespace, bars, stopping: StopRequest) -> int:
@@ -133,32 +120,6 @@ def train(args: argparse.Namespace, bars, stopping: StopRequest) -> int:
         return 1
     bars.close()
     return 0
-
-
-@contextlib.contextmanager
-def stop_on_signals(log) -> Iterator[StopRequest]:
-    """Within: a ``StopRequest`` that the first SIGINT or SIGTERM during MCCFR sets
-    (training stops after its batch and writes a checkpoint; a second SIGINT interrupts
-    at once); before MCCFR a signal interrupts at once (KeyboardInterrupt). The
-    handlers before are put back on leaving."""
-    stopping = StopRequest()
-    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
-        yield stopping
-        return
-
-    def ask(signum, frame) -> None:
-        if not stopping.polled:
-            raise KeyboardInterrupt
-        stopping.requested = True
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        log("stopping after this batch to write a checkpoint (--resume goes on from it; Ctrl-C again stops at once)")
-
-    before = signal.signal(signal.SIGINT, ask), signal.signal(signal.SIGTERM, ask)
-    try:
-        yield stopping
-    finally:
-        signal.signal(signal.SIGINT, before[0])
-        signal.signal(signal.SIGTERM, before[1])
 
 
 def ensure_blueprint(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pokerbot.bot.shutdown import StopRequest, stop_on_signals
 from pokerbot.protocol.betting import CALL, FOLD, Action, ActionType, BettingState, raise_to
 from pokerbot.protocol.cards import card_to_str, parse_card
 from pokerbot.protocol.gamedef import GameDef
@@ -402,32 +403,7 @@ class SlumbotRun:
 
 
 class Stopped(Exception):
-    """The run was asked to stop (``StopFlag``) and stopped between two requests."""
-
-
-class StopFlag:
-    """Set by SIGINT or SIGTERM while installed: the run then stops at the next point
-    where no request is in flight (a second signal stops at once)."""
-
-    def __init__(self) -> None:
-        self.set = False
-
-    def __enter__(self) -> StopFlag:
-        import signal
-
-        def handler(signum, _frame) -> None:
-            if self.set:
-                raise KeyboardInterrupt
-            self.set = True
-
-        self._old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-        return self
-
-    def __exit__(self, *exc) -> None:
-        import signal
-
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
+    """The run was asked to stop (a ``StopRequest``) and stopped between two requests."""
 
 
 def play_hands(
@@ -437,7 +413,7 @@ def play_hands(
     hands: int,
     strategy_log=None,
     on_hand: Callable[[HandRecord], None] | None = None,
-    stop: StopFlag | None = None,
+    stop: StopRequest | None = None,
 ) -> None:
     """Play until ``run`` has ``hands`` finished hands: a hand left in progress by a stop
     first (continued if no action of ours was in flight, else abandoned), then new ones.
@@ -447,7 +423,7 @@ def play_hands(
     from pokerbot.protocol.matchstate import MatchState
 
     def check_stop() -> None:
-        if stop is not None and stop.set:
+        if stop is not None and stop.requested:
             raise Stopped(f"stopped with {len(run.records)} hands in {run.out_dir}")
 
     game = run.game
@@ -567,7 +543,7 @@ def run_slumbot(
     client.log = bar.write if bar is not None else client.log
     writer = StrategyLogWriter(run.strategy_log_path)
     try:
-        with StopFlag() as stop:
+        with stop_on_signals() as stop:
             play_hands(strategy, client, run, hands, writer, on_hand, stop)
     finally:
         writer.close()

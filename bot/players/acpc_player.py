@@ -27,6 +27,7 @@ import structlog
 from pokerbot.bot.players.bots import Strategy
 from pokerbot.bot.players.strategy_log import StrategyLogWriter
 from pokerbot.bot.players.strategy_query import query
+from pokerbot.bot.shutdown import stop_signals_in_loop
 from pokerbot.protocol.betting import CALL
 from pokerbot.protocol.client import ClientConnection, ProtocolError
 from pokerbot.protocol.gamedef import GameDef
@@ -34,41 +35,20 @@ from pokerbot.protocol.logs import log_enabled
 
 log = structlog.get_logger("player")
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
 
 class _Stop:
     """The signal that asked us to stop, once one has."""
 
-    def __init__(self) -> None:
+    def __init__(self, task: asyncio.Task) -> None:
         self.signal: signal.Signals | None = None
+        self.task = task
 
-    def request(self, sig: signal.Signals, task: asyncio.Task) -> None:
+    def request(self, sig: signal.Signals) -> None:
         # Runs as a loop callback, so never inside a decision: the task is waiting
         # for the dealer (or about to resume with a state it has not acted on).
         if self.signal is None:
             self.signal = sig
-            task.cancel()
-
-
-def _install(stop: _Stop) -> list[signal.Signals]:
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None  # called from play, a coroutine running in a task
-    installed = []
-    for sig in STOP_SIGNALS:
-        try:
-            loop.add_signal_handler(sig, stop.request, sig, task)
-            installed.append(sig)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals
-            pass
-    return installed
-
-
-def _uninstall(installed: list[signal.Signals]) -> None:
-    loop = asyncio.get_running_loop()
-    for sig in installed:
-        loop.remove_signal_handler(sig)
+            self.task.cancel()
 
 
 async def play(
@@ -82,12 +62,11 @@ async def play(
     """Play until the dealer closes the connection or a stop signal comes. Returns an
     exit status (see the module doc). With ``strategy_log``, every decision's answer
     for all hands is logged after the reply is sent (``strategy_log``)."""
-    stop = _Stop()
-    installed = _install(stop)
-    try:
+    task = asyncio.current_task()
+    assert task is not None  # play is a coroutine running in a task
+    stop = _Stop(task)
+    with stop_signals_in_loop(stop.request):
         return await _play(host, port, game, strategy, connect_timeout, stop, strategy_log)
-    finally:
-        _uninstall(installed)
 
 
 def _stopped(stop: _Stop, **fields) -> int:
