@@ -145,11 +145,13 @@ def test_overrunning_worker_is_killed_at_the_limit():
         p.solve(SolveJob(river(), 1, 120.0))  # warm
         old = p.pids[0]
         st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
-        big = BetSizes(bets=((0.33, 0.5, 0.75, 1.0), (0.5, 1.0)), max_raises=2)
-        sub = make_subgame(st, {2: big, 3: big})  # 125k nodes: one iteration takes about 4 s
+        big = BetSizes(bets=((0.5, 0.75, 1.0), (1.0,)), max_raises=2)
+        # 38k nodes: one iteration takes about a second on a fast core, three times the
+        # limit, while the parent's answer array (170 MB, written before it waits) stays small
+        sub = make_subgame(st, {2: big, 3: big})
         t0 = time.monotonic()
         with pytest.raises(WorkerLost, match="overran"):
-            p.solve(SolveJob(sub, 10, 0.001, limit=0.5))
+            p.solve(SolveJob(sub, 10, 0.001, limit=0.3))
         assert time.monotonic() - t0 < 1.5
         wait_for_new_worker(p, old)
 
