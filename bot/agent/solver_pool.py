@@ -121,17 +121,32 @@ def answer_dtype(sub: Subgame):
 RAW_ANSWER_BYTES = 1 << 20
 
 
-def answer_array(sub: Subgame) -> np.ndarray | None:
+#: Bytes of an answer array written between two looks at the worker (``write_pages``).
+PAGES_A_STEP = 4 << 20
+
+
+def answer_array(sub: Subgame, written: bool = True) -> np.ndarray | None:
     """An array for the strategy of a solve of ``sub`` if it comes back raw, every page
-    written (a fresh page is mapped at its first write, which on a VM can cost 2 ms a
-    MB: done while the worker solves, not after its deadline); None if it does not."""
+    written unless not ``written`` (a fresh page is mapped at its first write, which on
+    a VM can cost 2 ms a MB: done while the worker solves, not after its deadline); None
+    if it does not."""
     dtype = np.dtype(answer_dtype(sub))
     shape = (sub.tree.num_nodes, sub.hands.shape[0])
     if shape[0] * shape[1] * dtype.itemsize < RAW_ANSWER_BYTES:
         return None
     out = np.empty(shape, dtype=dtype)
-    out.fill(0)
+    if written:
+        out.fill(0)
     return out
+
+
+def write_pages(out: np.ndarray, start: int, step: int = PAGES_A_STEP) -> int:
+    """Write ``step`` bytes of ``out`` from byte ``start`` (mapping their pages); the
+    byte it stopped at."""
+    flat = out.reshape(-1).view(np.uint8)
+    end = min(start + step, flat.size)
+    flat[start:end] = 0
+    return end
 
 
 def send_answer(conn, job_id: int, r: cfr.SolveResult) -> None:
@@ -350,14 +365,20 @@ class SolverPool:
                 self._replace(i, "unreachable")
                 continue
             log.debug("solve_started", pid=w.pid, job=job_id, iterations=job.iterations, deadline=job.deadline)
-            into = answer_array(job.sub)
+            # the answer's pages are written a step between two looks at the worker, so
+            # that writing them never delays noticing an overrun
+            into = answer_array(job.sub, written=False)
+            written, to_write = 0, 0 if into is None else into.nbytes
             end = give_up
             answer = None
             eof = False
             while answer is None:
+                if into is not None and written < to_write:
+                    written = write_pages(into, written)
                 left = end - time.monotonic()
+                wait = 0.0 if written < to_write else min(left, 0.05)
                 try:
-                    if w.conn.poll(max(0.0, min(left, 0.05))):
+                    if w.conn.poll(max(0.0, wait)):
                         answer = w.conn.recv()
                         break
                 except (EOFError, OSError):

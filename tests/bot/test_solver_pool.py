@@ -17,6 +17,7 @@ from pokerbot.bot.agent.solver_pool import (
     answer_array,
     read_answer,
     send_answer,
+    write_pages,
 )
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
@@ -79,6 +80,14 @@ def test_a_full_depth_turn_answer_comes_back_raw_with_the_same_bits(pool):
     want = cfr.solve(sub, 6, chance_samples=4, seed=3, strategy_dtype=cfr.SOLVE_DTYPE)
     assert got.strategy.dtype == cfr.SOLVE_DTYPE and got.strategy.shape == want.strategy.shape
     np.testing.assert_array_equal(got.strategy, want.strategy)
+
+
+def test_the_answer_s_pages_are_written_a_step_at_a_time_to_the_end():
+    out = np.ones((5, 7), dtype=np.float32)  # 140 bytes
+    steps = [0]
+    while steps[-1] < out.nbytes:
+        steps.append(write_pages(out, steps[-1], step=64))
+    assert steps == [0, 64, 128, 140] and not out.any()
 
 
 def test_a_raw_answer_is_read_whole_or_refused():
