@@ -44,6 +44,9 @@ from pokerbot.protocol.gamedef import GameDef
 
 log = structlog.get_logger("match")
 
+#: The most characters of a player's spec in its name (``PlayerSpec.name``).
+NAME_CHARS = 40
+
 
 @dataclass
 class PlayerSpec:
@@ -77,9 +80,15 @@ class PlayerSpec:
 
     @property
     def name(self) -> str:
-        """The name the dealer logs: label plus a sanitised short form of the spec."""
+        """The name the dealer logs: label plus a sanitised short form of the spec (at
+        most NAME_CHARS characters: a longer one keeps its start and its end, where a
+        store's file name is, joined by ``..``)."""
         base = self.spec if self.strategy is not None else os.path.basename(shlex.split(self.spec)[0])
-        return f"{self.label}-" + re.sub(r"[^A-Za-z0-9_.-]", "_", base)[:40]
+        short = re.sub(r"[^A-Za-z0-9_.-]", "_", base)
+        if len(short) > NAME_CHARS:
+            head = NAME_CHARS // 2 - 1
+            short = short[:head] + ".." + short[-(NAME_CHARS - head - 2) :]
+        return f"{self.label}-{short}"
 
     def command(
         self,

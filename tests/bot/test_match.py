@@ -140,6 +140,16 @@ def test_a_strategy_with_options_is_ours_and_its_options_reach_pokerbot_play():
     assert other.command("h", 1, "g", 0) == ["./mybot", "--fast", "h", "1"]
 
 
+def test_two_long_specs_that_differ_at_the_end_get_different_names():
+    """A long spec keeps its end in the player's name: two blueprint players on
+    different stores (the paths alike up to the file name) are told apart in the logs."""
+    a = match.PlayerSpec("B", "blueprint --blueprint blueprints/default.bp").name
+    b = match.PlayerSpec("B", "blueprint --blueprint blueprints/default-seed1.bp").name
+    assert a != b and b.endswith("default-seed1.bp") and a.endswith("default.bp")
+    assert len(b) == len("B-") + match.NAME_CHARS and b.startswith("B-blueprint_--")
+    assert match.PlayerSpec("A", "libratus").name == "A-libratus"
+
+
 def test_the_chart_reads_the_result_from_the_best_estimate():
     """winnings.png draws one series with its band, the one the result is read from:
     the duplicate pair with AIVAT, else the duplicate pair, else one match's AIVAT,
