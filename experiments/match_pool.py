@@ -62,7 +62,9 @@ def pool(out_dirs: list[str]) -> dict:
     seeds = set()
     for d, (s, _) in zip(out_dirs, parts):
         if s.get("players") != first.get("players") or s.get("game") != first.get("game"):
-            raise PoolError(f"{d}: players or game differ from {out_dirs[0]}'s: {s.get('players')} vs {first.get('players')}")
+            raise PoolError(
+                f"{d}: players or game differ from {out_dirs[0]}'s: {s.get('players')} vs {first.get('players')}"
+            )
         if s.get("seed") in seeds:
             raise PoolError(f"{d}: deal seed {s.get('seed')} already pooled (the same cards twice)")
         seeds.add(s.get("seed"))
@@ -81,8 +83,14 @@ def main(argv: list[str] | None = None) -> int:
         r = pool(args.dirs)
     except PoolError as e:
         p.error(str(e))
-    print(f"A: {r['players']['A']}  B: {r['players']['B']}  deals: {sum(r['deals'])} ({' + '.join(map(str, r['deals']))})")
-    names = {"allin_adjusted": "duplicate", "aivat": "duplicate with AIVAT", "aivat_solver": "  with the solves' values"}
+    print(
+        f"A: {r['players']['A']}  B: {r['players']['B']}  deals: {sum(r['deals'])} ({' + '.join(map(str, r['deals']))})"
+    )
+    names = {
+        "allin_adjusted": "duplicate",
+        "aivat": "duplicate with AIVAT",
+        "aivat_solver": "  with the solves' values",
+    }
     for c in COLUMNS:
         s = r[c]
         print(f"{names[c]:<26} {s['mbb_per_hand']:+8.1f} mbb/hand  ± {s['ci95']:.1f} (95 %)")

@@ -53,7 +53,12 @@ def test_parts_that_cannot_be_pooled_are_refused(tmp_path):
     write_part(tmp_path / "same-seed", 1, range(3), rng)
     write_part(tmp_path / "other", 3, range(3), rng, players={"A": "libratus", "B": "raise"})
     write_part(tmp_path / "one-seat", 4, range(3), rng, runs=("match1",))
-    for bad, says in (("same-seed", "seed 1"), ("other", "players"), ("one-seat", "one duplicate pair"), ("none", "not a finished")):
+    for bad, says in (
+        ("same-seed", "seed 1"),
+        ("other", "players"),
+        ("one-seat", "one duplicate pair"),
+        ("none", "not a finished"),
+    ):
         with pytest.raises(mp.PoolError, match=says):
             mp.pool([str(tmp_path / "a"), str(tmp_path / bad)])
     with pytest.raises(SystemExit):
