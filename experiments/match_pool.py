@@ -42,13 +42,18 @@ def read_part(out_dir: str) -> tuple[dict, dict[str, np.ndarray]]:
     except (OSError, json.JSONDecodeError) as e:
         raise PoolError(f"{out_dir}: not a finished duplicate match with AIVAT ({e})") from e
     by_run: dict[str, dict[int, dict]] = {}
-    for r in rows:
-        by_run.setdefault(r["run"], {})[int(r["hand"])] = r
-    if sorted(by_run) != ["match1", "match2"]:
-        raise PoolError(f"{out_dir}: aivat.csv holds runs {sorted(by_run)}, not one duplicate pair (match1, match2)")
-    first, second = by_run["match1"], by_run["match2"]
-    common = sorted(first.keys() & second.keys())
-    values = {c: np.array([(float(first[h][c]) + float(second[h][c])) / 2 for h in common]) for c in COLUMNS}
+    try:
+        for r in rows:
+            by_run.setdefault(r["run"], {})[int(r["hand"])] = r
+        if sorted(by_run) != ["match1", "match2"]:
+            raise PoolError(
+                f"{out_dir}: aivat.csv holds runs {sorted(by_run)}, not one duplicate pair (match1, match2)"
+            )
+        first, second = by_run["match1"], by_run["match2"]
+        common = sorted(first.keys() & second.keys())
+        values = {c: np.array([(float(first[h][c]) + float(second[h][c])) / 2 for h in common]) for c in COLUMNS}
+    except (KeyError, TypeError, ValueError) as e:
+        raise PoolError(f"{out_dir}: aivat.csv is malformed ({e!r})") from e
     return summary, values
 
 

@@ -63,3 +63,11 @@ def test_parts_that_cannot_be_pooled_are_refused(tmp_path):
             mp.pool([str(tmp_path / "a"), str(tmp_path / bad)])
     with pytest.raises(SystemExit):
         mp.main([str(tmp_path / "a"), str(tmp_path / "same-seed")])
+
+
+def test_a_malformed_csv_is_a_clear_error(tmp_path):
+    write_part(tmp_path / "a", 1, range(3), np.random.default_rng(2))
+    with open(tmp_path / "a" / "aivat.csv", "a") as f:
+        f.write("match2,1,1.0,oops,2.0\n")  # a deal played in both seats
+    with pytest.raises(mp.PoolError, match="malformed"):
+        mp.pool([str(tmp_path / "a")])
