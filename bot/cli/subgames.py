@@ -84,7 +84,7 @@ def add(sub) -> None:
         default=(k, n),
         metavar="K:N",
         help=f"the full variant's turn solve: K river cards a pass (0: all), N iterations (default {k}:{n}, "
-        "what 2 cores buy in the turn's deadline)",
+        "about the median turn solve of the default agent in play on 2 cores)",
     )
     sg.add_argument(
         "--river-cards",

@@ -62,9 +62,11 @@ MORE_VARIANTS = ("on-tree", "agent", "blueprint-purified")
 PURIFIED_ROUNDS = (2, 3)
 #: How subgames are drawn: in proportion to their pot (the default) or as they come.
 SAMPLINGS = ("pot", "uniform")
-#: The full-depth turn solve at what 2 cores buy in the first hand's turn deadline (river
-#: cards a pass, iterations): docs/evaluation.md, "Full-depth turn solving at what fits".
-FULL_TURN_2_CORES = (4, 1400)
+#: The default agent's full-depth turn solve on 2 cores (river cards a pass, iterations):
+#: about the median turn solve in play on 2 threads inside the reference limits, where the
+#: time plan spends what earlier hands left (docs/evaluation.md, "In play against the
+#: equal-strength blueprint"); the first hand's deadline alone buys (4, 1400).
+FULL_TURN_2_CORES = (4, 4000)
 GAME = "holdem.nolimit.2p"
 #: Opponents a walk cannot follow: no finite answer at some decision (the random bot raises by a range).
 UNWALKABLE = ("random",)
