@@ -17,8 +17,8 @@ Variants (``VARIANTS``): ``blueprint`` (no solving; by flag ``blueprint-purified
 fold-call-bet purification on the turn and river); ``depth-limited`` (the turn
 solved to its end with the blueprint's river continuations at its leaves, 1,000 /
 1,900 iterations, the river solved anew); ``full`` (the turn solved to the end of the
-hand, ``full_turn`` river cards a pass and iterations: by default what 2 cores buy in
-the time plan's turn deadline); ``river-only`` (the blueprint on the turn, the river
+hand, ``full_turn`` river cards a pass and iterations: by default about what the agent's
+turn solve runs in play on 2 cores, ``FULL_TURN_2_CORES``); ``river-only`` (the blueprint on the turn, the river
 solved); by flag ``on-tree`` (the full variant with only B's blueprint's bet sizes) and
 ``agent`` (options as ``pokerbot play`` takes them). The result per variant: mean chips
 over subgames with a 95 % interval, the paired differences between variants, and the
@@ -227,7 +227,7 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
     elif config.agent_options(variant) is not None:
         options.update(config.agent_options(variant) or {})
         if options.get("turn_solver") in ("auto", "full"):
-            # auto picks by the machine's measured speed: iteration-bound, the full solve 2 cores buy stands for it
+            # auto picks by the machine's measured speed: iteration-bound, the full solve of 2 cores stands for it
             options.update(turn_solver="full", full_turn=tuple(options.get("full_turn") or config.full_turn))
     else:
         raise SubgamesError(f"unknown variant {variant!r}")
