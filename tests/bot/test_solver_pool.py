@@ -149,20 +149,24 @@ def test_worker_killed_while_idle_is_replaced_at_the_next_job(pool):
 
 
 def test_overrunning_worker_is_killed_at_the_limit():
+    """A worker that has not answered by the job's limit is killed and replaced, and the
+    wait ends at the limit. The worker is stopped (SIGSTOP) before the job is sent, so
+    it overruns whatever the machine's speed (a solve made long enough to overrun on a
+    slow core came back in time on a fast one)."""
     with SolverPool(1) as p:  # its own pool: this test kills the worker on purpose
         assert p.wait_ready(300)
         p.solve(SolveJob(river(), 1, 120.0))  # warm
         old = p.pids[0]
-        st = apply_betting(BettingState(HUNL, 0, None, parse_cards("QsJh2h8d")), "r300c/cc/")
-        big = BetSizes(bets=((0.5, 0.75, 1.0), (1.0,)), max_raises=2)
-        # 38k nodes: one iteration takes about a second on a fast core, three times the
-        # limit, while the parent's answer array (170 MB, written before it waits) stays small
-        sub = make_subgame(st, {2: big, 3: big})
+        os.kill(old, signal.SIGSTOP)  # the job (70 KB) still fits the socket's buffers
         t0 = time.monotonic()
         with pytest.raises(WorkerLost, match="overran"):
-            p.solve(SolveJob(sub, 10, 0.001, limit=0.3))
-        assert time.monotonic() - t0 < 1.5
+            p.solve(SolveJob(river(), 10, 0.001, limit=0.3))
+        assert 0.3 <= time.monotonic() - t0 < 1.5
         wait_for_new_worker(p, old)
+        with pytest.raises(ProcessLookupError):
+            os.kill(old, 0)  # the stopped worker was killed and reaped, not left behind
+        assert p.replaced == 1
+        assert p.solve(SolveJob(river(), 2, 120.0)).iterations == 2
 
 
 def test_a_bad_job_fails_without_killing_the_worker(pool):
