@@ -35,6 +35,7 @@ fallback, unsafe, safe, nested), the iterations and the solve time.
 from __future__ import annotations
 
 import copy
+import os
 import random
 import time
 from collections.abc import Sequence
@@ -365,6 +366,7 @@ class LibratusAgent:
         river_ranges: str = RIVER_RANGES,
         opponent_ranges: str = OPPONENT_RANGES,
         purify: bool = False,
+        opponent_model: str | os.PathLike | Blueprint | None = None,
     ) -> None:
         self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
         self.bp = self.blueprint.bp
@@ -411,6 +413,10 @@ class LibratusAgent:
         if opponent_ranges not in ("played", "raw"):
             raise ValueError(f"opponent ranges must be 'played' or 'raw', got {opponent_ranges!r}")
         self.opponent_ranges = opponent_ranges
+        #: the blueprint whose play of the line gives the opponent's range at a round's first
+        #: solve, as that blueprint plays it (None: ours, by ``opponent_ranges``): for an
+        #: opponent known to play that blueprint, a bound on what a better range is worth
+        self.opponent_model = None if opponent_model is None else BlueprintPlay(opponent_model, random.Random(seed))
         #: play a solution with fold-call-bet purification (``blueprint_store.purification``)
         self.purify = purify
         if river_passes is not None and river_passes < 0:
@@ -729,10 +735,22 @@ class LibratusAgent:
         size = len(rg.hole_hands(state.game))
         reach = np.stack([self._canonical(old.sub, at[p], size) for p in (0, 1)])
         if self.river_ranges == "blueprint":
-            reach[1 - me] = self.blueprint.round_start_ranges(state, me, self.opponent_ranges == "raw")[1 - me]
+            reach[1 - me] = self.first_solve_ranges(state, me)[1 - me]
         reach[:, rg.blocked_by(rg.hole_hands(state.game), tuple(state.board_cards))] = 0.0
         root = self._round_start(state)
         return self._solve(root, reach, "unsafe", extra=self._opening_bet(state, me))
+
+    def first_solve_ranges(self, state: BettingState, me: int) -> np.ndarray:
+        """Both players' reach at the start of ``state``'s round for its first solve: ours
+        from our blueprint's play of the line; the opponent's from ours too (as played or
+        raw, ``opponent_ranges``), or from ``opponent_model``'s play as that blueprint
+        plays it."""
+        ranges = self.blueprint.round_start_ranges(state, me, self.opponent_ranges == "raw")
+        if self.opponent_model is not None:
+            opp = 1 - me
+            self.opponent_model.check_game(state.game)
+            ranges[opp] = self.opponent_model.round_start_ranges(state, opp)[opp]
+        return ranges
 
     def _blueprint_gadget(self, root: BettingState, ranges: np.ndarray, me: int) -> tuple[np.ndarray, cfr.Gadget]:
         """A safe first solve at the turn's start ``root``: the reach (ours from
@@ -881,7 +899,7 @@ class LibratusAgent:
             if self._solution is None:
                 root = self._round_start(state)
                 extra = self._opening_bet(state, me)
-                ranges = self.blueprint.round_start_ranges(state, me, self.opponent_ranges == "raw")
+                ranges = self.first_solve_ranges(state, me)
                 if self.first_solve == "safe" and self.safe and root.round == 2:
                     self._first_solve_t0 = time.perf_counter()  # the blueprint's values count as the solve's time
                     reach, gadget = self._blueprint_gadget(root, ranges, me)

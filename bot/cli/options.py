@@ -302,6 +302,13 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "range thresholding, actions under 4 %% never taken) or raw (the store's probabilities as trained)",
     )
     p.add_argument(
+        "--opponent-model",
+        default=None,
+        metavar="PATH",
+        help="the opponent's range at a round's first solve from this blueprint store's play of the line, as that "
+        "blueprint plays it, instead of ours: for an opponent known to play that blueprint (a diagnostic bound)",
+    )
+    p.add_argument(
         "--no-gifts",
         action="store_true",
         help="libratus: the safe re-solves' alternatives without gifts (what the opponent gave up by its actions)",
@@ -368,6 +375,7 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         **({"gifts": False} if args.no_gifts else {}),
         **({"river_ranges": args.river_ranges} if args.river_ranges != "solution" else {}),
         **({"opponent_ranges": args.opponent_ranges} if args.opponent_ranges != "played" else {}),
+        **({"opponent_model": args.opponent_model} if args.opponent_model is not None else {}),
         **({"full_turn": list(args.full_turn)} if args.full_turn is not None else {}),
         **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),
         **({"river_passes": args.river_passes} if args.river_passes is not None else {}),

@@ -226,6 +226,8 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
         options.update(sizes=sizes, river_sizes=theirs[3], scale_range=0.0)
     elif config.agent_options(variant) is not None:
         options.update(config.agent_options(variant) or {})
+        if isinstance(options.get("opponent_model"), str):
+            options["opponent_model"] = store_of(options["opponent_model"])
         if options.get("turn_solver") in ("auto", "full"):
             # auto picks by the machine's measured speed: iteration-bound, the full solve of 2 cores stands for it
             options.update(turn_solver="full", full_turn=tuple(options.get("full_turn") or config.full_turn))
