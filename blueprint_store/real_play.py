@@ -311,12 +311,16 @@ class BlueprintPlay:
         finally:
             self.restore(saved)
 
-    def round_start_ranges(self, state: BettingState, me: int, raw_opponent: bool = False) -> np.ndarray:
+    def round_start_ranges(
+        self, state: BettingState, me: int, raw_opponent: bool = False, pool_opponent_raises: bool = False
+    ) -> np.ndarray:
         """(2, hands of the game): both players' reach at the start of ``state``'s
         round, by Bayes' rule along the blueprint's line of the rounds before it (that
         line's walk; uniform where it left the tree), zero for hands the board blocks;
         the strategy as played (range thresholding on the first rounds), or with
-        ``raw_opponent`` the opponent's from the store's probabilities as trained."""
+        ``raw_opponent`` the opponent's from the store's probabilities as trained; with
+        ``pool_opponent_raises`` each opponent raise counts as raising at all, whatever
+        the size (``Blueprint.reach``)."""
         prefix = BettingState(state.game)
         upto = state.round
         for r in range(upto):
@@ -331,7 +335,10 @@ class BlueprintPlay:
         blocked = rg.blocked_by(hands, tuple(board))
         for p in (0, 1):
             if on_tree:
-                out[p] = self.view.reach(path, p, board, threshold=not (raw_opponent and p != me))
+                theirs = p != me
+                out[p] = self.view.reach(
+                    path, p, board, threshold=not (raw_opponent and theirs), pool_raises=pool_opponent_raises and theirs
+                )
             out[p][blocked] = 0.0
         return out
 

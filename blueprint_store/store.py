@@ -438,12 +438,18 @@ class Blueprint:
         return self.child_actions(node), self.probabilities(node, self.bucket(r, hole, board))
 
     def reach(
-        self, line: Sequence[tuple[int, int]], player: int, board: Sequence[int], threshold: bool = True
+        self,
+        line: Sequence[tuple[int, int]],
+        player: int,
+        board: Sequence[int],
+        threshold: bool = True,
+        pool_raises: bool = False,
     ) -> np.ndarray:
         """Probability, for each of the 1,326 hole pairs, that ``player`` takes the
         line: ``line`` is (node, child index) per action along it (both players'
         actions; the other player's are skipped); ``board`` the cards dealt so far.
-        0 for hands blocked by the board."""
+        0 for hands blocked by the board. With ``pool_raises``, a raise's factor is the
+        probability of raising at all (any of the node's sizes, all-in included)."""
         out = np.ones(1326)
         per_round: dict[int, np.ndarray] = {}
         for node, child in line:
@@ -460,7 +466,11 @@ class Blueprint:
             probs = probs.reshape(-1, m)
             if threshold and r in THRESHOLD_ROUNDS:
                 probs = np.apply_along_axis(apply_threshold, 1, probs)
-            out[live] *= probs[buckets[live], child]
+            if pool_raises and self.child_actions(node)[child].type is ActionType.RAISE:
+                raises = [c for c, a in enumerate(self.child_actions(node)) if a.type is ActionType.RAISE]
+                out[live] *= probs[buckets[live]][:, raises].sum(axis=1)
+            else:
+                out[live] *= probs[buckets[live], child]
             out[~live] = 0.0
         blocked = set(board)
         out[[bool(set(h) & blocked) for h in HOLE_PAIRS.tolist()]] = 0.0

@@ -150,9 +150,10 @@ RIVER_PASSES_TO_PLAY = 200
 #: subgames against an equal-strength blueprint, docs/evaluation.md).
 GADGETS = ("maxmargin", "resolve")
 GADGET = "resolve"
-#: The first solve of the turn: "unsafe" (Libratus's: both ranges from the blueprint by
-#: Bayes' rule) or "safe" (the opponent enters through the gadget against its values
-#: under the blueprint from the turn's start, computed on the blueprint's own tree).
+#: The first solve of a round from the turn on (the turn's, or the river's where no turn
+#: solution led to it: the river-only agent): "unsafe" (Libratus's: both ranges from the
+#: blueprint by Bayes' rule) or "safe" (the opponent enters through the gadget against
+#: its values under the blueprint from the round's start, computed on the blueprint's own tree).
 FIRST_SOLVES = ("unsafe", "safe")
 FIRST_SOLVE = "unsafe"
 #: The opponent's range when the river is solved anew after a turn solution: "solution"
@@ -161,8 +162,11 @@ FIRST_SOLVE = "unsafe"
 RIVER_RANGES = "solution"
 #: The opponent's range from the blueprint (the first solve of a round, and the river's
 #: with river ranges "blueprint"): "played" (the blueprint as it plays, range
-#: thresholding on the first rounds: actions under 4 % never taken) or "raw" (the
-#: store's probabilities as trained: an opponent of another blueprint takes them).
+#: thresholding on the first rounds: actions under 4 % never taken), "raw" (the
+#: store's probabilities as trained: an opponent of another blueprint takes them) or
+#: "pooled" (as played, each raise of the opponent's counting as raising at all, whatever
+#: its size: an opponent with other bet sizes raises with other hands at each size).
+OPPONENT_RANGES_CHOICES = ("played", "raw", "pooled")
 OPPONENT_RANGES = "played"
 
 
@@ -410,9 +414,7 @@ class LibratusAgent:
         if river_ranges not in ("solution", "blueprint"):
             raise ValueError(f"river ranges must be 'solution' or 'blueprint', got {river_ranges!r}")
         self.river_ranges = river_ranges
-        if opponent_ranges not in ("played", "raw"):
-            raise ValueError(f"opponent ranges must be 'played' or 'raw', got {opponent_ranges!r}")
-        self.opponent_ranges = opponent_ranges
+        self.opponent_ranges = one_of("opponent ranges", opponent_ranges, OPPONENT_RANGES_CHOICES)
         #: the blueprint whose play of the line gives the opponent's range at a round's first
         #: solve, as that blueprint plays it (None: ours, by ``opponent_ranges``): for an
         #: opponent known to play that blueprint, a bound on what a better range is worth
@@ -745,7 +747,9 @@ class LibratusAgent:
         from our blueprint's play of the line; the opponent's from ours too (as played or
         raw, ``opponent_ranges``), or from ``opponent_model``'s play as that blueprint
         plays it."""
-        ranges = self.blueprint.round_start_ranges(state, me, self.opponent_ranges == "raw")
+        ranges = self.blueprint.round_start_ranges(
+            state, me, self.opponent_ranges == "raw", pool_opponent_raises=self.opponent_ranges == "pooled"
+        )
         if self.opponent_model is not None:
             opp = 1 - me
             self.opponent_model.check_game(state.game)
@@ -753,10 +757,10 @@ class LibratusAgent:
         return ranges
 
     def _blueprint_gadget(self, root: BettingState, ranges: np.ndarray, me: int) -> tuple[np.ndarray, cfr.Gadget]:
-        """A safe first solve at the turn's start ``root``: the reach (ours from
-        ``ranges``, every opponent hand) and the gadget whose alternative is each
-        opponent hand's expected value if both played the blueprint from ``root`` (its
-        own bet sizes, every river card), plus the gifts."""
+        """A safe first solve at the start ``root`` of the turn or the river: the reach
+        (ours from ``ranges``, every opponent hand) and the gadget whose alternative is
+        each opponent hand's expected value if both played the blueprint from ``root``
+        (its own bet sizes, every river card), plus the gifts."""
         opp = 1 - me
         node, _ = self.blueprint.walk(root)
         view = self.blueprint.view
@@ -900,7 +904,7 @@ class LibratusAgent:
                 root = self._round_start(state)
                 extra = self._opening_bet(state, me)
                 ranges = self.first_solve_ranges(state, me)
-                if self.first_solve == "safe" and self.safe and root.round == 2:
+                if self.first_solve == "safe" and self.safe and root.round >= 2:
                     self._first_solve_t0 = time.perf_counter()  # the blueprint's values count as the solve's time
                     reach, gadget = self._blueprint_gadget(root, ranges, me)
                     self._solution = self._solve(root, reach, "safe", gadget, extra=extra)

@@ -284,8 +284,9 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "--first-solve",
         default="unsafe",
         choices=["unsafe", "safe"],
-        help="libratus: the turn's first solve: unsafe (default, as Libratus: both ranges from the blueprint) or "
-        "safe (the gadget against the opponent's values under the blueprint from the turn's start)",
+        help="libratus: a round's first solve from the turn on (the river's where no turn solution led to it): "
+        "unsafe (default, as Libratus: both ranges from the blueprint) or safe (the gadget against the opponent's "
+        "values under the blueprint from the round's start)",
     )
     p.add_argument(
         "--river-ranges",
@@ -297,9 +298,10 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--opponent-ranges",
         default="played",
-        choices=["played", "raw"],
+        choices=["played", "raw", "pooled"],
         help="the opponent's range from the blueprint at a round's first solve: as the blueprint plays (default: "
-        "range thresholding, actions under 4 %% never taken) or raw (the store's probabilities as trained)",
+        "range thresholding, actions under 4 %% never taken), raw (the store's probabilities as trained) or pooled "
+        "(as played, each opponent raise counting as raising at all, whatever its size)",
     )
     p.add_argument(
         "--opponent-model",

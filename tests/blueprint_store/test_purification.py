@@ -68,3 +68,35 @@ def test_raw_opponent_ranges_keep_the_hands_range_thresholding_drops(small_bluep
         assert np.all(raw[1 - me][played[1 - me] > 0] > 0)
         found |= bool(np.any((raw[1 - me] > 0) & (played[1 - me] == 0)))
     assert found  # thresholding dropped some hand somewhere: the raw ranges have it
+
+
+def test_pooled_opponent_ranges_forget_the_size_of_the_opponents_raises(tmp_path):
+    """``round_start_ranges(pool_opponent_raises=True)``: the opponent's reach after a
+    half-pot bet and after a pot bet on the same flop is the same (each bet counts as
+    betting at all), at least its reach as played either way; ours is left as played.
+    As played, the two sizes give different ranges (the control)."""
+    import random
+
+    from conftest import build_small_blueprint
+
+    from pokerbot.blueprint_store.actions import ActionAbstraction
+    from pokerbot.blueprint_store.real_play import BlueprintPlay
+    from pokerbot.protocol.betting import apply_betting
+    from pokerbot.solver.tree import BetSizes
+
+    actions = ActionAbstraction(tuple(BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2) for _ in range(4)))
+    path = build_small_blueprint(str(tmp_path / "two.bp"), 10_000, actions=actions)
+    play = BlueprintPlay(path, random.Random(1))
+    pooled, played, ours = {}, {}, {}
+    for size, line in (("half", "r300c/cr600c/"), ("pot", "r300c/cr900c/")):
+        st = apply_betting(BettingState(HUNL, 3, None, [0, 5, 10, 20]), line)
+        me = 1 - st.actors[1][1]  # the flop bettor is the opponent
+        pooled[size] = play.round_start_ranges(st, me, pool_opponent_raises=True)
+        played[size] = play.round_start_ranges(st, me)
+        np.testing.assert_array_equal(pooled[size][me], played[size][me])
+        assert np.all(pooled[size][1 - me] >= played[size][1 - me] - 1e-12)
+        ours[size] = me
+    assert ours["half"] == ours["pot"]
+    opp = 1 - ours["pot"]
+    np.testing.assert_allclose(pooled["half"][opp], pooled["pot"][opp])
+    assert not np.allclose(played["half"][opp], played["pot"][opp])

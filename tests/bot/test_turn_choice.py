@@ -237,23 +237,32 @@ def test_the_river_passes_option_sets_when_the_river_is_solved_anew(small_bluepr
         LibratusAgent(seed=3, blueprint=small_blueprint, river_passes=-1)
 
 
-def test_a_safe_first_solve_enters_against_the_blueprints_own_values(small_blueprint, monkeypatch):
-    """``first_solve="safe"``: the turn's first solve runs the gadget for the opponent,
-    every opponent hand may enter, and the alternatives are the opponent's values when
-    both play the blueprint from the turn's start: weighted by the opponent's blueprint
-    range they give minus what a walk of the blueprint players wins for us there (the
-    subgame measure, another path: real actions, every river card)."""
+@pytest.mark.parametrize("round_", [2, 3])
+def test_a_safe_first_solve_enters_against_the_blueprints_own_values(small_blueprint, monkeypatch, round_):
+    """``first_solve="safe"``: the round's first solve (the turn's; the river's for the
+    river-only agent) runs the gadget for the opponent, every opponent hand may enter,
+    and the alternatives are the opponent's values when both play the blueprint from the
+    round's start: weighted by the opponent's blueprint range they give minus what a walk
+    of the blueprint players wins for us there (the subgame measure, another path: real
+    actions, every river card)."""
     from pokerbot.bot.evaluation.subgame_value import decider_for, subgame_value
     from pokerbot.bot.players.blueprint_player import BlueprintStrategy
     from pokerbot.bot.players.strategy_query import HANDS
     from pokerbot.solver.showdown_pass import compat_sums
 
     jobs = record_solve_jobs(monkeypatch)
-    bot = fixed_full_turn_agent(small_blueprint, first_solve="safe")
     st = turn_state(3)
+    if round_ == 2:
+        bot = fixed_full_turn_agent(small_blueprint, first_solve="safe")
+    else:
+        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_round=3, first_solve="safe", solve_seconds=1e6)
+        st.apply(CALL)
+        st.apply(CALL)  # the turn checked through
+        st.deal_board_cards(BOARD[4:])
     me = st.current_player
     bot.act(MatchState(me, st))
     assert bot.solution.kind == "safe" and len(jobs) == 1
+    assert (jobs[0].sub.tree.num_chance > 0) == (round_ == 2)  # the turn's reaches the river; the river's ends
     gadget = jobs[0].gadget
     assert gadget is not None and gadget.player == 1 - me
     root = st.copy()
