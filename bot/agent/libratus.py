@@ -744,9 +744,9 @@ class LibratusAgent:
 
     def first_solve_ranges(self, state: BettingState, me: int) -> np.ndarray:
         """Both players' reach at the start of ``state``'s round for its first solve: ours
-        from our blueprint's play of the line; the opponent's from ours too (as played or
-        raw, ``opponent_ranges``), or from ``opponent_model``'s play as that blueprint
-        plays it."""
+        from our blueprint's play of the line; the opponent's from ours too (as played, raw
+        or pooled: ``opponent_ranges``), or from ``opponent_model``'s play as that
+        blueprint plays it."""
         ranges = self.blueprint.round_start_ranges(
             state, me, self.opponent_ranges == "raw", pool_opponent_raises=self.opponent_ranges == "pooled"
         )
