@@ -362,3 +362,24 @@ def test_an_agent_variants_own_full_turn_solve_wins_over_the_runs(small_blueprin
     c = config(small_blueprint, variants=("full", "longer", "same"), full_turn=(1, 12), agents=(longer, same))
     made = {v: sg.variant_strategy(c, v, 3, (store, store)).full_turn for v in c.variants}
     assert made == {"full": (1, 12), "longer": (4, 30), "same": (1, 12)}
+
+
+def test_an_opponent_model_of_our_own_store_scores_as_our_ranges_in_self_play(small_blueprint, tmp_path, monkeypatch):
+    """``--opponent-model PATH`` in an agent variant: in self-play, the opponent's own
+    store is ours, so the variant scores bit for bit as without it; pooled ranges are
+    parsed into the agent (and change the scores here, where the model was exact)."""
+    from pokerbot.bot.cli.subgames import agent_spec
+    from pokerbot.solver import cfr
+
+    monkeypatch.setattr(cfr, "libratus_iterations", lambda pot, bb: 12)
+    model = agent_spec(f"libratus --turn-solver depth-limited --opponent-model {small_blueprint}")
+    pooled = agent_spec("libratus --turn-solver depth-limited --opponent-ranges pooled")
+    assert model["opponent_model"] == small_blueprint and pooled["opponent_ranges"] == "pooled"
+    agents = (("dl-model", model), ("dl-pooled", pooled))
+    c = config(small_blueprint, variants=("depth-limited", "dl-model", "dl-pooled"), agents=agents)
+    agent = sg.variant_strategy(c, "dl-model", 1, (sg.store_of(small_blueprint),) * 2)
+    assert agent.opponent_model is not None and agent.opponent_model.bp is sg.store_of(small_blueprint)
+    sg.SubgamesRun(c, 3, str(tmp_path / "model"), progress=False).run()
+    rows = [json.loads(line) for line in open(tmp_path / "model" / "subgames.jsonl")]
+    assert all(r["values"]["dl-model"] == r["values"]["depth-limited"] for r in rows)
+    assert any(r["values"]["dl-pooled"] != r["values"]["depth-limited"] for r in rows)
