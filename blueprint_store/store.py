@@ -466,11 +466,11 @@ class Blueprint:
             probs = probs.reshape(-1, m)
             if threshold and r in THRESHOLD_ROUNDS:
                 probs = np.apply_along_axis(apply_threshold, 1, probs)
-            if pool_raises and self.child_actions(node)[child].type is ActionType.RAISE:
+            taken = [child]
+            if pool_raises:
                 raises = [c for c, a in enumerate(self.child_actions(node)) if a.type is ActionType.RAISE]
-                out[live] *= probs[buckets[live]][:, raises].sum(axis=1)
-            else:
-                out[live] *= probs[buckets[live], child]
+                taken = raises if child in raises else taken
+            out[live] *= probs[:, taken].sum(axis=1)[buckets[live]]
             out[~live] = 0.0
         blocked = set(board)
         out[[bool(set(h) & blocked) for h in HOLE_PAIRS.tolist()]] = 0.0
