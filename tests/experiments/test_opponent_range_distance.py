@@ -21,8 +21,9 @@ def test_the_played_model_is_exact_in_self_play_and_off_against_another_blueprin
     with open(tmp_path / "run" / "spots.json", "w") as f:
         json.dump({"spots": [asdict(s) for s in spots]}, f)
     same = ord_.distances(str(tmp_path / "run"), small_blueprint, small_blueprint, None)
-    assert set(same) == {"played", "raw", "pooled"} and same["played"].shape == (4, 2)
-    np.testing.assert_allclose(same["played"], 0.0, atol=1e-12)
+    assert set(same) == {"played", "raw", "pooled"} and same["played"].shape == (4, 3)
+    np.testing.assert_allclose(same["played"][:, :2], 0.0, atol=1e-12)
+    assert np.all(same["pooled"][:, 2] > 0)  # each model's ranges timed
     other = build_small_blueprint(str(tmp_path / "other.bp"), 5_000, seed=3)
     off = ord_.distances(str(tmp_path / "run"), small_blueprint, other, None)
     assert np.all((off["played"][:, 0] >= 0) & (off["played"][:, 0] <= 1))
