@@ -161,13 +161,13 @@ FIRST_SOLVE = "unsafe"
 #: blueprint's play of the line, as the river-only agent has it; ours stays the solution's).
 RIVER_RANGES = "solution"
 #: The opponent's range from the blueprint (the first solve of a round, and the river's
-#: with river ranges "blueprint"): "played" (the blueprint as it plays, range
-#: thresholding on the first rounds: actions under 4 % never taken), "raw" (the
-#: store's probabilities as trained: an opponent of another blueprint takes them) or
-#: "pooled" (as played, each raise of the opponent's counting as raising at all, whatever
-#: its size: an opponent with other bet sizes raises with other hands at each size).
-OPPONENT_RANGES_CHOICES = ("played", "raw", "pooled")
-OPPONENT_RANGES = "played"
+#: with river ranges "blueprint"): "pooled" (as the blueprint plays, each raise of the
+#: opponent's counting as raising at all, whatever its size: an opponent of another
+#: blueprint raises with other hands at each size), "played" (the blueprint as it plays,
+#: range thresholding on the first rounds: actions under 4 % never taken) or "raw" (the
+#: store's probabilities as trained).
+OPPONENT_RANGES_CHOICES = ("pooled", "played", "raw")
+OPPONENT_RANGES = "pooled"
 
 
 def one_of(what: str, value: str, choices: tuple[str, ...]) -> str:

@@ -297,11 +297,11 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--opponent-ranges",
-        default="played",
-        choices=["played", "raw", "pooled"],
-        help="the opponent's range from the blueprint at a round's first solve: as the blueprint plays (default: "
-        "range thresholding, actions under 4 %% never taken), raw (the store's probabilities as trained) or pooled "
-        "(as played, each opponent raise counting as raising at all, whatever its size)",
+        default="pooled",
+        choices=["pooled", "played", "raw"],
+        help="the opponent's range from the blueprint at a round's first solve: pooled (default: as the blueprint "
+        "plays, each opponent raise counting as raising at all, whatever its size), played (as the blueprint plays: "
+        "range thresholding, actions under 4 %% never taken) or raw (the store's probabilities as trained)",
     )
     p.add_argument(
         "--opponent-model",
@@ -376,7 +376,7 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
         **({"gifts": False} if args.no_gifts else {}),
         **({"river_ranges": args.river_ranges} if args.river_ranges != "solution" else {}),
-        **({"opponent_ranges": args.opponent_ranges} if args.opponent_ranges != "played" else {}),
+        **({"opponent_ranges": args.opponent_ranges} if args.opponent_ranges != "pooled" else {}),
         **({"opponent_model": args.opponent_model} if args.opponent_model is not None else {}),
         **({"full_turn": list(args.full_turn)} if args.full_turn is not None else {}),
         **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),

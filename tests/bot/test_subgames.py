@@ -366,20 +366,22 @@ def test_an_agent_variants_own_full_turn_solve_wins_over_the_runs(small_blueprin
 
 def test_an_opponent_model_of_our_own_store_scores_as_our_ranges_in_self_play(small_blueprint, tmp_path, monkeypatch):
     """``--opponent-model PATH`` in an agent variant: in self-play, the opponent's own
-    store is ours, so the variant scores bit for bit as without it; pooled ranges are
-    parsed into the agent (and change the scores here, where the model was exact)."""
+    store is ours, so the variant scores bit for bit as our ranges as played; the
+    default (pooled) ranges differ from them (and change the scores here, where the
+    model was exact), and ``--opponent-ranges played`` is parsed into the agent."""
     from pokerbot.bot.cli.subgames import agent_spec
     from pokerbot.solver import cfr
 
     monkeypatch.setattr(cfr, "libratus_iterations", lambda pot, bb: 12)
     model = agent_spec(f"libratus --turn-solver depth-limited --opponent-model {small_blueprint}")
-    pooled = agent_spec("libratus --turn-solver depth-limited --opponent-ranges pooled")
-    assert model["opponent_model"] == small_blueprint and pooled["opponent_ranges"] == "pooled"
-    agents = (("dl-model", model), ("dl-pooled", pooled))
-    c = config(small_blueprint, variants=("depth-limited", "dl-model", "dl-pooled"), agents=agents)
+    played = agent_spec("libratus --turn-solver depth-limited --opponent-ranges played")
+    assert model["opponent_model"] == small_blueprint and played["opponent_ranges"] == "played"
+    agents = (("dl-model", model), ("dl-played", played))
+    c = config(small_blueprint, variants=("depth-limited", "dl-model", "dl-played"), agents=agents)
     agent = sg.variant_strategy(c, "dl-model", 1, (sg.store_of(small_blueprint),) * 2)
     assert agent.opponent_model is not None and agent.opponent_model.bp is sg.store_of(small_blueprint)
+    assert sg.variant_strategy(c, "depth-limited", 1, (sg.store_of(small_blueprint),) * 2).opponent_ranges == "pooled"
     sg.SubgamesRun(c, 3, str(tmp_path / "model"), progress=False).run()
     rows = [json.loads(line) for line in open(tmp_path / "model" / "subgames.jsonl")]
-    assert all(r["values"]["dl-model"] == r["values"]["depth-limited"] for r in rows)
-    assert any(r["values"]["dl-pooled"] != r["values"]["depth-limited"] for r in rows)
+    assert all(r["values"]["dl-model"] == r["values"]["dl-played"] for r in rows)
+    assert any(r["values"]["dl-played"] != r["values"]["depth-limited"] for r in rows)
