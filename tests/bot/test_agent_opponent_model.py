@@ -24,9 +24,10 @@ def other_blueprint(tmp_path_factory):
 
 def test_the_opponents_range_is_the_models_play_of_the_line_and_ours_stays_ours(small_blueprint, other_blueprint):
     """With a model, the opponent's row is the product of the model's answers (strategy
-    API, as its player plays) along the line; ours is as without; without, the
-    opponent's row is ours (the negative control: the model changes it)."""
-    plain = LibratusAgent(1, small_blueprint)
+    API, as its player plays) along the line; ours is as without; without, and with
+    ranges as played, the opponent's row is ours (the negative control: the model
+    changes it)."""
+    plain = LibratusAgent(1, small_blueprint, opponent_ranges="played")
     modelled = LibratusAgent(1, small_blueprint, opponent_model=other_blueprint)
     changed = False
     for line in LINES:
