@@ -8,7 +8,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from pokerbot.bot.cli.options import add_blueprint_option, add_json_option, positive, usable_cpus
+from pokerbot.bot.cli.options import add_blueprint_option, add_json_option, positive
+from pokerbot.bot.cores import usable_cpus
 
 
 def add(sub) -> None:

@@ -19,7 +19,9 @@ def add(sub) -> None:
         description="Play two players on our dealer and report mbb/hand with confidence intervals. By default the "
         "dealer enforces the ACPC reference dealer's time limits (--t_response 600000 --t_hand 600000 "
         "--t_per_hand 7000: 7 s a hand on average, a competition's clock), and our agents spend what they allow; "
-        "a smaller --t_per_hand makes a quicker match (the README's demo plays --t_per_hand 2000).",
+        "a smaller --t_per_hand makes a quicker match (the README's demo plays --t_per_hand 2000). An agent "
+        "(libratus, unsafe) whose options name no --threads solves on its share of the CPUs: those this process "
+        "may use divided among the agents the match runs at once (both seats; twice as many with --concurrent).",
     )
     m.add_argument(
         "player_a",
@@ -95,7 +97,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     named = {match.PlayerSpec("A", args.player_a).strategy, match.PlayerSpec("B", args.player_b).strategy}
     warm = None
-    threads = [s.solver_threads for s in (match.PlayerSpec("A", args.player_a), match.PlayerSpec("B", args.player_b))]
+    share = match.agent_threads((args.player_a, args.player_b), args.concurrent)
+    threads = [
+        match.PlayerSpec(seat, spec, share).solver_threads
+        for seat, spec in (("A", args.player_a), ("B", args.player_b))
+    ]
     if any(t is not None for t in threads):
         # the agents' kernels load (first time: compile) in the background, while a
         # missing blueprint trains, so that the players start on a warm cache

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from pokerbot.bot.cores import usable_cpus
 from pokerbot.protocol.gamedef import DEFAULT_GAME, GameDef, GameDefError, load_gamedef
 
 
@@ -75,14 +76,6 @@ def solve_seconds(text: str) -> float | None:
     return positive_float(text)
 
 
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask, else the machine's count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def solver_threads(text: str) -> int:
     """``--threads``: "auto" (the CPUs this process may use) or a positive count; a
     count above them is clamped to them, with a note on standard error (more threads
@@ -129,11 +122,12 @@ def add_seed_option(p: argparse.ArgumentParser, help: str, default: int | None =
 def add_threads_option(
     p: argparse.ArgumentParser,
     help: str,
-    default: int | None = 1,
+    default: int | str | None = 1,
     type: Callable[[str], Any] = positive,
     metavar: str | None = None,
 ) -> None:
-    """``--threads N``: threads (a solve's or a training's), a positive count by default."""
+    """``--threads N``: threads (a solve's or a training's), a positive count by default
+    (a text default goes through ``type``, as argparse does)."""
     p.add_argument("--threads", type=type, default=default, metavar=metavar, help=help)
 
 

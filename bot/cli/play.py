@@ -65,8 +65,9 @@ def add(sub) -> None:
     opt.add_agent_options(pl)
     opt.add_threads_option(
         pl,
-        "libratus/unsafe: solver threads (default 1; auto: the CPUs this process may use, for a machine "
-        "the bot has to itself; with several seats or agents on one machine, divide the CPUs among them)",
+        "libratus/unsafe: solver threads (default auto: every CPU this process may use, for a bot that has "
+        "the machine to itself; with several agents on one machine, give each its share; pokerbot match does)",
+        "auto",
         type=opt.solver_threads,
         metavar="auto|N",
     )

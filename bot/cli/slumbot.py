@@ -31,7 +31,13 @@ def add(sub) -> None:
     opt.add_out_dir_option(sl, "slumbot-results", "hands.jsonl, slumbot.log, strategy.jsonl, summary.json")
     opt.add_agent_options(sl)
     opt.add_workers_option(sl, "libratus/unsafe: solver processes (default 0)", 0)
-    opt.add_threads_option(sl, "libratus/unsafe: solver threads (default 1)")
+    opt.add_threads_option(
+        sl,
+        "libratus/unsafe: solver threads (default auto: every CPU this process may use)",
+        "auto",
+        type=opt.solver_threads,
+        metavar="auto|N",
+    )
     opt.add_json_option(sl, "the summary")
     opt.add_no_progress_option(sl, "no progress bar")
     sl.set_defaults(func=run)

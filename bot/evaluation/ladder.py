@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from pokerbot.bot.cores import usable_cpus
 from pokerbot.bot.evaluation.control_variates import cross_fitted
 from pokerbot.bot.evaluation.stats import Z95
 from pokerbot.protocol.gamedef import load_gamedef
@@ -227,6 +228,7 @@ def run_chunk(spec: ChunkSpec) -> dict:
             common_random_numbers=True,
             concurrent=spec.concurrent,
             aivat=True,
+            cpus=max(1, usable_cpus() // spec.at_once),  # chunks at once share the machine
         )
     )
     seconds = time.time() - t0

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import structlog
 
+from pokerbot.bot.cores import share_of_cpus, usable_cpus
 from pokerbot.bot.evaluation.match_log import HandResult, player_series, read_match_log
 from pokerbot.bot.evaluation.stats import Z95, summarize
 from pokerbot.bot.progress import ProgressBar, format_duration
@@ -48,10 +49,17 @@ log = structlog.get_logger("match")
 NAME_CHARS = 40
 
 
+#: Our strategies that solve (they take ``--threads``).
+AGENTS = ("libratus", "unsafe")
+
+
 @dataclass
 class PlayerSpec:
     label: str  # "A" or "B"
     spec: str  # a strategy name or a command line
+    #: an agent's solver threads when its spec names none (a match's share of the CPUs,
+    #: ``agent_threads``); None leaves it to ``pokerbot play``'s default, every CPU
+    threads: int | None = None
 
     @property
     def strategy(self) -> str | None:
@@ -61,22 +69,37 @@ class PlayerSpec:
         return words[0] if words and words[0] in STRATEGIES else None
 
     @property
-    def solver_threads(self) -> int | None:
-        """The solver threads of an agent (``libratus`` or ``unsafe``: its ``--threads``,
-        default 1); None for any other player."""
-        words = shlex.split(self.spec)
-        if self.strategy not in ("libratus", "unsafe"):
+    def asked_threads(self) -> int | None:
+        """The solver threads an agent's spec names (``--threads N``, or ``auto``: the
+        CPUs this process may use); None where it names none or is not an agent."""
+        if self.strategy not in AGENTS:
             return None
-        threads = 1
+        words = shlex.split(self.spec)
+        threads = None
         for i, w in enumerate(words):
             value = words[i + 1] if w == "--threads" and i + 1 < len(words) else w.removeprefix("--threads=")
             if (w == "--threads" or w.startswith("--threads=")) and value.isdigit():
                 threads = max(1, int(value))
             elif (w == "--threads" or w.startswith("--threads=")) and value == "auto":
-                from pokerbot.bot.cli.options import usable_cpus
-
                 threads = usable_cpus()
         return threads
+
+    @property
+    def solver_threads(self) -> int | None:
+        """The solver threads an agent (``libratus`` or ``unsafe``) solves on: those its
+        spec names, else ``threads``, else every CPU (``pokerbot play``'s default); None
+        for any other player."""
+        if self.strategy not in AGENTS:
+            return None
+        asked = self.asked_threads
+        if asked is not None:
+            return asked
+        return self.threads if self.threads is not None else usable_cpus()
+
+    @property
+    def takes_share(self) -> bool:
+        """An agent whose spec names no threads, given ``threads`` by its match."""
+        return self.threads is not None and self.strategy in AGENTS and self.asked_threads is None
 
     @property
     def name(self) -> str:
@@ -120,6 +143,7 @@ class PlayerSpec:
                 str(seed),
                 *told,
                 *shlex.split(self.spec)[1:],
+                *(["--threads", str(self.threads)] if self.takes_share else []),
                 *(["--strategy-log", strategy_log] if strategy_log else []),
             ]
         return shlex.split(self.spec) + [host, str(port)]
@@ -391,6 +415,14 @@ def write_chart(path: str, series: list[tuple[str, np.ndarray]], big_blind: int,
     plt.close(fig)
 
 
+def agent_threads(specs: tuple[str, str], concurrent: bool, cpus: int | None = None) -> int:
+    """The solver threads of each agent of a match whose spec names none: ``cpus``
+    (default: those this process may use) divided among the agents it runs at once
+    (both seats' agents; twice as many with ``concurrent``), at least 1."""
+    agents = sum(PlayerSpec(label, spec).strategy in AGENTS for label, spec in zip("AB", specs))
+    return share_of_cpus(agents * (2 if concurrent else 1), cpus)
+
+
 async def run(
     game: GameDef,
     game_file: str,
@@ -405,6 +437,7 @@ async def run(
     progress: bool = False,
     aivat: bool = False,
     starting: Callable[[], str | None] | None = None,
+    cpus: int | None = None,
 ) -> dict:
     """Play the match (and with ``duplicate`` the second one, same cards, seats
     swapped) and write the summary. ``concurrent`` plays the two seat orders of a
@@ -418,9 +451,12 @@ async def run(
     ``progress`` draws the hands played and A's running result on stderr (before the
     first hand, with what ``starting`` says is still getting ready). ``aivat``:
     our players log their strategies and A's result is also given corrected by AIVAT
-    (``aivat``; A must be one of our strategies), with a per-hand CSV."""
+    (``aivat``; A must be one of our strategies), with a per-hand CSV. An agent whose
+    spec names no ``--threads`` solves on its share of ``cpus`` (default: those this
+    process may use; ``agent_threads``)."""
     os.makedirs(out_dir, exist_ok=True)
-    a, b = PlayerSpec("A", specs[0]), PlayerSpec("B", specs[1])
+    share = agent_threads(specs, concurrent, cpus)
+    a, b = PlayerSpec("A", specs[0], share), PlayerSpec("B", specs[1], share)
     if aivat and not a.ours:
         raise ValueError("AIVAT needs player A to be one of our strategies (it logs what it would do with every hand)")
     bb = game.big_blind

@@ -43,7 +43,8 @@ def test_each_command_keeps_its_own_defaults_of_a_shared_option():
     }
     assert defaults["match"]["--seed"] == 1 and defaults["play"]["--seed"] is None
     assert defaults["subgames"]["--seed"] == 0 and defaults["train-blueprint"]["--seed"] == 0
-    assert defaults["play"]["--threads"] == 1 and defaults["improve"]["--threads"] is None
+    assert defaults["play"]["--threads"] == "auto" and defaults["improve"]["--threads"] is None
+    assert defaults["slumbot"]["--threads"] == "auto" and defaults["subgames"]["--threads"] == 1
     assert defaults["slumbot"]["--workers"] == 0 and defaults["play"]["--workers"] == 1
     assert defaults["subgames"]["--workers"] is None
     assert declared(parsers["play"], "--threads").metavar == "auto|N"

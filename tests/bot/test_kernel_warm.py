@@ -3,6 +3,7 @@ the end, and a failure told rather than hidden."""
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -67,11 +68,10 @@ def test_before_the_first_hand_the_progress_line_says_what_the_warm_up_is_at():
     assert "they load the blueprint and their kernels" in progress.status(now=131.0)[1]
 
 
-def test_a_match_warms_for_the_most_threads_its_agents_ask_for():
-    assert [PlayerSpec("A", s).solver_threads for s in ("libratus", "unsafe --threads 2", "libratus --threads=4")] == [
-        1,
-        2,
-        4,
-    ]
+def test_a_match_warms_for_the_most_threads_its_agents_ask_for(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    specs = ("libratus", "unsafe --threads 2", "libratus --threads=4", "libratus --threads auto")
+    assert [PlayerSpec("A", s).solver_threads for s in specs] == [3, 2, 4, 3]  # by default every CPU
+    assert [PlayerSpec("A", s, threads=1).solver_threads for s in specs] == [1, 2, 4, 3]  # a match's share
     assert PlayerSpec("B", "random").solver_threads is None and PlayerSpec("B", "blueprint").solver_threads is None
     assert PlayerSpec("B", "./bot --threads 3").solver_threads is None  # not ours

@@ -1,4 +1,5 @@
 import json
+import os
 import sys
 import time
 
@@ -138,6 +139,40 @@ def test_a_strategy_with_options_is_ours_and_its_options_reach_pokerbot_play():
     other = match.PlayerSpec("B", "./mybot --fast")
     assert not other.ours and other.strategy is None
     assert other.command("h", 1, "g", 0) == ["./mybot", "--fast", "h", "1"]
+
+
+def test_a_match_divides_the_cpus_among_the_agents_it_runs_at_once(monkeypatch):
+    """An agent whose spec names no threads gets the CPUs divided among the agents
+    that may compute at once (both seats, both seat orders with --concurrent), told to
+    its ``pokerbot play`` as ``--threads``; one that names its threads keeps them, and
+    no other player is told any."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
+    assert match.agent_threads(("libratus", "random"), concurrent=False) == 8
+    assert match.agent_threads(("libratus", "random"), concurrent=True) == 4
+    assert match.agent_threads(("libratus --threads 2", "unsafe"), concurrent=True) == 2
+    assert match.agent_threads(("blueprint", "./bot"), concurrent=True) == 8
+    assert match.agent_threads(("libratus", "libratus"), concurrent=True, cpus=2) == 1  # never below 1
+
+    def threads_told(spec: str, share: int | None) -> str | None:
+        cmd = match.PlayerSpec("A", spec, share).command("h", 1, "g", 0)
+        return cmd[cmd.index("--threads") + 1] if "--threads" in cmd else None
+
+    assert threads_told("libratus --solve-round 4", 3) == "3"
+    assert threads_told("unsafe", 1) == "1"
+    assert threads_told("libratus --threads 2", 3) == "2"  # its own, once
+    assert threads_told("libratus", None) is None  # pokerbot play's default: every CPU
+    assert threads_told("blueprint", 3) is None and threads_told("./bot", 3) is None
+
+
+def test_a_bot_alone_solves_on_every_cpu_by_default(monkeypatch):
+    from pokerbot.bot.cli import build_parser
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    parser = build_parser()
+    assert parser.parse_args(["play", "127.0.0.1", "9"]).threads == 3
+    assert parser.parse_args(["play", "127.0.0.1", "9", "--threads", "2"]).threads == 2
+    assert parser.parse_args(["slumbot"]).threads == 3
+    assert parser.parse_args(["match"]).__dict__.get("threads") is None  # a match divides them instead
 
 
 def test_two_long_specs_that_differ_at_the_end_get_different_names():
