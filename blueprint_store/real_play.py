@@ -48,7 +48,7 @@ from pokerbot.solver.tree import DECISION
 from .abstraction import HOLE_PAIRS, hand_buckets
 from .actions import pot_fraction
 from .purification import fold_call_bet
-from .store import Blueprint
+from .store import RANGE_THRESHOLD, THRESHOLD_ROUNDS, Blueprint, apply_threshold
 
 
 @dataclass
@@ -79,7 +79,11 @@ class BlueprintPlay:
     TYPE1_TOLERANCE = 0.01
 
     def __init__(
-        self, blueprint: str | os.PathLike | Blueprint | None, rng: random.Random, purified_rounds: Sequence[int] = ()
+        self,
+        blueprint: str | os.PathLike | Blueprint | None,
+        rng: random.Random,
+        purified_rounds: Sequence[int] = (),
+        range_threshold: float = RANGE_THRESHOLD,
     ) -> None:
         if blueprint is None:
             raise ValueError("the blueprint strategy needs a blueprint store (--blueprint PATH)")
@@ -87,6 +91,9 @@ class BlueprintPlay:
         self.rng = rng
         #: rounds played with fold-call-bet purification (``purification``)
         self.purified_rounds = frozenset(purified_rounds)
+        #: range thresholding on the first rounds (``THRESHOLD_ROUNDS``): actions below it
+        #: are dropped (0: the strategy as trained)
+        self.range_threshold = range_threshold
         self._checked_game: GameDef | None = None
         self.hand = HandWalk(None, self.bp)
         #: the opponent's last first-round first raises (pot fractions) per spot (actions before it)
@@ -275,10 +282,19 @@ class BlueprintPlay:
 
     def probabilities(self, node: int, bucket: int) -> np.ndarray:
         """The strategy played at abstract ``node`` with ``bucket``: the store's (range
-        thresholding on the first rounds), purified on ``purified_rounds``."""
+        thresholding on the first rounds at ``range_threshold``), purified on
+        ``purified_rounds``."""
+        return self.played(node, self.view.probabilities(node, bucket, threshold=False))
+
+    def played(self, node: int, probs: np.ndarray) -> np.ndarray:
+        """The store's strategy ``probs`` at abstract ``node`` (one bucket's, or rows
+        of them) as played: thresholded on the first rounds, purified on
+        ``purified_rounds``."""
         view = self.view
-        probs = view.probabilities(node, bucket)
-        if int(view.tree.round[node]) in self.purified_rounds:
+        r = int(view.tree.round[node])
+        if r in THRESHOLD_ROUNDS and self.range_threshold > 0:
+            probs = apply_threshold(probs, self.range_threshold)
+        if r in self.purified_rounds:
             probs = fold_call_bet(probs, view.child_actions(node))
         return probs
 
@@ -304,8 +320,7 @@ class BlueprintPlay:
             buckets = hand_buckets(view.cards, r, board)
             live = ~rg.blocked_by(HOLE_PAIRS, board) & (buckets >= 0)
             probs = np.zeros((len(HOLE_PAIRS), int(view.tree.num_children[node])))
-            for b in np.unique(buckets[live]):
-                probs[live & (buckets == b)] = self.probabilities(node, int(b))
+            probs[live] = self.played(node, view.strategy_rows(node))[buckets[live]]
             actions = [concrete_action(view, state, seat, node, a) for a in view.child_actions(node)]
             return actions, probs
         finally:

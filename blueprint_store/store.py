@@ -427,6 +427,16 @@ class Blueprint:
             p = apply_threshold(p)
         return p
 
+    def strategy_rows(self, node: int) -> np.ndarray:
+        """(buckets of the node's round, children): the average strategy at decision
+        ``node`` for every bucket, as trained (no thresholding)."""
+        if self.tree.kind[node] != DECISION:
+            raise ValueError(f"node {node} is not a decision")
+        m = int(self.tree.num_children[node])
+        base = int(self.tree.slot_offset[node])
+        rows = int(self.tree.buckets[int(self.tree.round[node])])
+        return np.array(self.strategy[base : base + rows * m], dtype=np.float64).reshape(rows, m)
+
     def bucket(self, round_: int, hole: Sequence[int], board: Sequence[int]) -> int:
         return hand_bucket(self.cards, round_, hole, board)
 
@@ -459,13 +469,10 @@ class Blueprint:
             if r not in per_round:
                 per_round[r] = hand_buckets(self.cards, r, list(board)[: self.game.total_board_cards(r)])
             buckets = per_round[r]
-            m = int(self.tree.num_children[node])
-            base = int(self.tree.slot_offset[node])
             live = buckets >= 0
-            probs = np.array(self.strategy[base : base + int(self.tree.buckets[r]) * m], dtype=np.float64)
-            probs = probs.reshape(-1, m)
+            probs = self.strategy_rows(node)
             if threshold and r in THRESHOLD_ROUNDS:
-                probs = np.apply_along_axis(apply_threshold, 1, probs)
+                probs = apply_threshold(probs)
             taken = [child]
             if pool_raises:
                 raises = [c for c, a in enumerate(self.child_actions(node)) if a.type is ActionType.RAISE]
@@ -478,9 +485,11 @@ class Blueprint:
 
 
 def apply_threshold(p: np.ndarray, threshold: float = RANGE_THRESHOLD) -> np.ndarray:
-    """Drop actions below ``threshold`` and renormalise (the largest is always kept)."""
+    """Drop actions below ``threshold`` and renormalise (the largest is always kept);
+    ``p`` one strategy or (..., actions) rows of them, each thresholded alone."""
+    p = np.asarray(p, dtype=np.float64)
     keep = p >= threshold
-    keep[int(np.argmax(p))] = True
+    np.put_along_axis(keep, np.argmax(p, axis=-1)[..., None], True, axis=-1)
     q = np.where(keep, p, 0.0)
-    s = q.sum()
-    return q / s if s > 0 else np.full_like(p, 1.0 / len(p))
+    s = q.sum(axis=-1, keepdims=True)
+    return np.divide(q, s, out=np.full_like(q, 1.0 / p.shape[-1]), where=s > 0)

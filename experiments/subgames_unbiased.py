@@ -54,7 +54,7 @@ def measure(config: sg.SubgamesConfig, spot: sg.Spot, stores: tuple, game, plays
         return {**out, "exact": before["exact"], "wrong": before["wrong"]}
     for name, r in (("exact", reach), ("wrong", wrong)):
         players = [sg.decider_for(p) for p in sg.seat_players(config, spot.deal, spot.seat, stores)]
-        out[name] = sg.subgame_value(root, r, players, spot.seat, river_cards=sg.river_draw(config, spot)).value
+        out[name] = sg.subgame_value(root, r, players, spot.seat, public_cards=sg.public_draw(config, spot)).value
     return out
 
 

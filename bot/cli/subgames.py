@@ -39,8 +39,35 @@ def agent_spec(text: str) -> dict:
     return options
 
 
+#: Round names of ``--blueprint-as``'s ``--purify``.
+ROUND_NAMES = ("preflop", "flop", "turn", "river")
+
+
+def blueprint_spec(text: str) -> dict:
+    """``--blueprint-as NAME '[--purify ROUNDS] [--threshold T]'``: a blueprint variant's
+    options (``blueprint_player``'s): fold-call-bet purification on the named rounds
+    (comma-separated: preflop, flop, turn, river), range thresholding on the preflop
+    and flop at T (0: as trained; default the store's)."""
+    import shlex
+
+    parser = SpecParser(prog="blueprint", add_help=False)
+    parser.add_argument("--purify", default="")
+    parser.add_argument("--threshold", type=float, default=None)
+    args = parser.parse_args(shlex.split(text))
+    names = [r.strip() for r in args.purify.split(",") if r.strip()]
+    wrong = [r for r in names if r not in ROUND_NAMES]
+    if wrong:
+        raise SpecError(f"--purify takes rounds among {', '.join(ROUND_NAMES)}, got {', '.join(wrong)}")
+    if args.threshold is not None and not 0 <= args.threshold < 1:
+        raise SpecError(f"--threshold must be in [0, 1), got {args.threshold}")
+    options: dict = {"purified_rounds": sorted(ROUND_NAMES.index(r) for r in set(names))}
+    if args.threshold is not None:
+        options["range_threshold"] = args.threshold
+    return options
+
+
 def add(sub) -> None:
-    from pokerbot.bot.evaluation.subgames import FULL_TURN_2_CORES, MORE_VARIANTS, SAMPLINGS, VARIANTS
+    from pokerbot.bot.evaluation.subgames import FULL_TURN_2_CORES, MORE_VARIANTS, ROOTS, SAMPLINGS, VARIANTS
 
     sg = sub.add_parser(
         "subgames",
@@ -77,6 +104,16 @@ def add(sub) -> None:
         metavar=("NAME", "'libratus OPTIONS'"),
         help="one more agent variant, named NAME, as --agent says (repeatable: several suspects on the same draws)",
     )
+    sg.add_argument(
+        "--blueprint-as",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "'OPTIONS'"),
+        help="a variant that plays our blueprint another way, named NAME: '--purify preflop,flop' (fold-call-bet "
+        "purification on those rounds), '--threshold 0.02' (the preflop's and flop's range threshold; 0 as "
+        "trained; default 0.04); repeatable",
+    )
     k, n = FULL_TURN_2_CORES
     sg.add_argument(
         "--full-turn",
@@ -87,17 +124,32 @@ def add(sub) -> None:
         "about the median turn solve of the default agent in play on 2 cores)",
     )
     sg.add_argument(
+        "--root",
+        choices=tuple(ROOTS),
+        default="turn",
+        help="where subgames are rooted: the turn's first decision (Table S1), the flop's, or the deal (the whole "
+        "hand, A in each seat of each deal) (default turn)",
+    )
+    sg.add_argument(
         "--river-cards",
         type=int,
         default=4,
-        help="river cards walked per subgame: 0 all (exact), K drawn per subgame, keyed (default 4)",
+        help="cards walked at each turn and river card dealt below the root: 0 all (exact), K drawn, keyed "
+        "(default 4: from the flop, 4 turn cards and 4 river cards a turn card)",
+    )
+    sg.add_argument(
+        "--flops",
+        type=int,
+        default=1,
+        help="--root deal: flops walked per deal, drawn and keyed (0: all 19,600, exact) (default 1)",
     )
     sg.add_argument(
         "--sampling",
         choices=SAMPLINGS,
-        default="pot",
+        default=None,
         help="pot: subgames drawn in proportion to their pot from the first --candidates, each weighed by the mean "
-        "pot over its pot (unbiased; fewer subgames for the same interval); uniform: the first ones (default pot)",
+        "pot over its pot (unbiased; fewer subgames for the same interval); uniform: the first ones (default pot; "
+        "uniform rooted at the deal, where every hand is a root)",
     )
     sg.add_argument(
         "--candidates",
@@ -136,10 +188,16 @@ def run(args: argparse.Namespace) -> int:
     except SpecError as e:
         print(f"pokerbot subgames: --agent-as: {e}", file=sys.stderr)
         return 2
+    try:
+        blueprints = tuple((name, blueprint_spec(spec)) for name, spec in args.blueprint_as)
+    except SpecError as e:
+        print(f"pokerbot subgames: --blueprint-as: {e}", file=sys.stderr)
+        return 2
     if args.variants is not None:
         variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     else:
-        variants = VARIANTS + (("agent",) if args.agent is not None else ()) + tuple(name for name, _ in agents)
+        named = tuple(name for name, _ in agents + blueprints)
+        variants = VARIANTS + (("agent",) if args.agent is not None else ()) + named
     config = SubgamesConfig(
         blueprint=blueprint,
         opponent=args.opponent,
@@ -147,11 +205,14 @@ def run(args: argparse.Namespace) -> int:
         variants=variants,
         agent=args.agent,
         agents=agents,
+        blueprints=blueprints,
         full_turn=args.full_turn,
         river_cards=args.river_cards,
+        root=args.root,
+        flops=args.flops,
         seed=args.seed,
         threads=args.threads,
-        sampling=args.sampling,
+        sampling=args.sampling or ("uniform" if args.root == "deal" else "pot"),
         candidates=args.candidates,
     )
     run_ = SubgamesRun(config, args.subgames, args.out, workers, progress=not args.no_progress, ray_address=args.ray)
@@ -169,11 +230,13 @@ def run(args: argparse.Namespace) -> int:
         text = text[text.index("| | chips a subgame") :]
     print(text)
     print(
-        f"river cards: {'all' if config.river_cards == 0 else f'{config.river_cards} drawn a subgame'}; "
+        f"root: {config.root}; "
+        + (f"flops: {'all' if config.flops == 0 else f'{config.flops} drawn a deal'}; " * (config.root == "deal"))
+        + f"turn and river cards: {'all' if config.river_cards == 0 else f'{config.river_cards} drawn at each'}; "
         f"{os.path.join(args.out, 'summary.json')}"
     )
     if config.agent is not None:
         print("agent: " + ", ".join(f"{k} {v}" for k, v in config.agent.items()))
-    for name, options in config.agents:
+    for name, options in config.agents + config.blueprints:
         print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in options.items()))
     return 0

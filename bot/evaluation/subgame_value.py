@@ -1,22 +1,26 @@
-"""What one strategy wins against another in a subgame, in expectation over every pair
-of private hands: the measure of the Libratus supplement's Table S1.
+"""What one strategy wins against another below a public state, in expectation over
+every pair of private hands: the measure of the Libratus supplement's Table S1, rooted
+at the turn, the flop or the deal.
 
 ``subgame_value(root, reach, players, seat)`` walks the public tree below ``root``
 (a state without hole cards) that the two players' strategies reach with positive
 probability: at each decision it asks the player to act for its strategy with every
-hand (``Decider``), at each chance node it deals every card left (or the cards
-``river_cards`` draws), and at each terminal it adds what ``seat`` wins over every
-pair of hands that share no card, weighted by both players' reach. The result is
-``seat``'s expected net chips for the whole hand (the chips both put in before the
-root included: the same for every strategy ``seat`` may play from the root), given
-that the hand reached ``root`` with the hands distributed as ``reach`` says (row p:
-player p's probability of having played to the root with each hand; the deal's card
-removal is applied here, so rows need not zero the hands the board blocks).
+hand (``Decider``), at each chance node it deals every set of cards the round is
+missing (or the sets ``public_cards`` draws), and at each terminal it adds what
+``seat`` wins over every pair of hands that share no card, weighted by both players'
+reach. The result is ``seat``'s expected net chips for the whole hand (the chips both
+put in before the root included: the same for every strategy ``seat`` may play from
+the root), given that the hand reached ``root`` with the hands distributed as
+``reach`` says (row p: player p's probability of having played to the root with each
+hand; the deal's card removal is applied here, so rows need not zero the hands the
+board blocks). Rooted at the deal, ``reach`` is all ones: every pair of hands as dealt.
 
-Drawn cards: ``river_cards(state)`` returns a uniform draw without replacement of the
-cards left; each is weighted (cards left) / (drawn x (cards left - held by the two
-hands)), so the value is unbiased for each hand pair whatever the draw. None: every
-card, the exact value.
+Drawn cards: ``public_cards(state)`` returns a uniform draw without replacement of the
+sets of k cards the next round deals (k = 3 for the flop, dealt at once, 1 for the turn
+and the river; a hand all in before the river is dealt round by round) from the N
+cards left; each set is weighted C(N, k) / (drawn x C(N - 4,
+k)) (four cards held by the two hands), so the value is unbiased for each hand pair
+whatever the draw. None: every set, the exact value.
 
 The walk carries a context per player from its decisions to its later ones: a
 strategy with a hand state (the agent's solution in force and gifts) answers each
@@ -25,6 +29,8 @@ decision from the state its previous decision on the line left (``AdvancedDecide
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -37,6 +43,8 @@ from pokerbot.solver.evaluator import hand_keys, strengths_on_board
 
 #: a decision's actions, their probabilities per hand, the decider's context after it
 Decision = tuple[Sequence[Action], np.ndarray, object]
+#: the sets of public cards a chance node deals (each the cards its round is missing)
+CardDraw = Callable[[BettingState], Sequence[Sequence[int]]]
 
 
 class Decider(Protocol):
@@ -103,6 +111,15 @@ class SubgameValue:
     terminals: int
 
 
+def cards_to_deal(state: BettingState) -> int:
+    """How many board cards the chance node at ``state`` deals: those of the next round
+    that has more than the board holds (a hand all in on the flop is dealt the turn,
+    then the river)."""
+    dealt = len(state.board_cards)
+    game = state.game
+    return next(game.total_board_cards(r) - dealt for r in range(game.num_rounds) if game.total_board_cards(r) > dealt)
+
+
 def card_matrix(hands: np.ndarray) -> np.ndarray:
     """(H, 52) 1.0 where a hand holds a card."""
     out = np.zeros((hands.shape[0], 52))
@@ -164,7 +181,7 @@ class SubgameWalk:
         hands: np.ndarray,
         players: Sequence[Decider],
         seat: int,
-        river_cards: Callable[[BettingState], Sequence[int]] | None,
+        public_cards: CardDraw | None,
         tally: Callable[[BettingState, np.ndarray], None] | None = None,
     ) -> None:
         self.game = root.game
@@ -177,7 +194,7 @@ class SubgameWalk:
             raise ValueError("subgame values are for games with two hole cards")
         self.players = players
         self.seat = seat
-        self.river_cards = river_cards
+        self.public_cards = public_cards
         self.cards = card_matrix(self.hands)
         self.keys = hand_keys(self.hands)
         self.showdown: Showdown | None = None
@@ -217,18 +234,26 @@ class SubgameWalk:
     def chance(self, state: BettingState, reach: np.ndarray, contexts: list) -> float:
         known = set(state.board_cards)
         left = [c for c in self.game.deck() if c not in known]
-        drawn = list(left) if self.river_cards is None else list(self.river_cards(state))
-        if not drawn or any(c in known for c in drawn) or len(set(drawn)) != len(drawn):
-            raise ValueError(f"drawn cards {drawn} are not distinct cards left in the deck")
+        k = cards_to_deal(state)
+        if self.public_cards is None:
+            drawn = [tuple(cards) for cards in itertools.combinations(left, k)]
+        else:
+            drawn = [tuple(cards) for cards in self.public_cards(state)]
+        dealt = [c for cards in drawn for c in cards]
+        shown = f"{drawn[:4]}{' ...' if len(drawn) > 4 else ''}"
+        if not drawn or any(len(cards) != k or len(set(cards)) != k for cards in drawn):
+            raise ValueError(f"drawn cards {shown} are not sets of the {k} cards the next round deals")
+        if any(c in known or c not in self.game.deck() for c in dealt) or len(set(drawn)) != len(drawn):
+            raise ValueError(f"drawn cards {shown} are not distinct sets of cards left in the deck")
         held = 2 * self.game.num_hole_cards
-        weight = len(left) / (len(drawn) * (len(left) - held))
+        weight = math.comb(len(left), k) / (len(drawn) * math.comb(len(left) - held, k))
         total = 0.0
         above = self.weight
         self.weight = above * weight
-        for card in drawn:
+        for cards in drawn:
             child = state.copy()
-            child.deal_board_cards([card])
-            child_reach = np.where(blocked_by(self.hands, [card])[None, :], 0.0, reach)
+            child.deal_board_cards(list(cards))
+            child_reach = np.where(blocked_by(self.hands, cards)[None, :], 0.0, reach)
             total += weight * self.value(child, child_reach, contexts)
         self.weight = above
         return total
@@ -258,13 +283,14 @@ def subgame_value(
     players: Sequence[Decider],
     seat: int,
     hands: np.ndarray | None = None,
-    river_cards: Callable[[BettingState], Sequence[int]] | None = None,
+    public_cards: CardDraw | None = None,
     tally: Callable[[BettingState, np.ndarray], None] | None = None,
 ) -> SubgameValue:
     """What ``seat`` wins below ``root`` with ``players`` (by seat) playing, in
     expectation over hand pairs weighted by ``reach`` (2, H) (see the module doc);
     ``hands``: the rows of ``reach`` and of the deciders' answers (default: hold'em's
-    ``HANDS``). ``tally(terminal state, per-hand sums)`` is told each terminal's share
+    ``HANDS``); ``public_cards``: the card sets each chance node deals (default
+    all). ``tally(terminal state, per-hand sums)`` is told each terminal's share
     of the value by ``seat``'s hand, before the division by ``joint_weight``: the
     shares of every terminal add up to ``value`` times it."""
     if root.finished:
@@ -275,7 +301,7 @@ def subgame_value(
         raise ValueError(f"reach must be (2, {hands.shape[0]}), got {reach.shape}")
     if (reach < 0).any():
         raise ValueError("reach probabilities must not be negative")
-    walk = SubgameWalk(root, hands, players, seat, river_cards, tally)
+    walk = SubgameWalk(root, hands, players, seat, public_cards, tally)
     live = np.where(blocked_by(walk.hands, root.board_cards)[None, :], 0.0, reach)
     joint = walk.compatible(live)
     if joint <= 0:

@@ -1,11 +1,14 @@
 """Strength that decides: what each variant of our agent wins in turn subgames, in
-expectation over every pair of private hands (the Libratus supplement's Table S1).
+expectation over every pair of private hands (the Libratus supplement's Table S1), and
+the same rooted at the flop or at the deal (the whole hand).
 
 Subgames are sampled from hands our blueprint (A's) plays against the opponent (B), A
 in both seats of each deal (keyed decks: the same sample whatever else ran): a hand
-that reaches the turn with chips behind gives a subgame rooted at the turn's first
-decision. Both players' reach there is the product of what their strategies would do
-with each hand at each of their decisions on the line (the strategy API). Each subgame
+that reaches the turn (``root`` flop: the flop) with chips behind gives a subgame
+rooted at that round's first decision; rooted at the deal, each deal gives two, A in
+each seat, and the flops below are drawn (``flops``). Both players' reach there is the
+product of what their strategies would do with each hand at each of their decisions on
+the line (the strategy API). Each subgame
 is then scored exactly for each variant of A against B (``subgame_value``): A's
 expected net chips for the hand over every pair of hands, by their reach, card
 removal included; every public line B's or A's strategy takes with positive
@@ -29,6 +32,7 @@ weighed back (``estimate``): unbiased, and far fewer are needed for an interval.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -44,7 +48,7 @@ from pokerbot.bot.evaluation.ladder import file_digest
 from pokerbot.bot.evaluation.run_identity import claim, open_results
 from pokerbot.bot.evaluation.stats import Z95, mean_interval
 from pokerbot.bot.evaluation.subgame_parts import SubgameParts, hand_classes
-from pokerbot.bot.evaluation.subgame_value import Decider, decider_for, subgame_value
+from pokerbot.bot.evaluation.subgame_value import Decider, cards_to_deal, decider_for, subgame_value
 from pokerbot.bot.players.strategy_query import HANDS, live_hands, query
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import cards_to_str
@@ -52,6 +56,9 @@ from pokerbot.protocol.gamedef import GameDef, bundled_game
 from pokerbot.protocol.matchstate import MatchState
 
 VARIANTS = ("blueprint", "depth-limited", "full", "river-only")
+#: Where a subgame is rooted, and the round of its root: the turn's first decision (Table
+#: S1), the flop's, or the deal (the whole hand).
+ROOTS = {"turn": 2, "flop": 1, "deal": 0}
 #: Variants by flag: ``on-tree`` (the full variant with only the opponent's blueprint's bet
 #: sizes, no size randomisation: the supplement's middle column), ``agent`` (``--agent``)
 #: and ``blueprint-purified`` (the blueprint with fold-call-bet purification on the turn
@@ -80,8 +87,10 @@ class SubgamesError(ValueError):
 class SubgamesConfig:
     """What a run measures. ``blueprint``: A's store; ``opponent``: B's strategy name,
     on ``opponent_blueprint`` (default A's: the self-play case); ``full_turn``: the
-    ``full`` variant's river cards a pass and iterations; ``river_cards``: river cards
-    walked per subgame (0: all, exact; k: k drawn per subgame, keyed and unbiased);
+    ``full`` variant's river cards a pass and iterations; ``root``: one of ``ROOTS``;
+    ``river_cards``: the cards walked at each turn and river card dealt below the root
+    (0: all, exact; k: k drawn, keyed and unbiased); ``flops``: rooted at the deal,
+    the flops walked per deal (keyed and unbiased; 0: all 19,600, exact);
     ``agent``: the ``agent`` variant's options (``safe`` and LibratusAgent's solving
     options); ``sampling``: ``pot`` picks subgames from the first ``candidates`` with probability
     in proportion to their pot and weighs each by the mean pot over its pot (unbiased,
@@ -94,18 +103,23 @@ class SubgamesConfig:
     full_turn: tuple[int, int] = FULL_TURN_2_CORES
     river_cards: int = 0
     seed: int = 0
+    root: str = "turn"
+    flops: int = 1
     threads: int = 1
     sampling: str = "pot"
     candidates: int = 10_000
     agent: dict | None = None
     #: more agent variants, each (its name, its options as ``agent``)
     agents: tuple[tuple[str, dict], ...] = ()
+    #: blueprint variants, each (its name, ``blueprint_player``'s options: ``purified_rounds``,
+    #: ``range_threshold``): A's store played another way
+    blueprints: tuple[tuple[str, dict], ...] = ()
 
     def verify(self) -> None:
         """Raises SubgamesError for an unknown variant or opponent, or bad counts."""
         from pokerbot.bot.strategies import STRATEGIES
 
-        names = [name for name, _ in self.agents]
+        names = [name for name, _ in self.agents + self.blueprints]
         taken = [n for n in names if n in VARIANTS + MORE_VARIANTS or names.count(n) > 1]
         if taken:
             raise SubgamesError(f"an agent variant's name is taken: {', '.join(sorted(set(taken)))}")
@@ -116,6 +130,13 @@ class SubgamesConfig:
         unknown = [v for v in self.variants if v not in known]
         if unknown or not self.variants:
             raise SubgamesError(f"variants must be some of {', '.join(known)}, got {', '.join(self.variants)}")
+        for name, played in self.blueprints:
+            rounds = list(played.get("purified_rounds", ()))
+            threshold = played.get("range_threshold")
+            if set(played) - {"purified_rounds", "range_threshold"}:
+                raise SubgamesError(f"blueprint variant {name}: unknown options {sorted(set(played))}")
+            if any(not 0 <= r < 4 for r in rounds) or (threshold is not None and not 0 <= threshold < 1):
+                raise SubgamesError(f"blueprint variant {name}: rounds 0-3 and a threshold in [0, 1), got {played}")
         if ("agent" in self.variants) != (self.agent is not None):
             raise SubgamesError("the agent variant is the one --agent configures: give both or neither")
         if len(set(self.variants)) != len(self.variants):
@@ -128,12 +149,22 @@ class SubgamesConfig:
             raise SubgamesError(f"--full-turn is river cards (0: all) and iterations (>= 1), got {self.full_turn}")
         if self.river_cards < 0:
             raise SubgamesError(f"river cards must be 0 (all) or more, got {self.river_cards}")
+        if self.root not in ROOTS:
+            raise SubgamesError(f"the root must be one of {', '.join(ROOTS)}, got {self.root!r}")
+        if self.flops < 0:
+            raise SubgamesError(f"flops must be 0 (all) or more, got {self.flops}")
+        if self.root == "deal" and self.sampling != "uniform":
+            raise SubgamesError("rooted at the deal every hand reaches the root: sampling is uniform")
         if self.threads < 1:
             raise SubgamesError(f"solver threads must be at least 1, got {self.threads}")
         if self.sampling not in SAMPLINGS:
             raise SubgamesError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {self.sampling!r}")
         if self.candidates < 1:
             raise SubgamesError(f"candidates must be at least 1, got {self.candidates}")
+
+    def blueprint_options(self, variant: str) -> dict | None:
+        """The options of blueprint variant ``variant``, else None."""
+        return dict(self.blueprints).get(variant)
 
     def agent_options(self, variant: str) -> dict | None:
         """The options of agent variant ``variant`` (``agent`` or a named one), else None."""
@@ -149,7 +180,8 @@ class SubgamesConfig:
 @dataclass(frozen=True)
 class Spot:
     """A sampled subgame: the ``index``-th of the sample, from deal ``deal`` with A in
-    ``seat``: the turn ``board`` after ``betting`` (its root)."""
+    ``seat``: its root the ``board`` after ``betting`` (the turn's or the flop's first
+    decision; the deal's first, with no board and no betting)."""
 
     index: int
     deal: int
@@ -178,10 +210,15 @@ def key_of(*parts: object) -> int:
     return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
 
 
-def blueprint_player(seed: int, store, purified_rounds: Sequence[int] = ()):
+def blueprint_player(seed: int, store, purified_rounds: Sequence[int] = (), range_threshold: float | None = None):
+    """The blueprint player on ``store`` (keyed by ``seed``): purified on
+    ``purified_rounds``, range-thresholded on the first rounds at ``range_threshold``
+    (default the store's)."""
+    from pokerbot.blueprint_store.store import RANGE_THRESHOLD
     from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 
-    return BlueprintStrategy(seed, store, purified_rounds)
+    threshold = RANGE_THRESHOLD if range_threshold is None else range_threshold
+    return BlueprintStrategy(seed, store, purified_rounds, threshold)
 
 
 def iteration_bound(options: dict) -> dict:
@@ -212,6 +249,9 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
         return blueprint_player(seed, stores[0])
     if variant == "blueprint-purified":
         return blueprint_player(seed, stores[0], PURIFIED_ROUNDS)
+    played = config.blueprint_options(variant)
+    if played is not None:
+        return blueprint_player(seed, stores[0], played.get("purified_rounds", ()), played.get("range_threshold"))
     options: dict = {"threads": config.threads}
     if variant == "depth-limited":
         options["turn_solver"] = "depth-limited"
@@ -262,17 +302,25 @@ def play_on(state: BettingState, deck: list[int], players: Sequence, until_round
 def sample_spots(
     config: SubgamesConfig, count: int, stores: tuple, game: GameDef, progress: Callable[[int], None] | None = None
 ) -> tuple[list[Spot], int]:
-    """The first ``count`` subgames of the run's keyed deals, and the hands played to
-    find them (two a deal, A in each seat)."""
+    """The first ``count`` subgames of the run's keyed deals rooted at ``config.root``,
+    and the hands played to find them (two a deal, A in each seat): a hand that
+    reaches the root's round with a bet still possible gives one; rooted at the deal,
+    every hand does (no play needed)."""
     spots: list[Spot] = []
+    if config.root == "deal":
+        spots = [Spot(i, i // 2, i % 2, (), "") for i in range(count)]
+        if progress is not None:
+            progress(count)
+        return spots, count
+    until = ROOTS[config.root]
     deal = 0
     while len(spots) < count:
         deck = keyed_deck(config.seed, deal)
         for seat in (0, 1):
             state = BettingState(game, 2 * deal + seat, [deck[0:2], deck[2:4]])
-            play_on(state, deck, seat_players(config, deal, seat, stores), until_round=2)
+            play_on(state, deck, seat_players(config, deal, seat, stores), until_round=until)
             if not state.finished and state.raise_bounds() is not None:
-                board = tuple(deck[4 : 4 + game.total_board_cards(2)])
+                board = tuple(deck[4 : 4 + game.total_board_cards(until)])
                 spots.append(Spot(len(spots), deal, seat, board, state.betting_string()))
                 if progress is not None:
                     progress(len(spots))
@@ -349,7 +397,8 @@ def played_outcome(config: SubgamesConfig, spot: Spot, stores: tuple, game: Game
     what the subgame's exact value of the ``blueprint`` variant is the expectation of."""
     deck = keyed_deck(config.seed, spot.deal)
     players = seat_players(config, spot.deal, spot.seat, stores)
-    state = play_on(BettingState(game, spot.hand_id, [deck[0:2], deck[2:4]]), deck, players, until_round=2)
+    until = ROOTS[config.root]
+    state = play_on(BettingState(game, spot.hand_id, [deck[0:2], deck[2:4]]), deck, players, until_round=until)
     if state.betting_string() != spot.betting:
         raise SubgamesError(f"subgame {spot.index}: the hand left its sampled line")
     play_on(state, deck, players)
@@ -375,17 +424,29 @@ def root_reach(root: BettingState, strategies: Sequence[object]) -> np.ndarray:
     return reach * live_hands(root.board_cards)[None, :]
 
 
-def river_draw(config: SubgamesConfig, spot: Spot) -> Callable[[BettingState], list[int]] | None:
-    """The spot's keyed river cards (the same for every variant), or None for all."""
-    if config.river_cards == 0:
+def public_draw(config: SubgamesConfig, spot: Spot) -> Callable[[BettingState], list[tuple[int, ...]]] | None:
+    """The spot's keyed public cards below its root (the same for every variant; rooted
+    at the deal, the same for both seats of a deal): at the flop, ``config.flops``
+    flops; at the turn and the river, ``config.river_cards`` cards; None where every
+    card is walked (both 0)."""
+    if config.river_cards == 0 and (config.root != "deal" or config.flops == 0):
         return None
 
-    def draw(state: BettingState) -> list[int]:
+    def draw(state: BettingState) -> list[tuple[int, ...]]:
         left = [c for c in state.game.deck() if c not in state.board_cards]
-        if config.river_cards >= len(left):
-            return left
-        rng = random.Random(f"subgames-river:{config.seed}:{spot.index}:{cards_to_str(state.board_cards)}")
-        return rng.sample(left, config.river_cards)
+        k = cards_to_deal(state)
+        # rooted at the deal, both seats of a deal walk the same cards (a duplicate pair)
+        draw_key = f"deal{spot.deal}" if config.root == "deal" else spot.index
+        rng = random.Random(f"subgames-river:{config.seed}:{draw_key}:{cards_to_str(state.board_cards)}")
+        if k == 1:
+            if config.river_cards == 0 or config.river_cards >= len(left):
+                return [(c,) for c in left]
+            return [(c,) for c in rng.sample(left, config.river_cards)]
+        sets = list(itertools.combinations(left, k))
+        wanted = config.flops if k == 3 else 0  # the flop: flops; another round dealt at once: all
+        if wanted == 0 or wanted >= len(sets):
+            return sets
+        return rng.sample(sets, wanted)
 
     return draw
 
@@ -428,6 +489,7 @@ def score_spot(job: tuple[dict, dict]) -> dict:
             "variants": tuple(job[0]["variants"]),
             "full_turn": tuple(job[0]["full_turn"]),
             "agents": tuple((name, options) for name, options in job[0].get("agents", ())),
+            "blueprints": tuple((name, options) for name, options in job[0].get("blueprints", ())),
         }
     )
     spot = Spot(**{**job[1], "board": tuple(job[1]["board"])})
@@ -440,18 +502,20 @@ def score_spot(job: tuple[dict, dict]) -> dict:
     seconds: dict[str, float] = {}
     nodes: dict[str, int] = {}
     parts: dict[str, dict] = {}
-    classes = hand_classes(list(root.board_cards))
+    turn = config.root == "turn"  # the parts split a turn subgame (its turn line, hand classes on its board)
+    classes = hand_classes(list(root.board_cards)) if turn else None
     for variant in config.variants:
         t0 = time.perf_counter()
         a = decider_for(variant_strategy(config, variant, a_seed, (a_store, b_store)))
         b = decider_for(opponent_strategy(config, b_seed, b_store))
         players: list[Decider] = [a, b] if spot.seat == 0 else [b, a]
-        tally = SubgameParts(spot.seat, classes)
-        got = subgame_value(root, reach, players, spot.seat, river_cards=river_draw(config, spot), tally=tally)
+        tally = SubgameParts(spot.seat, classes) if classes is not None else None
+        got = subgame_value(root, reach, players, spot.seat, public_cards=public_draw(config, spot), tally=tally)
         values[variant] = got.value
         seconds[variant] = round(time.perf_counter() - t0, 3)
         nodes[variant] = got.decisions + got.terminals
-        parts[variant] = tally.result(got.joint_weight)
+        if tally is not None:
+            parts[variant] = tally.result(got.joint_weight)
     return {
         **asdict(spot),
         "board": cards_to_str(list(spot.board)),

@@ -22,7 +22,7 @@ import random
 from collections.abc import Sequence
 
 from pokerbot.blueprint_store.real_play import BlueprintPlay
-from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.blueprint_store.store import RANGE_THRESHOLD, Blueprint
 from pokerbot.bot.players.strategy_query import ActionProbabilities, blueprint_answer
 from pokerbot.protocol.betting import CALL, Action, BettingState
 from pokerbot.protocol.matchstate import MatchState
@@ -33,11 +33,16 @@ class BlueprintStrategy:
     name = "blueprint"
 
     def __init__(
-        self, seed: int | None = None, blueprint: str | Blueprint | None = None, purified_rounds: Sequence[int] = ()
+        self,
+        seed: int | None = None,
+        blueprint: str | Blueprint | None = None,
+        purified_rounds: Sequence[int] = (),
+        range_threshold: float = RANGE_THRESHOLD,
     ) -> None:
         """``purified_rounds``: rounds (0-based) played with fold-call-bet purification
-        (``blueprint_store.purification``; none by default)."""
-        self.play = BlueprintPlay(blueprint, random.Random(seed), purified_rounds)
+        (``blueprint_store.purification``; none by default); ``range_threshold``: the
+        first rounds' range thresholding (0: the strategy as trained)."""
+        self.play = BlueprintPlay(blueprint, random.Random(seed), purified_rounds, range_threshold)
         self.bp = self.play.bp
         self.keys = KeyedUniform(seed)
         self.fallbacks = 0  # decisions made outside the abstraction (check or call)

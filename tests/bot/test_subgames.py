@@ -135,6 +135,12 @@ def test_bad_input_is_a_clear_error(small_blueprint, tmp_path):
         (config(small_blueprint, sampling="by luck"), 2, "sampling must be"),
         (config(small_blueprint, variants=("blueprint", "agent")), 2, "give both or neither"),
         (config(small_blueprint, sampling="pot", candidates=0), 2, "candidates must be"),
+        (config(small_blueprint, root="river"), 2, "root must be"),
+        (config(small_blueprint, root="deal", sampling="pot"), 2, "sampling is uniform"),
+        (config(small_blueprint, root="deal", flops=-1), 2, "flops must be"),
+        (config(small_blueprint, variants=("blueprint", "p"), blueprints=(("p", {"purified_rounds": [4]}),)), 2, "0-3"),
+        (config(small_blueprint, variants=("blueprint", "t"), blueprints=(("t", {"range_threshold": 1.0}),)), 2, "0-3"),
+        (config(small_blueprint, variants=("blueprint",), blueprints=(("blueprint", {}),)), 2, "name is taken"),
     ]
     for c, n, message in cases:
         with pytest.raises(sg.SubgamesError, match=message):
@@ -156,7 +162,7 @@ def test_the_command_prints_the_table(small_blueprint, tmp_path, capsys):
     more = ["--candidates", "40", "--workers", "1", "--out", out, "--no-progress", "--table"]
     assert main([*args, "--river-cards", "1", *more]) == 0
     text = capsys.readouterr().out
-    assert "| blueprint |" in text and "1 drawn a subgame" in text
+    assert "| blueprint |" in text and "root: turn; turn and river cards: 1 drawn at each" in text
     assert "2 subgames drawn in proportion to their pot from the first 40" in text
     assert main([*args, "--river-cards", "-2", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
     assert "river cards" in capsys.readouterr().err
@@ -385,3 +391,71 @@ def test_an_opponent_model_of_our_own_store_scores_as_our_ranges_in_self_play(sm
     rows = [json.loads(line) for line in open(tmp_path / "model" / "subgames.jsonl")]
     assert all(r["values"]["dl-model"] == r["values"]["dl-played"] for r in rows)
     assert any(r["values"]["dl-played"] != r["values"]["depth-limited"] for r in rows)
+
+
+def test_flop_and_deal_roots(small_blueprint):
+    """Rooted at the flop: hands that reach the flop with chips behind, the flop's first
+    decision; rooted at the deal: every deal twice, A in each seat, no board and no
+    betting, both players' reach 1 for every hand."""
+    store = sg.store_of(small_blueprint)
+    flop, hands = sg.sample_spots(config(small_blueprint, root="flop"), 6, (store, store), HUNL)
+    turn, turn_hands = sg.sample_spots(config(small_blueprint), 6, (store, store), HUNL)
+    assert hands <= turn_hands  # the flop is reached at least as often as the turn
+    for s in flop:
+        root = s.root(HUNL)
+        assert root.round == 1 and not root.actions[1] and len(root.board_cards) == 3
+        assert root.raise_bounds() is not None
+    deal, dealt = sg.sample_spots(config(small_blueprint, root="deal"), 5, (store, store), HUNL)
+    assert dealt == 5 and [(s.deal, s.seat) for s in deal] == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
+    root = deal[0].root(HUNL)
+    assert root.round == 0 and not root.board_cards and root.pot == 150 and root.current_player == 1
+    reach = sg.root_reach(root, [BlueprintStrategy(1, store), BlueprintStrategy(2, store)])
+    assert np.array_equal(reach, np.ones_like(reach))
+
+
+def test_rooted_at_the_deal_both_seats_walk_the_same_cards(small_blueprint, tmp_path):
+    """The two seats of a deal walk the same keyed flops, turns and rivers: in self-play
+    their values cancel exactly (a duplicate pair); rooted at the flop, the walk deals
+    the turn and the river one at a time, also to a hand all in on the flop."""
+    c = config(small_blueprint, root="deal", flops=1)
+    summary = sg.SubgamesRun(c, 4, str(tmp_path / "deal"), progress=False).run()
+    rows = sorted((json.loads(x) for x in open(tmp_path / "deal" / "subgames.jsonl")), key=lambda r: r["index"])
+    for first, second in (rows[0:2], rows[2:4]):
+        assert first["deal"] == second["deal"] and (first["seat"], second["seat"]) == (0, 1)
+        assert first["values"]["blueprint"] + second["values"]["blueprint"] == pytest.approx(0.0, abs=1e-6)
+        assert abs(first["values"]["blueprint"]) > 1.0
+    assert summary["share"] == 1.0 and summary["sampling"] == "uniform"
+    spot = sg.Spot(0, 0, 0, (), "")
+    draw = sg.public_draw(config(small_blueprint, root="deal", flops=2, river_cards=3), spot)
+    flops = draw(BettingState(HUNL, 0, None, []))
+    assert len(flops) == 2 and all(len(f) == 3 for f in flops)
+    assert draw(BettingState(HUNL, 0, None, []))[0] == flops[0]  # keyed
+    assert len(draw(BettingState(HUNL, 0, None, list(flops[0])))) == 3  # turn cards, one each
+    assert sg.public_draw(config(small_blueprint, root="deal", flops=0, river_cards=0), spot) is None
+
+
+def test_a_blueprint_variant_plays_the_early_rounds_as_its_options_say(small_blueprint):
+    """``--blueprint-as``: purified preflop play puts each hand's whole weight on one of
+    fold, call and raise; a threshold of 0 plays the store as trained (actions below
+    4 % kept); the default thresholds at 4 %."""
+    from pokerbot.bot.cli.subgames import SpecError, blueprint_spec
+    from pokerbot.bot.players.strategy_query import query
+
+    assert blueprint_spec("--purify preflop,flop --threshold 0") == {"purified_rounds": [0, 1], "range_threshold": 0.0}
+    for bad in ("--purify preflop,showdown", "--threshold 1.5", "--magic"):
+        with pytest.raises(SpecError):
+            blueprint_spec(bad)
+    store = sg.store_of(small_blueprint)
+    blueprints = (("pure", blueprint_spec("--purify preflop")), ("raw", blueprint_spec("--threshold 0")))
+    c = config(small_blueprint, variants=("blueprint", "pure", "raw"), blueprints=blueprints)
+    root = BettingState(HUNL, 0)
+    answers = {v: query(sg.variant_strategy(c, v, 3, (store, store)), root, 1) for v in c.variants}
+    rows = {v: a.probabilities for v, a in answers.items()}
+    kinds = np.array([a.type.value for a in answers["pure"].actions])
+    one_group = [len({kinds[j] for j in np.nonzero(row > 0)[0]}) == 1 for row in rows["pure"]]
+    assert all(one_group)
+    assert not all(len({kinds[j] for j in np.nonzero(row > 0)[0]}) == 1 for row in rows["blueprint"])
+    from pokerbot.blueprint_store.store import RANGE_THRESHOLD
+
+    assert ((rows["blueprint"] == 0) | (rows["blueprint"] >= RANGE_THRESHOLD - 1e-9)).all()
+    assert ((rows["raw"] > 0) & (rows["raw"] < RANGE_THRESHOLD)).any()  # what thresholding drops
