@@ -31,6 +31,7 @@ import numpy as np
 from pokerbot.solver import evaluator as ev
 from pokerbot.solver.equity import equities_on_board
 from pokerbot.solver.mccfr import Deals
+from pokerbot.solver.ranges import board_mask, hand_masks
 
 from .indexer import BINOM, SCRATCH_SIZE, HandIndexer, index_with_scratch
 
@@ -41,6 +42,8 @@ Progress = Callable[[str, float, float, str, str], None]
 HOLDEM_ROUNDS = (2, 3, 1, 1)
 UNASSIGNED = 65535
 HOLE_PAIRS = ev.all_hole_pairs()
+#: each hole pair's 52-bit card mask (``solver.ranges.hand_masks``)
+HOLE_PAIR_MASKS = hand_masks(HOLE_PAIRS)
 _KEYS, _MASKS = ev.hand_keys(HOLE_PAIRS)
 _CARD1 = np.ascontiguousarray(HOLE_PAIRS[:, 0])
 _CARD2 = np.ascontiguousarray(HOLE_PAIRS[:, 1])
@@ -757,9 +760,8 @@ def hand_bucket(abstraction: CardAbstraction, round_: int, hole, board) -> int:
 def hand_buckets(abstraction: CardAbstraction, round_: int, board) -> np.ndarray:
     """The bucket of every one of the 1,326 hole pairs (-1 where blocked by ``board``)."""
     board = [int(c) for c in board]
-    bset = set(board)
     out = np.full(len(HOLE_PAIRS), -1, dtype=np.int64)
-    live = np.array([not (a in bset or b in bset) for a, b in HOLE_PAIRS.tolist()])
+    live = (HOLE_PAIR_MASKS & np.int64(board_mask(board))) == 0
     if round_ == 0:
         out[:] = abstraction.preflop
         return out

@@ -45,7 +45,7 @@ from pokerbot.solver.keyed import pick
 from pokerbot.solver.translation import translate
 from pokerbot.solver.tree import DECISION
 
-from .abstraction import HOLE_PAIRS, hand_buckets
+from .abstraction import HOLE_PAIRS
 from .actions import pot_fraction
 from .purification import fold_call_bet
 from .store import RANGE_THRESHOLD, THRESHOLD_ROUNDS, Blueprint, apply_threshold
@@ -302,14 +302,17 @@ class BlueprintPlay:
     def _board(state: BettingState, round_: int) -> list[int]:
         return state.board_cards[: state.game.total_board_cards(round_)]
 
-    def every_hand(self, state: BettingState, seat: int) -> tuple[list[Action], np.ndarray] | None:
+    def every_hand(
+        self, state: BettingState, seat: int, keep_walk: bool = False
+    ) -> tuple[list[Action], np.ndarray] | None:
         """The blueprint's strategy at ``state`` for every hand: the real action each
         abstract child is played as, and (1,326 hole pairs in ``HOLE_PAIRS`` order,
         children) probabilities, zero for pairs that share a card with the board; None
         where the tree cannot follow the line. Off-tree raises are translated as in
         play; the hand's walk and the translation generator are restored afterwards,
-        so that a question about another line leaves the real hand as it was."""
-        saved = self.snapshot()
+        so that a question about another line leaves the real hand as it was, unless
+        ``keep_walk`` (a caller that walks lines down from ``snapshot``s of its own)."""
+        saved = None if keep_walk else self.snapshot()
         try:
             node = self.own_decision(state, seat)
             if node is None:
@@ -317,14 +320,15 @@ class BlueprintPlay:
             view = self.view
             r = int(view.tree.round[node])
             board = self._board(state, r)
-            buckets = hand_buckets(view.cards, r, board)
+            buckets = view.hand_buckets(r, board)
             live = ~rg.blocked_by(HOLE_PAIRS, board) & (buckets >= 0)
             probs = np.zeros((len(HOLE_PAIRS), int(view.tree.num_children[node])))
             probs[live] = self.played(node, view.strategy_rows(node))[buckets[live]]
             actions = [concrete_action(view, state, seat, node, a) for a in view.child_actions(node)]
             return actions, probs
         finally:
-            self.restore(saved)
+            if saved is not None:
+                self.restore(saved)
 
     def round_start_ranges(
         self, state: BettingState, me: int, raw_opponent: bool = False, pool_opponent_raises: bool = False

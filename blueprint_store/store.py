@@ -57,6 +57,8 @@ FORMAT_VERSION = 1
 ALIGN = 4096
 #: A store begins with magic, format version, the header's CRC-32 and length.
 PREAMBLE = struct.Struct("<8sIIQ")
+#: Boards whose hand buckets a store keeps (``Blueprint.hand_buckets``): about 10 KB each.
+BUCKET_CACHE = 256
 #: Range thresholding on read: on rounds 0-1, actions below this probability are dropped.
 RANGE_THRESHOLD = 0.04
 THRESHOLD_ROUNDS = (0, 1)
@@ -300,6 +302,8 @@ class Blueprint:
         self.cards = CardAbstraction(spec, a["cards_preflop"], a["cards_flop"], a["cards_turn"])
         self._atype = a["tree_action_type"]
         self._asize = a["tree_action_size"]
+        self._child_actions: dict[int, list[Action]] = {}
+        self._buckets: dict[tuple, np.ndarray] = {}  # shared with the extensions: the same cards
         self.kind = "base"
         self.size: float | None = None
         self.opponent: int | None = None
@@ -351,6 +355,7 @@ class Blueprint:
             )
         view._atype = a[p + "tree_action_type"]
         view._asize = a[p + "tree_action_size"]
+        view._child_actions = {}  # its own tree's
         view.training_figures = info.get("training", {})
         return view
 
@@ -398,8 +403,13 @@ class Blueprint:
 
     # ------------------------------------------------------------------ the tree
     def child_actions(self, node: int) -> list[Action]:
-        f, m = int(self.tree.first_child[node]), int(self.tree.num_children[node])
-        return [Action(ActionType(int(self._atype[c])), int(self._asize[c])) for c in range(f, f + m)]
+        """The abstract actions of ``node``'s children, in order (read once a node)."""
+        known = self._child_actions.get(node)
+        if known is None:
+            f, m = int(self.tree.first_child[node]), int(self.tree.num_children[node])
+            types, sizes = self._atype[f : f + m].tolist(), self._asize[f : f + m].tolist()
+            known = self._child_actions[node] = [Action(ActionType(t), int(z)) for t, z in zip(types, sizes)]
+        return list(known)
 
     def node_of(self, state: BettingState) -> int:
         """The node reached by ``state``'s betting; OffTreeError at the first action
@@ -437,6 +447,18 @@ class Blueprint:
         rows = int(self.tree.buckets[int(self.tree.round[node])])
         return np.array(self.strategy[base : base + rows * m], dtype=np.float64).reshape(rows, m)
 
+    def hand_buckets(self, round_: int, board: Sequence[int]) -> np.ndarray:
+        """``abstraction.hand_buckets`` on ``board`` (read-only), kept for the last
+        ``BUCKET_CACHE`` boards asked about: a walk asks about one board many times."""
+        key = (round_, tuple(int(c) for c in board))
+        known = self._buckets.get(key)
+        if known is None:
+            if len(self._buckets) >= BUCKET_CACHE:
+                self._buckets.pop(next(iter(self._buckets)))  # the oldest
+            known = self._buckets[key] = hand_buckets(self.cards, round_, key[1])
+            known.flags.writeable = False
+        return known
+
     def bucket(self, round_: int, hole: Sequence[int], board: Sequence[int]) -> int:
         return hand_bucket(self.cards, round_, hole, board)
 
@@ -467,7 +489,7 @@ class Blueprint:
                 continue
             r = int(self.tree.round[node])
             if r not in per_round:
-                per_round[r] = hand_buckets(self.cards, r, list(board)[: self.game.total_board_cards(r)])
+                per_round[r] = self.hand_buckets(r, list(board)[: self.game.total_board_cards(r)])
             buckets = per_round[r]
             live = buckets >= 0
             probs = self.strategy_rows(node)

@@ -35,9 +35,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import numba as nb
 import numpy as np
 
-from pokerbot.bot.players.strategy_query import HANDS, query
+from pokerbot.bot.players.strategy_query import HANDS, blueprint_answer, query
 from pokerbot.protocol.betting import Action, BettingState
 from pokerbot.solver.evaluator import hand_keys, strengths_on_board
 
@@ -92,10 +93,35 @@ class AdvancedDecider:
         return answer.actions, answer.probabilities, self.agent.hand_state()
 
 
+class BlueprintDecider:
+    """A blueprint player (``BlueprintStrategy``) asked as ``QueriedDecider`` would, its
+    walk of the line down its tree (translations included) carried from decision to
+    decision in the context instead of walked again from the root at each question:
+    the same answers, in time that does not grow with the line."""
+
+    def __init__(self, strategy) -> None:
+        self.play = strategy.play
+
+    def start(self) -> object:
+        return self.play.snapshot()
+
+    def decide(self, state: BettingState, seat: int, context: object) -> Decision:
+        assert isinstance(context, tuple)  # a snapshot, from start() or an earlier decision
+        walk, rng_state = context
+        self.play.restore((walk.copy(), rng_state))  # the context stays as it was for the other lines
+        answer = blueprint_answer(self.play, state.copy(), seat, keep_walk=True)
+        return answer.actions, answer.probabilities, self.play.snapshot()
+
+
 def decider_for(strategy: object) -> Decider:
-    """The decider that walks ``strategy`` as it plays: advanced when it has a hand state."""
+    """The decider that walks ``strategy`` as it plays: advanced when it has a hand
+    state, incremental for a blueprint player."""
+    from pokerbot.bot.players.blueprint_player import BlueprintStrategy
+
     if all(hasattr(strategy, name) for name in ("hand_state", "set_hand_state", "advance")):
         return AdvancedDecider(strategy)
+    if type(strategy) is BlueprintStrategy:
+        return BlueprintDecider(strategy)
     return QueriedDecider(strategy)
 
 
@@ -143,33 +169,60 @@ def blocked_by(hands: np.ndarray, cards: Sequence[int]) -> np.ndarray:
 
 class Showdown:
     """One final board's showdown: per hand h, the sum over the hands sharing no card
-    with h of reach x sign(h's strength - theirs), in O(H x 52) (hands sorted by
-    strength, running sums per card)."""
+    with h of reach x sign(h's strength - theirs), in O(H) (hands sorted by strength,
+    running totals per card: ``showdown_sums``)."""
 
     def __init__(self, board: Sequence[int], hands: np.ndarray, keys: tuple, cards: np.ndarray) -> None:
         strengths = strengths_on_board(list(board), *keys)
         self.order = np.argsort(strengths, kind="stable")
         ranked = strengths[self.order]
-        position = np.empty(len(ranked), dtype=np.int64)
-        position[self.order] = np.arange(len(ranked))
-        # per hand: how many hands are weaker (the first of its tie) and how many not stronger
-        first = np.searchsorted(ranked, ranked, side="left")
-        after = np.searchsorted(ranked, ranked, side="right")
-        self.weaker = first[position]
-        self.not_stronger = after[position]
-        self.hands = hands
-        self.sorted_cards = cards[self.order]
+        #: per position in strength order, where its tie group ends
+        self.group_end = np.searchsorted(ranked, ranked, side="right").astype(np.int64)
+        self.first = np.ascontiguousarray(hands[self.order, 0], dtype=np.int64)
+        self.second = np.ascontiguousarray(hands[self.order, 1], dtype=np.int64)
 
     def sums(self, reach: np.ndarray) -> np.ndarray:
-        ranked = reach[self.order]
-        total = np.concatenate(([0.0], np.cumsum(ranked)))
-        by_card = np.vstack((np.zeros(52), np.cumsum(ranked[:, None] * self.sorted_cards, axis=0)))
-        a, b = self.hands[:, 0], self.hands[:, 1]
-        lo, hi = self.weaker, self.not_stronger
-        weaker = total[lo] - by_card[lo, a] - by_card[lo, b]
-        all_a, all_b = by_card[-1, a], by_card[-1, b]
-        stronger = (total[-1] - total[hi]) - (all_a - by_card[hi, a]) - (all_b - by_card[hi, b])
-        return weaker - stronger
+        out = np.empty(len(self.order))
+        showdown_sums(self.order, self.group_end, self.first, self.second, np.asarray(reach, dtype=np.float64), out)
+        return out
+
+
+@nb.njit(cache=True)
+def showdown_sums(order, group_end, first, second, reach, out):
+    """out[order[t]] = the reach of the hands weaker than the t-th (in strength order,
+    ``group_end[t]`` the end of its tie group) that share no card with it, less that of
+    the stronger ones: one pass up and one down, each with the running total and the
+    running total per card (a hand sharing both cards with h is h itself, never weaker
+    or stronger)."""
+    n = order.shape[0]
+    card = np.zeros(52)
+    total = 0.0
+    t = 0
+    while t < n:  # up: the weaker hands, a tie group at a time
+        end = group_end[t]
+        for u in range(t, end):
+            out[order[u]] = total - card[first[u]] - card[second[u]]
+        for u in range(t, end):
+            x = reach[order[u]]
+            total += x
+            card[first[u]] += x
+            card[second[u]] += x
+        t = end
+    card[:] = 0.0
+    total = 0.0
+    t = n
+    while t > 0:  # down: the stronger hands
+        start = t - 1
+        while start > 0 and group_end[start - 1] == t:
+            start -= 1
+        for u in range(start, t):
+            out[order[u]] -= total - card[first[u]] - card[second[u]]
+        for u in range(start, t):
+            x = reach[order[u]]
+            total += x
+            card[first[u]] += x
+            card[second[u]] += x
+        t = start
 
 
 class SubgameWalk:

@@ -115,10 +115,13 @@ def merge_columns(
     return ActionProbabilities(tuple(distinct), out, values=merged)
 
 
-def blueprint_answer(play: BlueprintPlay, state: BettingState, seat: int) -> ActionProbabilities:
-    """A blueprint's answer at ``state`` (``BlueprintPlay.every_hand``); where its tree
-    cannot follow the line, the check or call a blueprint player falls back to."""
-    answer = play.every_hand(state, seat)
+def blueprint_answer(
+    play: BlueprintPlay, state: BettingState, seat: int, keep_walk: bool = False
+) -> ActionProbabilities:
+    """A blueprint's answer at ``state`` (``BlueprintPlay.every_hand``, ``keep_walk``
+    as there); where its tree cannot follow the line, the check or call a blueprint
+    player falls back to."""
+    answer = play.every_hand(state, seat, keep_walk)
     if answer is None:
         return same_for_every_hand(state, [CALL], [1.0])
     return merge_columns(*answer)

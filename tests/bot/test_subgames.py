@@ -459,3 +459,37 @@ def test_a_blueprint_variant_plays_the_early_rounds_as_its_options_say(small_blu
 
     assert ((rows["blueprint"] == 0) | (rows["blueprint"] >= RANGE_THRESHOLD - 1e-9)).all()
     assert ((rows["raw"] > 0) & (rows["raw"] < RANGE_THRESHOLD)).any()  # what thresholding drops
+
+
+def test_a_blueprint_walked_incrementally_answers_as_asked_from_the_root(small_blueprint, tmp_path, monkeypatch):
+    """``BlueprintDecider`` carries the blueprint's walk down each line instead of
+    walking from the root at each question: the same value, to rounding, against an
+    opponent whose half-pot bets our tree lacks (translated at random, the draws carried
+    along the line as a question from the root draws them)."""
+    from conftest import build_small_blueprint
+
+    from pokerbot.blueprint_store.actions import ActionAbstraction
+    from pokerbot.bot.evaluation.subgame_value import BlueprintDecider, QueriedDecider
+    from pokerbot.solver.tree import BetSizes
+
+    actions = ActionAbstraction(tuple(BetSizes(bets=((0.5, 1.0), (1.0,)), max_raises=2) for _ in range(4)))
+    other = build_small_blueprint(str(tmp_path / "mixed.bp"), 5_000, actions=actions)
+    stores = (sg.store_of(small_blueprint), sg.store_of(other))
+    c = config(small_blueprint, opponent_blueprint=other, root="flop")
+    spot = sg.sample_spots(c, 1, stores, HUNL)[0][0]
+    root = spot.root(HUNL)
+    reach = sg.root_reach(root, sg.seat_players(c, spot.deal, spot.seat, stores))
+    draw = sg.public_draw(c, spot)
+    from pokerbot.blueprint_store import real_play
+
+    translated = []
+    real_translate = real_play.translate
+    monkeypatch.setattr(real_play, "translate", lambda *a, **k: translated.append(1) or real_translate(*a, **k))
+    values = []
+    for decider in (QueriedDecider, BlueprintDecider):
+        players = [decider(BlueprintStrategy(5, stores[0])), decider(BlueprintStrategy(6, stores[1]))]
+        values.append(sg.subgame_value(root, reach, players, 0, public_cards=draw))
+    assert values[1].value == pytest.approx(values[0].value, rel=1e-12, abs=1e-9)
+    assert values[1].decisions == values[0].decisions > 20
+    assert isinstance(sg.decider_for(BlueprintStrategy(5, stores[0])), BlueprintDecider)
+    assert translated  # the opponent's sizes were translated on the way
