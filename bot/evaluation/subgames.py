@@ -527,12 +527,37 @@ def score_spot(job: tuple[dict, dict]) -> dict:
     }
 
 
+def deal_means(records: list[dict], variants: Sequence[str]) -> list[dict]:
+    """Rooted at the deal: one record a deal, each variant's value and the seconds the
+    mean of its seats' (both seats walk the same cards, so their values are not
+    independent draws); a deal missing a seat is left out."""
+    by_deal: dict[int, list[dict]] = {}
+    for r in records:
+        by_deal.setdefault(r["deal"], []).append(r)
+    out = []
+    for deal, rows in sorted(by_deal.items()):
+        if len(rows) == 2:
+            out.append(
+                {
+                    "deal": deal,
+                    "pot": rows[0]["pot"],
+                    "values": {v: (rows[0]["values"][v] + rows[1]["values"][v]) / 2 for v in variants},
+                    "seconds": {v: rows[0]["seconds"][v] + rows[1]["seconds"][v] for v in variants},
+                }
+            )
+    return out
+
+
 def summarize(records: list[dict], config: SubgamesConfig, sample: Sample, big_blind: int) -> dict:
     """Per variant and per pair of variants (paired by subgame): the mean chips a
     subgame with its interval (``estimate``), and the same in mbb per hand (times the
-    share of hands that reach such a subgame)."""
+    share of hands that reach such a subgame). Rooted at the deal, the unit is the deal
+    (its two seats' mean: ``deal_means``)."""
     variants = config.variants
     to_mbb = 1000.0 * sample.share / big_blind
+    walked = len(records)
+    if config.root == "deal":  # the two seats of a deal share their cards: the deal is the unit
+        records = deal_means(records, variants)
     per = {v: np.array([r["values"][v] for r in records]) for v in variants}
     pots = np.array([r["pot"] for r in records], dtype=float)
 
@@ -541,7 +566,9 @@ def summarize(records: list[dict], config: SubgamesConfig, sample: Sample, big_b
         return {"mean": mean, "ci95": half, "mbb_per_hand": mean * to_mbb, "mbb_ci95": half * to_mbb}
 
     return {
-        "subgames": len(records),
+        "subgames": walked,
+        **({"deals": len(records)} if config.root == "deal" else {}),
+        "root": config.root,
         "sampling": config.sampling,
         "candidates": sample.candidates,
         "candidates_pot_mean": sample.pot_mean,
@@ -604,6 +631,10 @@ class SubgamesRun:
         self.config.verify()
         if self.count <= 0:
             raise SubgamesError(f"--subgames must be positive, got {self.count}")
+        if self.config.root == "deal" and self.count % 2:
+            raise SubgamesError(
+                f"rooted at the deal, each deal is two subgames (a seat each): give an even count, got {self.count}"
+            )
         for path in {self.config.blueprint, self.config.b_blueprint}:
             if not os.path.exists(path):
                 raise SubgamesError(f"no blueprint store at {path}")
@@ -742,6 +773,11 @@ def table(summary: dict, records: list[dict]) -> str:
             f"{summary['subgames']} subgames drawn in proportion to their pot from the first {summary['candidates']:,} "
             f"({summary['hands_sampled']:,} hands, share {summary['share']:.3f}, mean pot "
             f"{summary['candidates_pot_mean']:,.1f}); means: the mean pot times the mean of chips / pot"
+        )
+    elif summary.get("root") == "deal":
+        lines.append(
+            f"{summary['deals']} deals, each walked with A in both seats on the same drawn cards "
+            f"({summary['subgames']} walks); intervals over deals"
         )
     else:
         lines.append(

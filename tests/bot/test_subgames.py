@@ -493,3 +493,21 @@ def test_a_blueprint_walked_incrementally_answers_as_asked_from_the_root(small_b
     assert values[1].decisions == values[0].decisions > 20
     assert isinstance(sg.decider_for(BlueprintStrategy(5, stores[0])), BlueprintDecider)
     assert translated  # the opponent's sizes were translated on the way
+
+
+def test_rooted_at_the_deal_the_interval_is_over_deals():
+    """The two seats of a deal walk the same cards: the summary averages them first, so
+    that self-play's exactly opposite seats give 0 ± 0, not an interval from seats
+    treated as independent draws; an odd count is refused."""
+    c = sg.SubgamesConfig(blueprint="x.bp", variants=("blueprint",), sampling="uniform", root="deal")
+    records = [
+        {"deal": d, "seat": s, "pot": 150, "values": {"blueprint": (40.0 + d) * (1 if s == 0 else -1)},
+         "seconds": {"blueprint": 1.0}}
+        for d in range(5) for s in (0, 1)
+    ]  # fmt: skip
+    sample = sg.Sample([], 10, 10, 150.0, 0.0)
+    summary = sg.summarize(records, c, sample, 100)
+    assert summary["deals"] == 5 and summary["subgames"] == 10
+    assert summary["variants"]["blueprint"]["mean"] == 0.0 and summary["variants"]["blueprint"]["ci95"] == 0.0
+    with pytest.raises(sg.SubgamesError, match="even count"):
+        sg.SubgamesRun(c, 3, "unused", progress=False).run()
