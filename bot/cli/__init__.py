@@ -15,6 +15,7 @@ from pokerbot.bot.cli import (
     ladder,
     lbr,
     match,
+    opponent,
     play,
     selfcheck,
     slumbot,
@@ -34,7 +35,20 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (selfcheck, bench, play, warm):
         command.add(sub)
     sub.add_parser("dealer", help="run an ACPC dealer (see pokerbot dealer --help)", add_help=False)
-    for command in (match, train_blueprint, improve, aivat, lbr, subgames, slumbot, ladder, web, blueprint, games):
+    for command in (
+        match,
+        train_blueprint,
+        improve,
+        aivat,
+        lbr,
+        subgames,
+        slumbot,
+        opponent,
+        ladder,
+        web,
+        blueprint,
+        games,
+    ):
         command.add(sub)
     return p
 
