@@ -33,16 +33,19 @@ def build_opponent(
     recipe = OPPONENTS[name]
     out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
-    identity = {"name": name, "settings": settings.__dict__}
+    # a build may be trained further (more batches), not otherwise changed
+    identity = {"name": name, "settings": {k: v for k, v in settings.__dict__.items() if k != "batches"}}
     claimed = os.path.join(out, "build-settings.json")
     if os.path.exists(claimed):
         with open(claimed) as f:
             before = json.load(f)
+        trained = before.pop("batches", 0)
         if before != json.loads(json.dumps(identity)):
             raise BuildError(f"{out} holds another build ({before}); give another --out")
-    else:
-        with open(claimed, "w") as f:
-            json.dump(identity, f, indent=2)
+        if settings.batches < trained:
+            raise BuildError(f"{out} is trained for {trained} batches; --batches can grow, not shrink")
+    with open(claimed, "w") as f:
+        json.dump({**identity, "batches": settings.batches}, f, indent=2)
     t0 = time.time()
     print(f"{name}: source {source} -> {os.path.join(out, 'src')}", file=stream, flush=True)
     commit = recipe.fetch_source(source, os.path.join(out, "src"))

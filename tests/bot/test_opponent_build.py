@@ -139,7 +139,11 @@ def test_the_launcher_plays_a_match_and_a_folder_keeps_its_settings(tmp_path, mo
     args = json.load(open(os.path.join(out, "data", "args.json")))
     assert args[8:10] == ["4", "0"] and args[10] == "1"  # no endgame solving; the last checkpoint
     with pytest.raises(BuildError, match="holds another build"):
-        build.build_opponent("slumbot2017", source, out, slumbot2017.Settings(threads=1), io.StringIO())
+        build.build_opponent("slumbot2017", source, out, slumbot2017.Settings(threads=2), io.StringIO())
+    with pytest.raises(BuildError, match="can grow, not shrink"):
+        build.build_opponent("slumbot2017", source, out, slumbot2017.Settings(1, 1, 10), io.StringIO())
+    more = slumbot2017.Settings(threads=1, batches=3, iterations_per_batch=10)  # trained further: allowed
+    assert build.build_opponent("slumbot2017", source, out, more, io.StringIO())["iterations"] == 30
     assert main(["opponent", "build", "slumbot2017", "--source", str(tmp_path / "nowhere"), "--out", out]) == 1
 
 

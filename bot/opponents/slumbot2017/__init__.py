@@ -80,9 +80,9 @@ CloseToAllInFrac 0.5
 #: Targeted CFR iterations a thread in one batch (a checkpoint each; each run of its
 #: trainer first spends 20-90 s loading the river's buckets, so batches are few).
 ITERATIONS_PER_BATCH = 30_000_000
-#: Batches by default: with 2 threads, 4 x 2 x 30 M = 240 M iterations, about what the
-#: rest of our ``default`` preset's budget leaves after the abstraction (docs).
-BATCHES = 4
+#: Batches by default: with 2 threads, 6 x 2 x 30 M = 360 M iterations; with the
+#: abstraction about the core-hours of our ``default`` blueprint (docs/opponents.md).
+BATCHES = 6
 #: Endgame solving in play: ``none`` (the blueprint on every round) or ``river`` (the
 #: river re-solved by its CFR+ endgame solver, ``ENDGAME_ITERATIONS`` iterations).
 ENDGAMES = ("none", "river")
