@@ -263,7 +263,7 @@ def build_steps(out: str, settings: Settings) -> list[Step]:
                 f"({(k + 1) * settings.threads * settings.iterations_per_batch:,} in all after it)",
                 src,
                 env,
-                estimate=40 + settings.iterations_per_batch / 65_000,
+                estimate=30 + settings.iterations_per_batch / 130_000,
             )
         )
     if settings.endgame == "river":
