@@ -73,6 +73,9 @@ def test_the_recipe_patches_compiles_abstracts_and_trains_in_resumable_batches(t
     names = [s.name for s in steps]
     assert names[:2] == ["patch", "compile"] and names[-1] == "endgame strategy"
     train = [s for s in steps if s.name.startswith("train")]
+    assert [s.name for s in train] == ["train batch 1", "train batch 2", "train batch 3"]
+    more = slumbot2017.build_steps(str(tmp_path), slumbot2017.Settings(threads=2, batches=4, iterations_per_batch=1000))
+    assert [s.identity for s in more[: len(steps) - 1]] == [s.identity for s in steps[:-1]]  # trained further: kept
     assert [s.commands[0][6:8] for s in train] == [["0", "0"], ["2", "2"], ["4", "4"]]  # batches advance by threads
     assert all(s.env["SLUMBOT_DATA"] == str(tmp_path / "data") for s in steps[2:])
     for patch in slumbot2017.PATCHES:

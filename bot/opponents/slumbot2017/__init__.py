@@ -247,6 +247,7 @@ def build_steps(out: str, settings: Settings) -> list[Step]:
         Step("betting tree", [["bin/build_betting_tree", game, betting]], "its betting tree", src, env, 2),
     ]
     cfr_dir = os.path.join(data, "cfr", f"holdem.2.{CARD_NAME}.13.4.3.{BETTING_NAME}.tcfr")
+    per_batch = settings.threads * settings.iterations_per_batch
     for k in range(settings.batches):
         batch = k * settings.threads
         command = ["bin/run_tcfr", game, card, betting, "runs/tcfr_params", threads, str(batch), str(batch)]
@@ -257,10 +258,10 @@ def build_steps(out: str, settings: Settings) -> list[Step]:
             commands.append(["sh", "-c", f"rm -f {shlex.quote(cfr_dir)}/*.x.0.0.?.{before}.p?.i"])
         steps.append(
             Step(
-                f"train {k + 1} of {settings.batches}",
+                f"train batch {k + 1}",  # not "of N": more batches later keep the done ones
                 commands,
-                f"targeted CFR, {settings.threads} x {settings.iterations_per_batch:,} iterations "
-                f"({(k + 1) * settings.threads * settings.iterations_per_batch:,} in all after it)",
+                f"targeted CFR, batch {k + 1} of {settings.batches}, {settings.threads} x "
+                f"{settings.iterations_per_batch:,} iterations ({(k + 1) * per_batch:,} in all after it)",
                 src,
                 env,
                 estimate=30 + settings.iterations_per_batch / 130_000,
