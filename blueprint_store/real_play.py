@@ -336,7 +336,8 @@ class BlueprintPlay:
         """(2, hands of the game): both players' reach at the start of ``state``'s
         round, by Bayes' rule along the blueprint's line of the rounds before it (that
         line's walk; uniform where it left the tree), zero for hands the board blocks;
-        the strategy as played (range thresholding on the first rounds), or with
+        ours as we played it (``played``); the opponent's as the store plays it (range
+        thresholding on the first rounds), or with
         ``raw_opponent`` the opponent's from the store's probabilities as trained; with
         ``pool_opponent_raises`` each opponent raise counts as raising at all, whatever
         the size (``Blueprint.reach``)."""
@@ -356,7 +357,12 @@ class BlueprintPlay:
             if on_tree:
                 theirs = p != me
                 out[p] = self.view.reach(
-                    path, p, board, threshold=not (raw_opponent and theirs), pool_raises=pool_opponent_raises and theirs
+                    path,
+                    p,
+                    board,
+                    threshold=not (raw_opponent and theirs),
+                    pool_raises=pool_opponent_raises and theirs,
+                    played=None if theirs else self.played,  # ours as we played it
                 )
             out[p][blocked] = 0.0
         return out

@@ -36,7 +36,7 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -476,12 +476,15 @@ class Blueprint:
         board: Sequence[int],
         threshold: bool = True,
         pool_raises: bool = False,
+        played: Callable[[int, np.ndarray], np.ndarray] | None = None,
     ) -> np.ndarray:
         """Probability, for each of the 1,326 hole pairs, that ``player`` takes the
         line: ``line`` is (node, child index) per action along it (both players'
         actions; the other player's are skipped); ``board`` the cards dealt so far.
         0 for hands blocked by the board. With ``pool_raises``, a raise's factor is the
-        probability of raising at all (any of the node's sizes, all-in included)."""
+        probability of raising at all (any of the node's sizes, all-in included).
+        ``played(node, rows)``: the strategy as played from the store's rows (every
+        bucket's), instead of range thresholding on the first rounds."""
         out = np.ones(1326)
         per_round: dict[int, np.ndarray] = {}
         for node, child in line:
@@ -493,7 +496,9 @@ class Blueprint:
             buckets = per_round[r]
             live = buckets >= 0
             probs = self.strategy_rows(node)
-            if threshold and r in THRESHOLD_ROUNDS:
+            if played is not None:
+                probs = played(node, probs)
+            elif threshold and r in THRESHOLD_ROUNDS:
                 probs = apply_threshold(probs)
             taken = [child]
             if pool_raises:

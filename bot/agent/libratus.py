@@ -48,7 +48,7 @@ from pokerbot.blueprint_store.abstraction import hand_buckets
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.blueprint_store.purification import fold_call_bet
 from pokerbot.blueprint_store.real_play import BlueprintPlay
-from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.blueprint_store.store import RANGE_THRESHOLD, Blueprint
 from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job
 from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget, TimePlan
 from pokerbot.bot.agent.turn_choice import (
@@ -103,6 +103,8 @@ SCALE_RANGE = 0.08
 #: ``TURN_SOLVER``); 3 solves only the river, the blueprint playing the turn (the
 #: benchmark "river-only" agent); 1 searches from the flop (always depth-limited).
 SOLVE_ROUND = 2
+#: The rounds ``early_purify`` purifies: the preflop and the flop, the blueprint's rounds.
+EARLY_ROUNDS = (0, 1)
 #: How a subgame that starts on the turn is solved: "full" to the end of the hand (k
 #: river cards a pass, k by the deadline: ``turn_choice``), "depth-limited" to the end of
 #: the turn, with the blueprint's four continuation strategies per player at the river
@@ -371,8 +373,15 @@ class LibratusAgent:
         opponent_ranges: str = OPPONENT_RANGES,
         purify: bool = False,
         opponent_model: str | os.PathLike | Blueprint | None = None,
+        early_purify: bool = False,
+        early_threshold: float = RANGE_THRESHOLD,
     ) -> None:
-        self.blueprint = BlueprintPlay(blueprint, random.Random(seed))  # the blueprint's rounds, ranges, continuations
+        if not 0 <= early_threshold < 1:
+            raise ValueError(f"the early rounds' range threshold must be in [0, 1), got {early_threshold}")
+        # the blueprint's rounds (as played: early_purify, early_threshold), ranges, continuations
+        self.blueprint = BlueprintPlay(
+            blueprint, random.Random(seed), EARLY_ROUNDS if early_purify else (), early_threshold
+        )
         self.bp = self.blueprint.bp
         self.keys = KeyedUniform(seed)
         self.safe = safe

@@ -275,6 +275,20 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "check/call and bet/raise, the bet sizes in proportion)",
     )
     p.add_argument(
+        "--early-purify",
+        action="store_true",
+        help="libratus/unsafe/blueprint: play the blueprint's preflop and flop with fold-call-bet purification (the "
+        "agent's own range at the turn follows)",
+    )
+    p.add_argument(
+        "--early-threshold",
+        type=float,
+        default=None,
+        metavar="T",
+        help="libratus/unsafe/blueprint: the range threshold of the blueprint's preflop and flop: actions below T "
+        "dropped (default 0.04; 0 plays the strategy as trained)",
+    )
+    p.add_argument(
         "--first-solve",
         default="unsafe",
         choices=["unsafe", "safe"],
@@ -367,6 +381,8 @@ def agent_options(args: argparse.Namespace, **more) -> dict:
         "flop_warm_start": args.flop_warm_start,
         **({"gadget": args.gadget} if args.gadget != "resolve" else {}),
         **({"purify": True} if args.purify else {}),
+        **({"early_purify": True} if args.early_purify else {}),
+        **({"early_threshold": args.early_threshold} if args.early_threshold is not None else {}),
         **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
         **({"gifts": False} if args.no_gifts else {}),
         **({"river_ranges": args.river_ranges} if args.river_ranges != "solution" else {}),

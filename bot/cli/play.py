@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     agent = args.strategy in ("libratus", "unsafe")
     try:
         game = load_gamedef(args.game)
-        options = {}
+        options: dict = {}
         if agent:
             # one pool for every seat, started below once the strategies are known to load
             options = opt.agent_options(
@@ -124,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
                 t_per_hand_ms=args.t_per_hand,
                 reply_grid_ms=args.reply_grid_ms,
             )
+        elif args.strategy == "blueprint":  # its preflop and flop as the agent's options say
+            from pokerbot.bot.agent.libratus import EARLY_ROUNDS
+
+            options = {"purified_rounds": EARLY_ROUNDS if args.early_purify else ()}
+            if args.early_threshold is not None:
+                options["range_threshold"] = args.early_threshold
         strategies = [
             make_strategy(args.strategy, None if args.seed is None else args.seed + i, args.blueprint, **options)
             for i in range(len(ports))
