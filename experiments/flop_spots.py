@@ -55,7 +55,8 @@ import numpy as np
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
-from pokerbot.bot.agent.libratus import FLOP_RIVERS, RIVER_SUBGAME_SIZES, SUBGAME_SIZES
+from pokerbot.bot.agent.config import AgentConfig
+from pokerbot.bot.agent.libratus import RIVER_SUBGAME_SIZES, SUBGAME_SIZES
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.cards import cards_to_str
 from pokerbot.solver import cfr
@@ -101,7 +102,7 @@ def dl_solve(
     ``warm_iterations`` > 0: warm-started from the blueprint's flop as if it had
     played that many iterations, its advantages valued on ``warm_deals`` runouts."""
     t0 = time.perf_counter()
-    deals = runout_sample(root.game.deck(), root.board_cards, FLOP_RIVERS, key)
+    deals = runout_sample(root.game.deck(), root.board_cards, AgentConfig().flop_rivers, key)
     sub = flop_subgame(root, reach, deals, walker, node)
     warm = None
     if warm_iterations > 0:

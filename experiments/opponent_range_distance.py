@@ -18,7 +18,8 @@ import time
 
 import numpy as np
 
-from pokerbot.bot.agent.libratus import OPPONENT_RANGES_CHOICES, LibratusAgent
+from pokerbot.bot.agent.config import OPPONENT_RANGES
+from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.bot.evaluation import subgames as sg
 from pokerbot.protocol.gamedef import bundled_game
 
@@ -30,7 +31,7 @@ def distances(run: str, ours: str, theirs: str, roots: int | None) -> dict[str, 
     with open(os.path.join(run, "spots.json")) as f:
         spots = [sg.Spot(**s) for s in json.load(f)["spots"]][:roots]
     store = sg.store_of(ours)
-    models = {m: LibratusAgent(1, store, opponent_ranges=m) for m in OPPONENT_RANGES_CHOICES}
+    models = {m: LibratusAgent(1, store, opponent_ranges=m) for m in OPPONENT_RANGES}
     truth = LibratusAgent(1, store, opponent_model=sg.store_of(theirs))
     out: dict[str, list] = {m: [] for m in models}
     for spot in spots:

@@ -1,13 +1,13 @@
 """The Libratus agent: the blueprint on the first rounds, real-time subgame solving
 from the turn (or the flop, or only the river) on (docs/design.md).
 
-- Until the solving round (the turn by default, see SOLVE_ROUND; ``solve_round`` 1
-  searches from the flop as Pluribus): the blueprint, as the blueprint player plays it
+- Until the solving round (``AgentConfig.solve_round``: the turn by default; the flop
+  searches as Pluribus): the blueprint, as the blueprint player plays it
   (``blueprint_store.real_play``: range thresholding, pseudo-harmonic translation of
   off-tree bets, raise wars past its cap followed).
 - A flop subgame is solved to the end of the flop, its leaves at the turn valued by
   the blueprint's four continuations over the turn and the river on a keyed runout
-  sample (FLOP_RIVERS); the turn is then solved anew from the flop solution's ranges.
+  sample (``flop_rivers``); the turn is then solved anew from the flop solution's ranges.
 - First decision in the solving round: an unsafe solve of the rest of the hand from the
   start of that round, both ranges from the blueprint by Bayes' rule along the line
   played. A river subgame offers more bet sizes than the blueprint has
@@ -16,7 +16,7 @@ from the turn (or the flop, or only the river) on (docs/design.md).
 - Later, after every opponent bet or raise, and after any opponent action the current
   solution lacks: a safe re-solve from the current state (``libratus``: Estimated-
   Resolve with gifts by default, or Estimated-Maxmargin as Libratus named its method
-  (GADGET), the previous solution acting as the blueprint; an off-tree
+  (``gadget``), the previous solution acting as the blueprint; an off-tree
   action gets the best value of the actions the old tree had as the alternative), or
   an unsafe one (``unsafe``, the comparison bot). Ranges come from the previous
   solution by Bayes' rule; our own past actions are history.
@@ -35,11 +35,10 @@ fallback, unsafe, safe, nested), the iterations and the solve time.
 from __future__ import annotations
 
 import copy
-import os
 import random
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import structlog
@@ -48,7 +47,8 @@ from pokerbot.blueprint_store.abstraction import hand_buckets
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.blueprint_store.purification import fold_call_bet
 from pokerbot.blueprint_store.real_play import BlueprintPlay
-from pokerbot.blueprint_store.store import RANGE_THRESHOLD, Blueprint
+from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.bot.agent.config import AgentConfig
 from pokerbot.bot.agent.solver_pool import GRACE_SECONDS, SolveJob, SolverPool, WorkerLost, run_job
 from pokerbot.bot.agent.time_budget import ReplyClock, TimeBudget, TimePlan
 from pokerbot.bot.agent.turn_choice import (
@@ -99,36 +99,22 @@ SUBGAME_SIZES = {
 #: river size multiplies the turn tree).
 RIVER_SUBGAME_SIZES = BetSizes(bets=((0.33, 0.5, 0.75, 1.0, 2.0), (1.0,)), max_raises=2)
 SCALE_RANGE = 0.08
-#: The round real-time solving starts on (0-based): the turn, as Libratus (how, see
-#: ``TURN_SOLVER``); 3 solves only the river, the blueprint playing the turn (the
-#: benchmark "river-only" agent); 1 searches from the flop (always depth-limited).
-SOLVE_ROUND = 2
 #: The rounds ``early_purify`` purifies: the preflop and the flop, the blueprint's rounds.
 EARLY_ROUNDS = (0, 1)
-#: How a subgame that starts on the turn is solved: "full" to the end of the hand (k
-#: river cards a pass, k by the deadline: ``turn_choice``), "depth-limited" to the end of
-#: the turn, with the blueprint's four continuation strategies per player at the river
-#: (``bot.continuation``), or "auto": per solve the one ``turn_choice`` picks from the
-#: deadline and the speed measured at start-up (``prepare``; depth-limited until it is).
-#: After a depth-limited or a sampled full-depth turn solution the river is solved anew
-#: when it comes, from that solution's ranges.
-TURN_SOLVERS = ("auto", "full", "depth-limited")
-TURN_SOLVER = "auto"
-#: Depth-limited solves: river cards (from the flop: runouts) drawn a pass to value the
-#: leaves (``LibratusAgent.pass_samples``).
-CARD_SAMPLES = 1
-#: A flop solve values its leaves on every turn card, each with this many river cards
-#: (keyed draws): the runout sample (``depth_limited.runout_sample``).
-FLOP_RIVERS = 2
+#: The defaults of how the agent solves, and why each: ``config.AgentConfig``. A turn
+#: subgame is solved "full" to the end of the hand (k river cards a pass, k by the
+#: deadline: ``turn_choice``), "depth-limited" to the end of the turn with the
+#: blueprint's four continuation strategies per player at the river, or "auto" (per
+#: solve the one ``turn_choice`` picks from the deadline and the speed measured at
+#: start-up); after a depth-limited or a sampled full-depth turn solution the river is
+#: solved anew when it comes. A flop solve values its leaves on every turn card with
+#: ``flop_rivers`` river cards each, and starts from the blueprint's flop as if it had
+#: played ``flop_warm_start`` iterations (docs/evaluation.md, "Depth-limited flop search").
 #: A flop solution's counterfactual values (a safe re-solve's alternatives and gifts,
 #: action values) are estimated on this many runouts of its sample, keyed: every one
 #: would cost as much as that many solve passes.
 FLOP_VALUE_DEALS = 16
-#: An unsafe flop solve starts from the blueprint's flop as if it had played this many
-#: iterations (``cfr.WarmStart``, regrets spread as the blueprint plays; 0: from
-#: scratch), its actions' values taken on FLOP_WARM_DEALS runouts of the sample.
-#: docs/evaluation.md, "Depth-limited flop search".
-FLOP_WARM_START = 500
+#: An unsafe flop solve's warm start values its actions on this many runouts of its sample.
 FLOP_WARM_DEALS = 8
 
 
@@ -144,39 +130,13 @@ FULL_DEPTH_DISCOUNT = cfr.DCFR
 #: own river was more exploitable than one solved anew at 92-117 passes a subtree and less
 #: at 250-580 (docs/evaluation.md, "Full-depth turn solving at what fits").
 RIVER_PASSES_TO_PLAY = 200
-#: The safe re-solves' gadget (``cfr.Gadget``): "maxmargin" (Estimated-Maxmargin, as the
-#: Libratus paper names its method: the opponent picks the hand whose margin is smallest)
-#: or "resolve" (the opponent enters with each hand, weighed by our reach and the cards,
-#: or takes its alternative: Estimated-Resolve, the safe-nested paper's choice for
-#: estimated values; the default: it won 11.7 +- 10.1 mbb/hand over Maxmargin in turn
-#: subgames against an equal-strength blueprint, docs/evaluation.md).
-GADGETS = ("maxmargin", "resolve")
-GADGET = "resolve"
-#: The first solve of a round from the turn on (the turn's, or the river's where no turn
-#: solution led to it: the river-only agent): "unsafe" (Libratus's: both ranges from the
-#: blueprint by Bayes' rule) or "safe" (the opponent enters through the gadget against
-#: its values under the blueprint from the round's start, computed on the blueprint's own tree).
-FIRST_SOLVES = ("unsafe", "safe")
-FIRST_SOLVE = "unsafe"
-#: The opponent's range when the river is solved anew after a turn solution: "solution"
-#: (by Bayes' rule along the turn solution, as Libratus) or "blueprint" (along the
-#: blueprint's play of the line, as the river-only agent has it; ours stays the solution's).
-RIVER_RANGES = "solution"
-#: The opponent's range from the blueprint (the first solve of a round, and the river's
-#: with river ranges "blueprint"): "pooled" (as the blueprint plays, each raise of the
-#: opponent's counting as raising at all, whatever its size: an opponent of another
-#: blueprint raises with other hands at each size), "played" (the blueprint as it plays,
-#: range thresholding on the first rounds: actions under 4 % never taken) or "raw" (the
-#: store's probabilities as trained).
-OPPONENT_RANGES_CHOICES = ("pooled", "played", "raw")
-OPPONENT_RANGES = "pooled"
-
-
-def one_of(what: str, value: str, choices: tuple[str, ...]) -> str:
-    """``value``, one of ``choices``; else a ValueError saying that ``what`` must be one of them."""
-    if value not in choices:
-        raise ValueError(f"{what} must be one of {', '.join(choices)}, got {value!r}")
-    return value
+#: The safe re-solves' gadget (``AgentConfig.gadget``): "resolve" (Estimated-Resolve, the
+#: default: it won 11.7 +- 10.1 mbb/hand over Maxmargin in turn subgames against an
+#: equal-strength blueprint, docs/evaluation.md) or "maxmargin" (Estimated-Maxmargin, as
+#: the Libratus paper names its method). A round's first solve from the turn on is
+#: "unsafe" (Libratus's) or "safe" (the gadget against the opponent's values under the
+#: blueprint); the opponent's range from the blueprint at a round's first solve is
+#: "pooled" (each raise counting as raising at all, whatever its size), "played" or "raw".
 
 
 def average_exponent(round_: int, sampled: bool) -> float:
@@ -349,53 +309,38 @@ class LibratusAgent:
         seed: int | None = None,
         blueprint: str | Blueprint | None = None,
         safe: bool = True,
-        solve_seconds: float | None = None,
+        config: AgentConfig | None = None,
+        *,
         sizes: dict[int, BetSizes] | None = None,
         river_sizes: BetSizes | None = None,
         scale_range: float = SCALE_RANGE,
         threads: int = 1,
-        solve_round: int = SOLVE_ROUND,
         pool: SolverPool | None = None,
         budget: TimeBudget | None = None,
         clock: ReplyClock | None = None,
-        turn_solver: str = TURN_SOLVER,
-        card_samples: int = CARD_SAMPLES,
-        full_turn: tuple[int, int] | None = None,
-        flop_rivers: int = FLOP_RIVERS,
-        flop_warm_start: int = FLOP_WARM_START,
         plan: TimePlan | None = None,
-        gadget: str = GADGET,
-        river_passes: int | None = None,
-        turn_bets: Sequence[float] | None = None,
-        first_solve: str = FIRST_SOLVE,
-        gifts: bool = True,
-        river_ranges: str = RIVER_RANGES,
-        opponent_ranges: str = OPPONENT_RANGES,
-        purify: bool = False,
-        opponent_model: str | os.PathLike | Blueprint | None = None,
-        early_purify: bool = False,
-        early_threshold: float = RANGE_THRESHOLD,
+        **options: Any,
     ) -> None:
-        if not 0 <= early_threshold < 1:
-            raise ValueError(f"the early rounds' range threshold must be in [0, 1), got {early_threshold}")
+        """``config`` (default ``AgentConfig()``) with ``options`` (its fields) says how
+        it solves; the rest is how it runs: the subgames' bet sizes, the hand's scale
+        range, solver threads, the solver pool (None: solve in this process), the time
+        budget, the reply clock and the time plan."""
+        self.config = (config or AgentConfig()).with_options(**options)
+        c = self.config
         # the blueprint's rounds (as played: early_purify, early_threshold), ranges, continuations
         self.blueprint = BlueprintPlay(
-            blueprint, random.Random(seed), EARLY_ROUNDS if early_purify else (), early_threshold
+            blueprint, random.Random(seed), EARLY_ROUNDS if c.early_purify else (), c.early_threshold
         )
         self.bp = self.blueprint.bp
         self.keys = KeyedUniform(seed)
         self.safe = safe
         self.name = "libratus" if safe else "unsafe"
-        if solve_seconds is not None and solve_seconds <= 0:
-            raise ValueError(f"a solve's cap must be positive seconds, got {solve_seconds}")
-        self.solve_seconds = solve_seconds  # None: the time plan sets each solve's cap
+        self.solve_seconds = c.solve_seconds  # None: the time plan sets each solve's cap
         self.plan = plan or TimePlan()
         self.sizes = sizes or SUBGAME_SIZES
-        if turn_bets is not None:
-            if not turn_bets or min(turn_bets) <= 0:
-                raise ValueError(f"turn bets must be positive pot fractions, got {turn_bets}")
+        if c.turn_bets is not None:
             turn = self.sizes[2]
-            self.sizes = {**self.sizes, 2: replace(turn, bets=(tuple(float(x) for x in turn_bets),) + turn.bets[1:])}
+            self.sizes = {**self.sizes, 2: replace(turn, bets=(tuple(float(x) for x in c.turn_bets),) + turn.bets[1:])}
         self.river_sizes = river_sizes or RIVER_SUBGAME_SIZES
         if not 0.0 <= scale_range < 1.0:
             raise ValueError(f"scale_range must be in [0, 1), got {scale_range}")
@@ -403,46 +348,30 @@ class LibratusAgent:
         if threads < 1:
             raise ValueError(f"solver threads must be at least 1, got {threads}")
         self.threads = threads
-        if solve_round not in (1, 2, 3):
-            raise ValueError("solving starts on the flop (1), the turn (2) or the river (3)")
-        if flop_rivers < 1:
-            raise ValueError("a flop solve needs at least one river card per turn card")
-        self.flop_rivers = flop_rivers
-        if flop_warm_start < 0:
-            raise ValueError("a flop solve's warm start is 0 (none) or more iterations")
-        self.flop_warm_start = flop_warm_start
-        self.solve_round = solve_round
-        self.turn_solver = one_of("turn solver", turn_solver, TURN_SOLVERS)
-        if card_samples < 0:
-            raise ValueError("card samples must be 0 (every card) or more")
-        self.card_samples = card_samples
-        self.gadget = one_of("gadget", gadget, GADGETS)
-        self.first_solve = one_of("first solve", first_solve, FIRST_SOLVES)
+        self.solve_round = c.solve_round_index  # 0-based, as the rounds of a state
+        self.flop_rivers = c.flop_rivers
+        self.flop_warm_start = c.flop_warm_start
+        self.turn_solver = c.turn_solver
+        self.card_samples = c.card_samples
+        self.gadget = c.gadget
+        self.first_solve = c.first_solve
         #: whether the gifts grow with the opponent's on-tree actions (Libratus); else they stay 0
-        self.use_gifts = gifts
-        if river_ranges not in ("solution", "blueprint"):
-            raise ValueError(f"river ranges must be 'solution' or 'blueprint', got {river_ranges!r}")
-        self.river_ranges = river_ranges
-        self.opponent_ranges = one_of("opponent ranges", opponent_ranges, OPPONENT_RANGES_CHOICES)
+        self.use_gifts = c.gifts
+        self.river_ranges = c.river_ranges
+        self.opponent_ranges = c.opponent_ranges
         #: the blueprint whose play of the line gives the opponent's range at a round's first
         #: solve, as that blueprint plays it (None: ours, by ``opponent_ranges``): for an
         #: opponent known to play that blueprint, a bound on what a better range is worth
-        self.opponent_model = None if opponent_model is None else BlueprintPlay(opponent_model, random.Random(seed))
+        model = options.get("opponent_model", c.opponent_model)  # a path, or a store already open
+        self.opponent_model = None if model is None else BlueprintPlay(model, random.Random(seed))
         #: play a solution with fold-call-bet purification (``blueprint_store.purification``)
-        self.purify = purify
-        if river_passes is not None and river_passes < 0:
-            raise ValueError(f"river passes must be 0 or more, got {river_passes}")
+        self.purify = c.purify
         #: a sampled full-depth turn solution's river is solved anew when each river subtree
         #: was walked on fewer passes than this (None: RIVER_PASSES_TO_PLAY)
-        self.river_passes = river_passes
-        if full_turn is not None:
-            if turn_solver != "full":
-                raise ValueError(f"a fixed full-depth turn solve needs turn solver 'full', got {turn_solver!r}")
-            if full_turn[0] < 0 or full_turn[1] < 1:
-                raise ValueError(f"a fixed full-depth turn solve is (river cards >= 0, iterations >= 1): {full_turn}")
+        self.river_passes = c.river_passes
         #: (river cards a pass, 0: every one; iterations) of every full-depth turn solve,
         #: whatever the deadline buys (None: what it buys)
-        self.full_turn = full_turn
+        self.full_turn = c.full_turn
         self._hand: int | None = None
         self._solution: Solution | None = None
         self._gifts: np.ndarray | None = None

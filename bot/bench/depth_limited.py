@@ -29,7 +29,8 @@ def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
     from pokerbot.blueprint_store import continuations
     from pokerbot.blueprint_store.real_play import BlueprintPlay
     from pokerbot.blueprint_store.store import Blueprint
-    from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
+    from pokerbot.bot.agent.config import AgentConfig
+    from pokerbot.bot.agent.libratus import SUBGAME_SIZES
     from pokerbot.protocol.betting import BettingState, apply_betting
     from pokerbot.protocol.cards import parse_cards
     from pokerbot.solver import cfr
@@ -51,7 +52,7 @@ def bench_depth_limited(blueprint: str, repeats: int = 5) -> dict:
             """The agent's subgame (from the flop: on a runout sample keyed by ``seed``)."""
             deals = None
             if rnd == 1:
-                deals = runout_sample(bp.game.deck(), state.board_cards, FLOP_RIVERS, seed)
+                deals = runout_sample(bp.game.deck(), state.board_cards, AgentConfig().flop_rivers, seed)
             sub = make_subgame(state, {rnd: SUBGAME_SIZES[rnd]}, None, leaf_round=rnd + 1, leaf_deals=deals)
             continuations.attach_blueprint_continuations(sub, state, player.view, node)
             return sub

@@ -57,7 +57,8 @@ def flop_spot(bp):
     (its action tree, the 98-runout sample), its leaves' continuations from ``bp``."""
     from pokerbot.blueprint_store import continuations
     from pokerbot.blueprint_store.real_play import BlueprintPlay
-    from pokerbot.bot.agent.libratus import FLOP_RIVERS, SUBGAME_SIZES
+    from pokerbot.bot.agent.config import AgentConfig
+    from pokerbot.bot.agent.libratus import SUBGAME_SIZES
     from pokerbot.bot.bench.depth_limited import FLOP_BETTING, FLOP_BOARD
     from pokerbot.protocol.betting import BettingState, apply_betting
     from pokerbot.protocol.cards import parse_cards
@@ -66,7 +67,7 @@ def flop_spot(bp):
 
     player = BlueprintPlay(bp, random.Random(1))
     state = apply_betting(BettingState(bp.game, 7, None, parse_cards(FLOP_BOARD)), FLOP_BETTING)
-    deals = runout_sample(bp.game.deck(), state.board_cards, FLOP_RIVERS, 100)
+    deals = runout_sample(bp.game.deck(), state.board_cards, AgentConfig().flop_rivers, 100)
     sub = make_subgame(state, {1: SUBGAME_SIZES[1]}, None, leaf_round=2, leaf_deals=deals)
     continuations.attach_blueprint_continuations(sub, state, player.view, player.walk(state)[0])
     return sub

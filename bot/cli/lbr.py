@@ -50,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options: dict = {}
     if args.strategy in ("libratus", "unsafe"):
-        options = opt.agent_options(args, workers=0)
+        try:
+            options = opt.agent_options(args, workers=0)
+        except ValueError as e:
+            print(f"pokerbot lbr: {e}", file=sys.stderr)
+            return 2
     try:
         summary = run_lbr(
             args.strategy,

@@ -219,140 +219,11 @@ def dealer_limits(args: argparse.Namespace) -> dict[str, int]:
 
 
 def add_agent_options(p: argparse.ArgumentParser) -> None:
-    """How the agent (libratus, unsafe) solves: the deadline, the first solving round,
-    the turn's and the flop's solves (``agent_options`` reads them)."""
-    p.add_argument(
-        "--solve-seconds",
-        type=solve_seconds,
-        default=None,
-        metavar="plan|SECONDS",
-        help="libratus/unsafe: each solve's cap: 'plan' (default) spends the match's time bank, a share of "
-        "what the hand may use by round and pot; or a fixed number of seconds; inside the dealer's limits either way",
-    )
-    p.add_argument(
-        "--solve-round",
-        type=int,
-        default=3,
-        choices=[2, 3, 4],
-        help="libratus/unsafe: the round real-time solving starts on, 2 = flop (depth-limited, as Pluribus), "
-        "3 = turn (default, as Libratus), 4 = river (the blueprint plays the turn: the river-only benchmark agent)",
-    )
-    p.add_argument(
-        "--turn-solver",
-        default="auto",
-        choices=["auto", "full", "depth-limited"],
-        help="libratus/unsafe solving from the turn: to the end of the hand, k river cards a pass, k by what the "
-        "deadline buys (full); to the end of the turn with the blueprint's four continuation strategies at the "
-        "river, the river solved when it comes (depth-limited); or per solve the one the deadline and the speed "
-        "measured at start-up favour (auto, default)",
-    )
-    p.add_argument(
-        "--card-samples",
-        type=non_negative,
-        default=1,
-        help="depth-limited solving: river cards (from the flop: runouts of the sample) drawn a pass to value the "
-        "leaves (0: all; default 1); the solver threads share each pass, so more threads buy more iterations",
-    )
-    p.add_argument(
-        "--flop-rivers",
-        type=positive,
-        default=2,
-        help="flop solving (--solve-round 2): the leaves are valued on every turn card with this many river "
-        "cards each, drawn for the solve (default 2)",
-    )
-    p.add_argument(
-        "--gadget",
-        default="resolve",
-        choices=["maxmargin", "resolve"],
-        help="libratus: the safe re-solves' gadget: resolve (Estimated-Resolve, default: each opponent hand enters "
-        "or takes its estimated value, weighed by our reach) or maxmargin (Estimated-Maxmargin: the smallest "
-        "margin over the opponent's hands made largest)",
-    )
-    p.add_argument(
-        "--purify",
-        action="store_true",
-        help="libratus/unsafe: play the solutions with fold-call-bet purification (the likeliest of fold, "
-        "check/call and bet/raise, the bet sizes in proportion)",
-    )
-    p.add_argument(
-        "--early-purify",
-        action="store_true",
-        help="libratus/unsafe/blueprint: play the blueprint's preflop and flop with fold-call-bet purification (the "
-        "agent's own range at the turn follows)",
-    )
-    p.add_argument(
-        "--early-threshold",
-        type=float,
-        default=None,
-        metavar="T",
-        help="libratus/unsafe/blueprint: the range threshold of the blueprint's preflop and flop: actions below T "
-        "dropped (default 0.04; 0 plays the strategy as trained)",
-    )
-    p.add_argument(
-        "--first-solve",
-        default="unsafe",
-        choices=["unsafe", "safe"],
-        help="libratus: a round's first solve from the turn on (the river's where no turn solution led to it): "
-        "unsafe (default, as Libratus: both ranges from the blueprint) or safe (the gadget against the opponent's "
-        "values under the blueprint from the round's start)",
-    )
-    p.add_argument(
-        "--river-ranges",
-        default="solution",
-        choices=["solution", "blueprint"],
-        help="when the river is solved anew after a turn solution, the opponent's range by Bayes' rule along the "
-        "turn solution (default, as Libratus) or along the blueprint's play of the line (as the river-only agent)",
-    )
-    p.add_argument(
-        "--opponent-ranges",
-        default="pooled",
-        choices=["pooled", "played", "raw"],
-        help="the opponent's range from the blueprint at a round's first solve: pooled (default: as the blueprint "
-        "plays, each opponent raise counting as raising at all, whatever its size), played (as the blueprint plays: "
-        "range thresholding, actions under 4 %% never taken) or raw (the store's probabilities as trained)",
-    )
-    p.add_argument(
-        "--opponent-model",
-        default=None,
-        metavar="PATH",
-        help="the opponent's range at a round's first solve from this blueprint store's play of the line, as that "
-        "blueprint plays it, instead of ours: for an opponent known to play that blueprint (a diagnostic bound)",
-    )
-    p.add_argument(
-        "--no-gifts",
-        action="store_true",
-        help="libratus: the safe re-solves' alternatives without gifts (what the opponent gave up by its actions)",
-    )
-    p.add_argument(
-        "--full-turn",
-        type=full_turn,
-        default=None,
-        metavar="K:N",
-        help="with --turn-solver full: every turn solve K river cards a pass (0: all) and N iterations, whatever "
-        "the deadline buys (a deadline still stops it)",
-    )
-    p.add_argument(
-        "--turn-bets",
-        type=pot_fractions,
-        default=None,
-        metavar="F[,F...]",
-        help="the turn subgame's first bet sizes, pot fractions (default 0.75; the raises stay 1 pot and all-in)",
-    )
-    p.add_argument(
-        "--river-passes",
-        type=non_negative,
-        default=None,
-        metavar="N",
-        help="after a sampled full-depth turn solve, the river is solved anew when each river subtree was walked "
-        "on fewer than N passes (default 200; 0: always play the turn solve's own river)",
-    )
-    p.add_argument(
-        "--flop-warm-start",
-        type=non_negative,
-        default=500,
-        help="flop solving (--solve-round 2): an unsafe flop solve starts from the blueprint's flop as if it had "
-        "played this many iterations (0: from scratch; default 500)",
-    )
+    """How the agent (libratus, unsafe) solves: ``bot/agent/config``'s options, each
+    declared there once (``agent_options`` reads them back)."""
+    from pokerbot.bot.agent.config import add_options
+
+    add_options(p)
 
 
 def blueprint_of(args: argparse.Namespace, command: str) -> tuple[str | None, int]:
@@ -370,26 +241,9 @@ def blueprint_of(args: argparse.Namespace, command: str) -> tuple[str | None, in
 
 
 def agent_options(args: argparse.Namespace, **more) -> dict:
-    """The agent's options from a command's solving options (``add_agent_options``),
-    with ``more``."""
-    return {
-        "solve_seconds": args.solve_seconds,
-        "solve_round": args.solve_round - 1,
-        "turn_solver": args.turn_solver,
-        "card_samples": args.card_samples,
-        "flop_rivers": args.flop_rivers,
-        "flop_warm_start": args.flop_warm_start,
-        **({"gadget": args.gadget} if args.gadget != "resolve" else {}),
-        **({"purify": True} if args.purify else {}),
-        **({"early_purify": True} if args.early_purify else {}),
-        **({"early_threshold": args.early_threshold} if args.early_threshold is not None else {}),
-        **({"first_solve": args.first_solve} if args.first_solve != "unsafe" else {}),
-        **({"gifts": False} if args.no_gifts else {}),
-        **({"river_ranges": args.river_ranges} if args.river_ranges != "solution" else {}),
-        **({"opponent_ranges": args.opponent_ranges} if args.opponent_ranges != "pooled" else {}),
-        **({"opponent_model": args.opponent_model} if args.opponent_model is not None else {}),
-        **({"full_turn": list(args.full_turn)} if args.full_turn is not None else {}),
-        **({"turn_bets": args.turn_bets} if args.turn_bets is not None else {}),
-        **({"river_passes": args.river_passes} if args.river_passes is not None else {}),
-        **more,
-    }
+    """The agent's options from a command's solving options (``add_agent_options``):
+    those that differ from ``AgentConfig``'s defaults, by field, with ``more``. Raises
+    ValueError for a value out of its range."""
+    from pokerbot.bot.agent.config import config_of
+
+    return {**config_of(args).changed(), **more}

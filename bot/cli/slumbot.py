@@ -74,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
     if agent:
         # no dealer's clock: a budget for an opponent that waits (Slumbot's server does)
         limits = {"t_response_ms": 60_000, "t_hand_ms": 600_000, "t_per_hand_ms": 30_000}
-        options = opt.agent_options(args, threads=args.threads, workers=args.workers, **limits)
+        try:
+            options = opt.agent_options(args, threads=args.threads, workers=args.workers, **limits)
+        except ValueError as e:
+            print(f"pokerbot slumbot: {e}", file=sys.stderr)
+            return 2
     identity = {
         "strategy": args.strategy,
         "blueprint": blueprint,

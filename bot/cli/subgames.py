@@ -34,8 +34,11 @@ def agent_spec(text: str) -> dict:
     args = parser.parse_args(words[1:])
     if args.solve_seconds is not None:
         raise SpecError("--solve-seconds does not apply: subgames are solved to iteration counts")
-    options = opt.agent_options(args, safe=words[0] == "libratus")
-    del options["solve_seconds"]
+    try:
+        options = opt.agent_options(args, safe=words[0] == "libratus")
+    except ValueError as e:
+        raise SpecError(f"{words[0]}: {e}") from None
+    options.pop("solve_seconds", None)
     return options
 
 

@@ -243,6 +243,7 @@ def opponent_strategy(config: SubgamesConfig, seed: int, store):
 def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tuple):
     """A as ``variant`` (fresh, keyed by ``seed``) on A's store; ``on-tree`` takes its
     bet sizes from B's (``stores``: A's and B's)."""
+    from pokerbot.bot.agent.config import AgentConfig
     from pokerbot.bot.agent.libratus import LibratusAgent
 
     if variant == "blueprint":
@@ -258,7 +259,7 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
     elif variant == "full":
         options.update(turn_solver="full", full_turn=tuple(config.full_turn))
     elif variant == "river-only":
-        options["solve_round"] = 3
+        options["solve_round"] = "river"
     elif variant == "on-tree":
         theirs = stores[1].actions.rounds
         sizes = {r: theirs[r] for r in (1, 2, 3)}
@@ -268,7 +269,7 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
         options.update(config.agent_options(variant) or {})
         if isinstance(options.get("opponent_model"), str):
             options["opponent_model"] = store_of(options["opponent_model"])
-        if options.get("turn_solver") in ("auto", "full"):
+        if options.get("turn_solver", AgentConfig().turn_solver) in ("auto", "full"):
             # auto picks by the machine's measured speed: iteration-bound, the full solve of 2 cores stands for it
             options.update(turn_solver="full", full_turn=tuple(options.get("full_turn") or config.full_turn))
     else:

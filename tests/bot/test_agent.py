@@ -33,7 +33,7 @@ def child(tree, node, label):
 
 
 def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     first_to_act = river_state("").current_player
     me = 1 - first_to_act
     # the opponent bets 400 (a pot-size bet is 600: off the subgame's sizes) at the root
@@ -44,7 +44,7 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
     assert sol.kind == "unsafe" and sol.root.betting_string() == "r300c/cc/cc/"
     assert "r700" in [str(x) for x in sol.sub.tree.actions if x is not None]
     # another hand: the opponent checks, we bet a size of the tree, the opponent raises on-tree: safe re-solve
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     agent.act(MatchState(me, river_state("c", hand=4)))
     tree = agent.solution.sub.tree
     check = child(tree, 0, "c")
@@ -56,7 +56,7 @@ def test_first_safe_and_nested_solves_on_the_river(small_blueprint):
     assert agent.solution.kind == "safe" and agent.solution.root.betting_string() == st2.betting_string()
     assert np.abs(agent.gifts).sum() > 0  # what the opponent gave up by raising
     # an off-tree re-raise: nested solve from the state after it
-    agent2 = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=1.0)
+    agent2 = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=1.0)
     agent2.act(MatchState(me, river_state("c", hand=4)))
     lo = int(our_bet[1:])
     odd = f"r{lo + (20000 - lo) // 3 + 7}"
@@ -70,7 +70,7 @@ def test_a_river_subgame_has_more_bet_sizes_than_the_blueprint(small_blueprint):
     factor, plus all-in), not the blueprint's two."""
     from pokerbot.bot.agent.libratus import RIVER_SUBGAME_SIZES
 
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3)
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=0.3)
     me = 1 - river_state("").current_player
     agent.act(MatchState(me, river_state("c", hand=5)))
     tree = agent.solution.sub.tree
@@ -81,7 +81,7 @@ def test_a_river_subgame_has_more_bet_sizes_than_the_blueprint(small_blueprint):
 
 
 def test_unsafe_bot_resolves_without_gadget(small_blueprint):
-    agent = LibratusAgent(solve_round=3, seed=4, blueprint=small_blueprint, safe=False, solve_seconds=0.5)
+    agent = LibratusAgent(solve_round="river", seed=4, blueprint=small_blueprint, safe=False, solve_seconds=0.5)
     me = 1 - river_state("").current_player
     agent.act(MatchState(me, river_state("r700")))
     sol = agent.solution
@@ -99,12 +99,12 @@ def test_unsafe_bot_resolves_without_gadget(small_blueprint):
 
 
 def test_preflop_and_turn_come_from_the_blueprint(small_blueprint):
-    agent = LibratusAgent(solve_round=3, seed=5, blueprint=small_blueprint)
+    agent = LibratusAgent(solve_round="river", seed=5, blueprint=small_blueprint)
     st = BettingState(HUNL, 9, [[48, 49], [20, 30]])
     a = agent.act(MatchState(st.current_player, st))
     assert st.can_apply(a) and agent.solution is None
-    for bad in (0, 4):  # solving starts on the flop, the turn or the river
-        with pytest.raises(ValueError, match="flop .1., the turn .2. or the river .3."):
+    for bad in ("preflop", 4):  # solving starts on the flop, the turn or the river
+        with pytest.raises(ValueError, match="solving round must be one of flop, turn, river"):
             LibratusAgent(seed=5, blueprint=small_blueprint, solve_round=bad)
 
 
@@ -117,14 +117,14 @@ def test_no_time_left_falls_back_to_the_blueprint_and_logs_it(small_blueprint):
 
     me = 1 - river_state("").current_player
     # a 0.2 s average per hand leaves less than the overhead of a solve
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, budget=TimeBudget(t_per_hand=0.2))
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, budget=TimeBudget(t_per_hand=0.2))
     st = river_state("r700")
     with capture_logs() as logs:
         a = agent.act(MatchState(me, st))
     assert st.can_apply(a) and agent.solution is None
     assert sources(logs) == ["blueprint-fallback"]
     # with time, the same decision is solved; the log line carries the public state and the solve's figures
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.5)
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=0.5)
     with capture_logs() as logs:
         agent.act(MatchState(me, st))
     line = next(e for e in logs if e["event"] == "decision")
@@ -150,7 +150,7 @@ def test_the_time_plan_caps_a_solve_by_the_bank(small_blueprint):
         for hand in range(20):  # twenty hands folded before the river: 4 s saved
             budget.start_hand(hand)
         plan = TimePlan(carry, ceiling=10.0)
-        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, budget=budget, plan=plan)
+        agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, budget=budget, plan=plan)
         with capture_logs() as logs:
             agent.act(MatchState(me, st))
         line = next(e for e in logs if e["event"] == "decision")
@@ -175,7 +175,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
     me = 1 - river_state("").current_player
     with SolverPool(1) as pool:
         assert pool.wait_ready(300)
-        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=20.0, pool=pool)
+        agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=20.0, pool=pool)
         with capture_logs() as logs:
             agent.act(MatchState(me, river_state("c", hand=4)))  # first solve, in the worker
             tree = agent.solution.sub.tree
@@ -199,7 +199,7 @@ def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint
     from pokerbot.bot.agent import libratus as agent_module
 
     me = 1 - river_state("").current_player
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.5)
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=0.5)
 
     def broken(*a, **k):
         raise RuntimeError("solver worker failed: ValueError: boom")
@@ -230,7 +230,11 @@ def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
 
     one, two = (
         LibratusAgent(
-            solve_round=3, seed=9, blueprint=small_blueprint, solve_seconds=60.0, budget=TimeBudget(600.0, 600.0, 600.0)
+            solve_round="river",
+            seed=9,
+            blueprint=small_blueprint,
+            solve_seconds=60.0,
+            budget=TimeBudget(600.0, 600.0, 600.0),
         )
         for _ in range(2)
     )
@@ -240,7 +244,7 @@ def test_random_choices_depend_on_seed_and_situation_only(small_blueprint):
     actions = [agent.act(MatchState(me, st)) for agent in (one, two)]
     assert one.bet_scale == two.bet_scale and actions[0] == actions[1]
     assert np.array_equal(one.solution.strategy, two.solution.strategy)  # the solve itself is deterministic
-    scales = {LibratusAgent(solve_round=3, seed=s, blueprint=small_blueprint).scale_for(6) for s in range(6)}
+    scales = {LibratusAgent(solve_round="river", seed=s, blueprint=small_blueprint).scale_for(6) for s in range(6)}
     assert len(scales) == 6 and all(0.92 <= x <= 1.08 for x in scales)
 
 
@@ -249,7 +253,7 @@ def re_solved_after_a_raise(small_blueprint, **options) -> LibratusAgent:
     checks to it, then raises its bet by a size of the first solve's tree (the second
     decision is a safe re-solve)."""
     me = 1 - river_state("").current_player
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=0.3, **options)
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=0.3, **options)
     agent.act(MatchState(me, river_state("c", hand=4)))
     tree = agent.solution.sub.tree
     check = child(tree, 0, "c")
@@ -273,7 +277,7 @@ def test_the_gadget_option_sets_the_safe_re_solves_gadget(small_blueprint, monke
         kinds[gadget] = [None if j.gadget is None else j.gadget.kind for j in jobs]
     assert kinds == {"maxmargin": [None, "maxmargin"], "resolve": [None, "resolve"]}
     with pytest.raises(ValueError, match="gadget"):
-        LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, gadget="reach")
+        LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, gadget="reach")
 
 
 def test_without_gifts_the_safe_re_solve_keeps_them_at_zero(small_blueprint):
@@ -295,7 +299,7 @@ def test_purify_plays_the_solution_with_fold_call_bet_purification(small_bluepri
     st = river_state("c", hand=4)
     answers = {}
     for purify in (False, True):
-        agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, solve_seconds=60, purify=purify)
+        agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=60, purify=purify)
         answers[purify] = agent.action_probabilities(st, me)  # the same iterations: the same solution
     raw, pure = answers[False], answers[True]
     live = raw.probabilities.sum(axis=1) > 0

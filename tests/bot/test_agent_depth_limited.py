@@ -8,6 +8,7 @@ import pytest
 from conftest import capture_agent_logs as capture_logs
 from conftest import reach_along, record_solve_jobs
 
+from pokerbot.bot.agent.config import AgentConfig
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.bot.agent.time_budget import TimeBudget
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
@@ -32,12 +33,17 @@ def turn_state(hand):
 def kernels_loaded(small_blueprint):
     """The agent's kernels loaded (or compiled) before its timed decisions, as a player
     does before its first hand: a compile inside a decision would spend its 1 s."""
-    LibratusAgent(seed=3, blueprint=small_blueprint, solve_round=2).prepare()
+    LibratusAgent(seed=3, blueprint=small_blueprint, solve_round="turn").prepare()
 
 
 def agent(small_blueprint, solve_seconds=1.0, **kw):
     return LibratusAgent(
-        seed=3, blueprint=small_blueprint, solve_seconds=solve_seconds, solve_round=2, turn_solver="depth-limited", **kw
+        seed=3,
+        blueprint=small_blueprint,
+        solve_seconds=solve_seconds,
+        solve_round="turn",
+        turn_solver="depth-limited",
+        **kw,
     )
 
 
@@ -108,13 +114,12 @@ def test_a_bet_on_the_turn_gets_a_safe_depth_limited_resolve(small_blueprint):
 
 def test_a_bad_turn_solver_name_is_refused(small_blueprint):
     with pytest.raises(ValueError, match="turn solver"):
-        LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=2, turn_solver="deep")
+        LibratusAgent(seed=1, blueprint=small_blueprint, solve_round="turn", turn_solver="deep")
 
 
 def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_elsewhere(small_blueprint, monkeypatch):
     """The depth-limited turn (one river card a pass) weighs iteration t by t in its
     average; the river and the depth-limited flop by t^2 (libratus.average_exponent)."""
-    from pokerbot.bot.agent import libratus as agent_module
 
     recorded = record_solve_jobs(monkeypatch)
     st = turn_state(1)
@@ -123,14 +128,14 @@ def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_els
     river = apply_betting(BettingState(HUNL, 2, [[48, 49], [20, 30]]), "r300c/cc/cc/")
     river.deal_board_cards(BOARD)
     river.apply(CALL)  # and the river
-    bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=3)
+    bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round="river")
     assert river.can_apply(bot.act(MatchState(1, river)))
     flop = apply_betting(BettingState(HUNL, 3, [[48, 49], [20, 30]]), "r300c/")
     flop.deal_board_cards(BOARD[:3])
     flop.apply(CALL)  # and the flop
-    searcher = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=2.0, solve_round=1)
+    searcher = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=2.0, solve_round="flop")
     assert flop.can_apply(searcher.act(MatchState(1, flop)))
-    sampled = agent_module.CARD_SAMPLES
+    sampled = AgentConfig().card_samples
     jobs = [(job.card_samples, job.average_exponent) for job in recorded]
     assert jobs == [(sampled, 1.0), (0, 2.0), (sampled, 2.0)] and sampled > 0
 

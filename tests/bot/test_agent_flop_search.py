@@ -8,6 +8,7 @@ import pytest
 from conftest import capture_agent_logs as capture_logs
 from conftest import reach_along, record_solve_jobs
 
+from pokerbot.bot.agent.config import AgentConfig
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
@@ -28,7 +29,7 @@ def flop_state(hand):
 
 
 def agent(small_blueprint, solve_seconds=2.0, **kw):
-    return LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=solve_seconds, solve_round=1, **kw)
+    return LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=solve_seconds, solve_round="flop", **kw)
 
 
 def test_the_flop_is_solved_to_its_end_and_the_turn_from_the_flop_solution(small_blueprint):
@@ -113,7 +114,6 @@ def test_an_unsafe_flop_solve_starts_from_the_blueprint_s_flop(small_blueprint, 
     strategy on its tree (``cfr.WarmStart``); a safe re-solve after the opponent's bet
     starts from scratch, and so does every solve with ``flop_warm_start`` 0."""
     from pokerbot.blueprint_store.continuations import blueprint_subgame_strategy
-    from pokerbot.bot.agent import libratus as agent_module
 
     jobs = record_solve_jobs(monkeypatch)
     bot = agent(small_blueprint)
@@ -121,7 +121,7 @@ def test_an_unsafe_flop_solve_starts_from_the_blueprint_s_flop(small_blueprint, 
     st.apply(CALL)  # the opponent checks
     a = bot.act(MatchState(1, st))
     warm = jobs[-1].warm_start
-    assert warm is not None and warm.iterations == agent_module.FLOP_WARM_START > 0 and warm.regrets == "strategy"
+    assert warm is not None and warm.iterations == AgentConfig().flop_warm_start > 0 and warm.regrets == "strategy"
     root = bot.solution.root
     node, _ = bot.blueprint.walk(root)
     want = blueprint_subgame_strategy(jobs[-1].sub, root, bot.blueprint.view, node)
@@ -148,12 +148,12 @@ def test_an_unsafe_flop_solve_starts_from_the_blueprint_s_flop(small_blueprint, 
 
 
 def test_bad_flop_options_are_refused(small_blueprint):
-    with pytest.raises(ValueError, match="river card per turn card"):
+    with pytest.raises(ValueError, match="flop rivers: must be positive"):
         agent(small_blueprint, flop_rivers=0)
     with pytest.raises(ValueError, match="warm start"):
         agent(small_blueprint, flop_warm_start=-1)
-    with pytest.raises(ValueError, match="flop"):
-        LibratusAgent(seed=1, blueprint=small_blueprint, solve_round=0)
+    with pytest.raises(ValueError, match="solving round"):
+        LibratusAgent(seed=1, blueprint=small_blueprint, solve_round="preflop")
 
 
 def test_a_round_whose_first_solve_came_late_is_resolved_where_the_line_left_its_tree(small_blueprint):

@@ -80,7 +80,7 @@ def delayed_for_pairs(agent, seconds):
 def test_preflop_reply_times_do_not_depend_on_our_cards(small_blueprint):
     rng = random.Random(1)
     me = BettingState(HUNL).current_player
-    agent = LibratusAgent(solve_round=3, seed=1, blueprint=small_blueprint, clock=ReplyClock(0.005))
+    agent = LibratusAgent(solve_round="river", seed=1, blueprint=small_blueprint, clock=ReplyClock(0.005))
     reply_times(agent, deals(False, 20, rng), preflop, me)  # warm caches
     pairs, others = two_groups(agent, rng, 150, preflop, me)
     assert ks_2samp(pairs, others).pvalue > 1e-3
@@ -92,14 +92,14 @@ def test_the_same_test_detects_a_card_dependent_delay(small_blueprint):
     me = BettingState(HUNL).current_player
     # without the grid, a 1 ms delay for pairs shows
     agent = delayed_for_pairs(
-        LibratusAgent(solve_round=3, seed=2, blueprint=small_blueprint, clock=ReplyClock(0)), 0.001
+        LibratusAgent(solve_round="river", seed=2, blueprint=small_blueprint, clock=ReplyClock(0)), 0.001
     )
     reply_times(agent, deals(False, 20, rng), preflop, me)
     pairs, others = two_groups(agent, rng, 100, preflop, me)
     assert ks_2samp(pairs, others).pvalue < 1e-6
     # with the grid, a delay longer than the grid still shows
     agent = delayed_for_pairs(
-        LibratusAgent(solve_round=3, seed=2, blueprint=small_blueprint, clock=ReplyClock(0.005)), 0.008
+        LibratusAgent(solve_round="river", seed=2, blueprint=small_blueprint, clock=ReplyClock(0.005)), 0.008
     )
     pairs, others = two_groups(agent, rng, 60, preflop, me)
     assert ks_2samp(pairs, others).pvalue < 1e-6
@@ -112,7 +112,7 @@ def test_river_solve_reply_times_do_not_depend_on_our_cards(small_blueprint, pla
     rng = random.Random(3)
     me = 1 - river(0, [[48, 49], [20, 30]]).current_player  # act second: the opponent checked
     timing = {"budget": TimeBudget(t_per_hand=0.5)} if planned else {"solve_seconds": 0.15}
-    agent = LibratusAgent(solve_round=3, seed=3, blueprint=small_blueprint, clock=ReplyClock(0.02), **timing)
+    agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, clock=ReplyClock(0.02), **timing)
 
     def after_check(hand, hole):
         return apply_betting(river(hand, hole), "r300c/cc/cc/c", len("r300c/cc/cc/"))

@@ -221,7 +221,9 @@ def river_agent(blueprint, seed=4):
 
     # limits far from binding: every solve runs its full iteration count, so solves
     # are the same bit for bit whenever they run
-    return LibratusAgent(seed, blueprint, solve_seconds=60.0, budget=TimeBudget(600.0, 600.0, 600.0), solve_round=3)
+    return LibratusAgent(
+        seed, blueprint, solve_seconds=60.0, budget=TimeBudget(600.0, 600.0, 600.0), solve_round="river"
+    )
 
 
 def agent_hand(agent, deck, seat, questions):

@@ -116,7 +116,7 @@ def test_auto_solves_full_depth_where_the_deadline_buys_it_and_the_river_anew(sm
     me = 1
     reached_river = 0
     for hand in range(1, 6):
-        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.5, solve_round=2)
+        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.5, solve_round="turn")
         bot.speed = FAST
         st = turn_state(hand)
         st.apply(CALL)  # the opponent checks
@@ -152,7 +152,7 @@ def test_auto_solves_full_depth_where_the_deadline_buys_it_and_the_river_anew(sm
         reached_river += 1
     assert reached_river >= 1
     for speed in (SLOW, None):
-        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.5, solve_round=2)
+        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.5, solve_round="turn")
         bot.speed = speed
         st = turn_state(1)
         st.apply(CALL)
@@ -172,14 +172,16 @@ def test_full_always_solves_full_depth(small_blueprint, monkeypatch):
 
     jobs = record_solve_jobs(monkeypatch)
     bot = LibratusAgent(
-        seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="depth-limited"
+        seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round="turn", turn_solver="depth-limited"
     )
     st = turn_state(2)
     st.apply(CALL)
     bot.act(MatchState(1, st))
     assert jobs[-1].discount is None and jobs[-1].average_exponent == 1.0 and jobs[-1].chance_samples == 0
     for speed in (SLOW, None):
-        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2, turn_solver="full")
+        bot = LibratusAgent(
+            seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round="turn", turn_solver="full"
+        )
         bot.speed = speed
         st = turn_state(2)
         st.apply(CALL)
@@ -205,7 +207,7 @@ def test_the_river_is_solved_anew_after_a_solution_that_walked_its_subtrees_litt
     assert solved(sub, 16, 599) and not solved(sub, 16, 600)
     monkeypatch.setattr(agent_module, "RIVER_PASSES_TO_PLAY", 0)
     monkeypatch.setattr(turn_choice, "FULL_CARDS_BY_EXACT_ITERATIONS", ((10.0, 2),))
-    bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round=2)
+    bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round="turn")
     bot.speed = FAST
     st = turn_state(3)
     st.apply(CALL)
@@ -217,7 +219,7 @@ def fixed_full_turn_agent(small_blueprint, **options) -> LibratusAgent:
     """An agent with ``options`` that solves each turn at full depth, 4 river cards a
     pass and 12 iterations, whatever the time (``full_turn``)."""
     return LibratusAgent(
-        seed=3, blueprint=small_blueprint, solve_round=2, turn_solver="full", full_turn=(4, 12), solve_seconds=1e6,
+        seed=3, blueprint=small_blueprint, solve_round="turn", turn_solver="full", full_turn=(4, 12), solve_seconds=1e6,
         **options,
     )  # fmt: skip
 
@@ -255,7 +257,9 @@ def test_a_safe_first_solve_enters_against_the_blueprints_own_values(small_bluep
     if round_ == 2:
         bot = fixed_full_turn_agent(small_blueprint, first_solve="safe")
     else:
-        bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_round=3, first_solve="safe", solve_seconds=1e6)
+        bot = LibratusAgent(
+            seed=3, blueprint=small_blueprint, solve_round="river", first_solve="safe", solve_seconds=1e6
+        )
         st.apply(CALL)
         st.apply(CALL)  # the turn checked through
         st.deal_board_cards(BOARD[4:])
