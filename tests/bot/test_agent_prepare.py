@@ -79,7 +79,9 @@ sys.exit(1 if grew else 0)
 
 
 # two threads: the parallel kernels' own compile (about 45 s on an empty cache) in the slow run
-@pytest.mark.parametrize("solve_round,threads", [("river", 1), pytest.param("turn", 2, marks=pytest.mark.slow), ("flop", 1)])
+@pytest.mark.parametrize(
+    "solve_round,threads", [("river", 1), pytest.param("turn", 2, marks=pytest.mark.slow), ("flop", 1)]
+)
 def test_no_kernel_is_compiled_during_decisions_after_prepare(small_blueprint, solve_round, threads):
     r = subprocess.run(
         [sys.executable, "-c", SCRIPT, small_blueprint, solve_round, str(threads)],
