@@ -74,8 +74,9 @@ def _agent(
     of that many warm solver processes for this agent, 0 solves in this process.
     The dealer's limits (milliseconds) set its time budget; ``reply_grid_ms`` the
     reply-time grid."""
-    from pokerbot.bot.agent.libratus import MIN_SOLVE_SECONDS, LibratusAgent
+    from pokerbot.bot.agent.libratus import LibratusAgent
     from pokerbot.bot.agent.solver_pool import SolverPool
+    from pokerbot.bot.agent.solving import MIN_SOLVE_SECONDS
     from pokerbot.bot.agent.time_budget import (
         DEFAULT_T_HAND_MS,
         DEFAULT_T_PER_HAND_MS,

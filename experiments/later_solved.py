@@ -32,7 +32,7 @@ import numpy as np
 
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, leaf_lines
 from pokerbot.blueprint_store.real_play import BlueprintPlay
-from pokerbot.bot.agent.libratus import average_exponent
+from pokerbot.bot.agent.solving import average_exponent
 from pokerbot.protocol.betting import BettingState
 from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
@@ -67,7 +67,7 @@ class AgentLater:
     continuations at the river (one river card a pass, ``turn_iterations`` CFR+
     iterations), then each river solved to the end (``river_iterations``), both unsafe
     from the ranges the strategy before reaches them with, the agent's subgame sizes
-    without the per-hand scale, and its averaging (``libratus.average_exponent``)."""
+    without the per-hand scale, and its averaging (``solving.average_exponent``)."""
 
     walker: BlueprintPlay
     turn_sizes: BetSizes

@@ -115,21 +115,22 @@ def small_blueprint(tmp_path_factory):
 
 @contextlib.contextmanager
 def capture_agent_logs():
-    """The info-level events the agent logs inside the block (the suite runs at warning)."""
+    """The info-level events the agent logs inside the block (the suite runs at warning):
+    its decisions (``libratus``) and its solves (``solving``)."""
     import structlog
     from structlog.testing import capture_logs as capture
 
-    from pokerbot.bot.agent import libratus as agent_module
+    from pokerbot.bot.agent import libratus, solving
 
-    old = agent_module.log
+    old = (libratus.log, solving.log)
     configure("info")
     try:
         with capture() as logs:
-            # loggers are cached at first use: take one made under this configuration
-            agent_module.log = structlog.get_logger("agent")
+            # loggers are cached at first use: take ones made under this configuration
+            libratus.log = solving.log = structlog.get_logger("agent")
             yield logs
     finally:
-        agent_module.log = old
+        libratus.log, solving.log = old
         configure("warning")
 
 
@@ -227,16 +228,16 @@ def logged_hand(players, hand: int, deck: list[int]):
 def record_solve_jobs(monkeypatch) -> list:
     """The ``SolveJob``s the agent runs in its own process from now on, in order (each
     still solved)."""
-    from pokerbot.bot.agent import libratus as agent_module
+    from pokerbot.bot.agent import solving
 
     jobs: list = []
-    real = agent_module.run_job
+    real = solving.run_job
 
     def recorded(job):
         jobs.append(job)
         return real(job)
 
-    monkeypatch.setattr(agent_module, "run_job", recorded)
+    monkeypatch.setattr(solving, "run_job", recorded)
     return jobs
 
 

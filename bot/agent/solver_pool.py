@@ -335,6 +335,27 @@ class SolverPool:
         self._workers[i] = _Worker(self._ctx, self._warm, self._warm_threads)
         log.warning("solver_worker_replaced", reason=why, old_pid=old.pid, new_pid=self._workers[i].pid)
 
+    @staticmethod
+    def _await_answer(w, into: np.ndarray | None, give_up: float) -> tuple[tuple | None, bool]:
+        """Worker ``w``'s answer, or None when it died or ``give_up`` passed (and whether
+        its pipe closed). The answer's pages (``into``) are written a step between two
+        looks at the worker, so that writing them never delays noticing an overrun."""
+        written, to_write = 0, 0 if into is None else into.nbytes
+        while True:
+            if into is not None and written < to_write:
+                written = write_pages(into, written)
+            left = give_up - time.monotonic()
+            wait = 0.0 if written < to_write else min(left, 0.05)
+            try:
+                if w.conn.poll(max(0.0, wait)):
+                    return w.conn.recv(), False
+            except (EOFError, OSError):
+                return None, True
+            if not w.proc.is_alive() and not w.conn.poll(0):
+                return None, False
+            if left <= 0:
+                return None, False
+
     def _serve(self, i: int) -> None:
         """Feed worker ``i``: one job at a time, answer or replace."""
         while True:
@@ -365,29 +386,8 @@ class SolverPool:
                 self._replace(i, "unreachable")
                 continue
             log.debug("solve_started", pid=w.pid, job=job_id, iterations=job.iterations, deadline=job.deadline)
-            # the answer's pages are written a step between two looks at the worker, so
-            # that writing them never delays noticing an overrun
             into = answer_array(job.sub, written=False)
-            written, to_write = 0, 0 if into is None else into.nbytes
-            end = give_up
-            answer = None
-            eof = False
-            while answer is None:
-                if into is not None and written < to_write:
-                    written = write_pages(into, written)
-                left = end - time.monotonic()
-                wait = 0.0 if written < to_write else min(left, 0.05)
-                try:
-                    if w.conn.poll(max(0.0, wait)):
-                        answer = w.conn.recv()
-                        break
-                except (EOFError, OSError):
-                    eof = True
-                    break
-                if not w.proc.is_alive() and not w.conn.poll(0):
-                    break
-                if left <= 0:
-                    break
+            answer, eof = self._await_answer(w, into, give_up)
             if answer is None:
                 if eof:
                     w.proc.join(0.5)  # a killed process may not be reaped yet

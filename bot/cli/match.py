@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         match.PlayerSpec(seat, spec).solver_threads is not None
         for seat, spec in (("A", args.player_a), ("B", args.player_b))
     ):
-        from pokerbot.bot.agent.libratus import MIN_SOLVE_SECONDS
+        from pokerbot.bot.agent.solving import MIN_SOLVE_SECONDS
         from pokerbot.bot.agent.time_budget import TimeBudget, verify_solving_fits
 
         try:  # an agent could never solve: say so before anything starts

@@ -196,7 +196,7 @@ def test_a_lost_worker_falls_back_to_the_best_strategy_available(small_blueprint
 
 
 def test_a_failing_solve_or_bug_costs_one_decision_not_the_match(small_blueprint, monkeypatch):
-    from pokerbot.bot.agent import libratus as agent_module
+    from pokerbot.bot.agent import solving as agent_module
 
     me = 1 - river_state("").current_player
     agent = LibratusAgent(solve_round="river", seed=3, blueprint=small_blueprint, solve_seconds=0.5)

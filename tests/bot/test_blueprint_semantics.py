@@ -23,7 +23,6 @@ from pokerbot.blueprint_store.actions import ActionAbstraction
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations, blueprint_subgame_strategy
 from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint, BlueprintContents, ExtensionContents, write_blueprint
-from pokerbot.bot.agent import libratus as agent_module
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.bot.evaluation.aivat import estimate, hand_events
 from pokerbot.bot.evaluation.lbr import play_hand
@@ -34,6 +33,7 @@ from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.cards import parse_cards
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import cfr
 from pokerbot.solver.betting_tree import build_betting_tree
 from pokerbot.solver.depth_limited import runout_sample
 from pokerbot.solver.subgame import make_subgame
@@ -160,8 +160,8 @@ def continuation_record(bp: str) -> dict:
 
 def agent_record(bp: str) -> dict:
     """The agent's actions over 16 hands against two bots, each solve 12 iterations."""
-    saved = agent_module.cfr.libratus_iterations
-    agent_module.cfr.libratus_iterations = lambda pot, bb: 12
+    saved = cfr.libratus_iterations
+    cfr.libratus_iterations = lambda pot, bb: 12
     try:
         out = {}
         for name in ("call", "random"):
@@ -178,7 +178,7 @@ def agent_record(bp: str) -> dict:
             out[name] = actions
         return out
     finally:
-        agent_module.cfr.libratus_iterations = saved
+        cfr.libratus_iterations = saved
 
 
 def lbr_record(bp: str) -> list:

@@ -7,7 +7,7 @@ import pytest
 from conftest import capture_agent_logs as capture_logs
 from conftest import reach_along, record_solve_jobs
 
-from pokerbot.bot.agent import turn_choice
+from pokerbot.bot.agent import solving, turn_choice
 from pokerbot.bot.agent.libratus import SUBGAME_SIZES, LibratusAgent
 from pokerbot.bot.agent.turn_choice import TurnSpeed, choose_turn_solve, speed_spot_cached, work_of
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
@@ -109,10 +109,9 @@ def test_auto_solves_full_depth_where_the_deadline_buys_it_and_the_river_anew(sm
     turn_solver full, its river cards a pass and iterations); at the river the hand
     reached, an unsafe river solve from that solution's ranges by Bayes' rule. With a
     slow speed, or none measured, the depth-limited solve."""
-    from pokerbot.bot.agent import libratus as agent_module
 
     monkeypatch.setattr(turn_choice, "FULL_CARDS_BY_EXACT_ITERATIONS", ((10.0, 2),))
-    monkeypatch.setattr(agent_module, "RIVER_PASSES_TO_PLAY", 10**9)  # every river solved anew
+    monkeypatch.setattr(solving, "RIVER_PASSES_TO_PLAY", 10**9)  # every river solved anew
     me = 1
     reached_river = 0
     for hand in range(1, 6):
@@ -199,13 +198,12 @@ def test_the_river_is_solved_anew_after_a_solution_that_walked_its_subtrees_litt
     """Each river subtree walked on iterations x k / 48 passes: under RIVER_PASSES_TO_PLAY
     the river is solved anew, from there on the solution's own river is played (an exact
     solution's always)."""
-    from pokerbot.bot.agent import libratus as agent_module
 
     sub = speed_spot_cached(SIZES)
-    solved = LibratusAgent.river_solved_after
+    solved = solving.river_solved_after
     assert solved(sub, 4, 2399) and not solved(sub, 4, 2400) and not solved(sub, 0, 10)
     assert solved(sub, 16, 599) and not solved(sub, 16, 600)
-    monkeypatch.setattr(agent_module, "RIVER_PASSES_TO_PLAY", 0)
+    monkeypatch.setattr(solving, "RIVER_PASSES_TO_PLAY", 0)
     monkeypatch.setattr(turn_choice, "FULL_CARDS_BY_EXACT_ITERATIONS", ((10.0, 2),))
     bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round="turn")
     bot.speed = FAST
