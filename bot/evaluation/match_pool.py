@@ -53,6 +53,13 @@ class MatchPart:
     def players(self) -> dict:
         return self.summary.get("players") or {}
 
+    @property
+    def game(self) -> str:
+        game = self.summary.get("game")
+        if not isinstance(game, str):
+            raise PoolError(f"{self.folder}: summary.json names no game")
+        return game
+
 
 def read_part(out_dir: str) -> MatchPart:
     """The match in ``out_dir`` (its ``summary.json`` and ``aivat.csv``)."""
@@ -87,7 +94,7 @@ def read_parts(out_dirs: list[str]) -> list[MatchPart]:
     first = parts[0]
     seeds = set()
     for p in parts:
-        if p.players != first.players or p.summary.get("game") != first.summary.get("game"):
+        if p.players != first.players or p.game != first.game:
             raise PoolError(f"{p.folder}: players or game differ from {first.folder}'s: {p.players} vs {first.players}")
         if p.seed in seeds:
             raise PoolError(f"{p.folder}: deal seed {p.seed} already pooled (the same cards twice)")
@@ -99,7 +106,7 @@ def pool(out_dirs: list[str]) -> dict:
     """The pooled summaries (``summarize`` of each column over all deals), the deals per
     part, and the players."""
     parts = read_parts(out_dirs)
-    bb = bundled_game(parts[0].summary["game"]).big_blind
+    bb = bundled_game(parts[0].game).big_blind
     out: dict = {"players": parts[0].players, "deals": [len(p.deals["aivat"]) for p in parts]}
     for c in COLUMNS:
         out[c] = summarize(np.concatenate([list(p.deals[c].values()) for p in parts]), bb)
@@ -110,8 +117,8 @@ def paired_difference(out_dirs: list[str], minus_dirs: list[str]) -> dict:
     """Player A of ``out_dirs`` minus player A of ``minus_dirs``, deal by deal, over the
     deals both played (the same seed and hand number) against the same player B."""
     parts, others = read_parts(out_dirs), read_parts(minus_dirs)
-    game, opponent = parts[0].summary.get("game"), parts[0].players.get("B")
-    if others[0].summary.get("game") != game or others[0].players.get("B") != opponent:
+    game, opponent = parts[0].game, parts[0].players.get("B")
+    if others[0].game != game or others[0].players.get("B") != opponent:
         raise PoolError(
             f"{others[0].folder}: not the same opponent and game as {parts[0].folder}'s "
             f"({others[0].players.get('B')} vs {opponent})"
