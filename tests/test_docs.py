@@ -70,3 +70,13 @@ def test_broken_links_are_found(tmp_path):
 def test_anchor_follows_github():
     assert anchor(" First run: kernels compiled once (2026-11-27)") == "first-run-kernels-compiled-once-2026-11-27"
     assert anchor(" The `large` preset") == "the-large-preset"
+
+
+def test_the_evaluation_summary_fits_one_screen():
+    """docs/evaluation.md's summary: at most 30 lines and 3,000 bytes, history elsewhere."""
+    text = open(os.path.join(ROOT, "docs", "evaluation.md")).read()
+    start = text.index("## Where strength stands (summary)")
+    end = text.index("\n## ", start + 1)
+    summary = text[start:end].rstrip("\n")
+    assert len(summary.splitlines()) <= 30 and len(summary.encode()) <= 3000, (len(summary.splitlines()), len(summary))
+    assert "evaluation-history.md" in summary
