@@ -14,6 +14,7 @@ from pokerbot.bot.agent.time_budget import TimeBudget
 from pokerbot.protocol.betting import CALL, BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
 from pokerbot.protocol.matchstate import MatchState
+from pokerbot.solver import cfr
 from pokerbot.solver import ranges as rg
 from pokerbot.solver.tree import LEAF
 
@@ -36,7 +37,18 @@ def kernels_loaded(small_blueprint):
     LibratusAgent(seed=3, blueprint=small_blueprint, solve_round="turn").prepare()
 
 
-def agent(small_blueprint, solve_seconds=1.0, **kw):
+#: each solve's count in these tests: bound by iterations, not by the clock, so that a
+#: busy machine plays the same solves (a second's deadline there can leave none)
+ITERATIONS = 120
+
+
+@pytest.fixture(autouse=True)
+def few_iterations(monkeypatch):
+    monkeypatch.setattr(cfr, "libratus_iterations", lambda pot, big_blind: ITERATIONS)
+
+
+def agent(small_blueprint, solve_seconds=60.0, **kw):
+    kw.setdefault("budget", TimeBudget(600.0, 600.0, 600.0))
     return LibratusAgent(
         seed=3,
         blueprint=small_blueprint,
@@ -59,7 +71,9 @@ def test_the_turn_is_solved_to_its_end_and_the_river_from_the_turn_solution(smal
         turn = bot.solution
         assert turn.sub.continuations is not None and turn.sub.tree.num_leaves > 0
         assert turn.leaf_strategy is not None and turn.kind == "unsafe"
-        assert any(e.get("depth_limited") for e in logs if e["event"] == "solve")
+        solves = [e for e in logs if e["event"] == "solve"]
+        assert any(e.get("depth_limited") for e in solves)
+        assert all(e["iterations"] == ITERATIONS and not e["stopped_early"] for e in solves), solves
         if st.finished or st.round != 2:
             continue
         if st.round == 2 and st.current_player != me:
@@ -128,12 +142,12 @@ def test_solves_average_linearly_on_the_depth_limited_turn_and_quadratically_els
     river = apply_betting(BettingState(HUNL, 2, [[48, 49], [20, 30]]), "r300c/cc/cc/")
     river.deal_board_cards(BOARD)
     river.apply(CALL)  # and the river
-    bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=1.0, solve_round="river")
+    bot = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=60.0, solve_round="river")
     assert river.can_apply(bot.act(MatchState(1, river)))
     flop = apply_betting(BettingState(HUNL, 3, [[48, 49], [20, 30]]), "r300c/")
     flop.deal_board_cards(BOARD[:3])
     flop.apply(CALL)  # and the flop
-    searcher = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=2.0, solve_round="flop")
+    searcher = LibratusAgent(seed=3, blueprint=small_blueprint, solve_seconds=60.0, solve_round="flop")
     assert flop.can_apply(searcher.act(MatchState(1, flop)))
     sampled = AgentConfig().card_samples
     jobs = [(job.card_samples, job.average_exponent) for job in recorded]
@@ -160,7 +174,7 @@ def test_the_agent_solves_the_same_turn_on_one_thread_and_on_two(small_blueprint
     included: one stopped by the clock could stop at another iteration)."""
     solutions = []
     for threads in (1, 2):
-        bot = agent(small_blueprint, solve_seconds=60.0, threads=threads, budget=TimeBudget(600.0, 600.0, 600.0))
+        bot = agent(small_blueprint, threads=threads)
         st = turn_state(4)
         st.apply(CALL)  # the opponent checks
         with capture_logs() as logs:
