@@ -11,7 +11,9 @@ Played hands are scored all-in adjusted (exact over the boards left), the two se
 orders of a duplicate match paired by deal; the measure's and play's intervals are
 independent, so the difference's interval is the two in quadrature.
 
-    .venv/bin/python -m pokerbot.bot.evaluation.measure_vs_play MATCH_DIR --deal RUN --flop RUN --turn RUN
+    .venv/bin/python -m pokerbot.bot.evaluation.measure_vs_play MATCH_DIR [MATCH_DIR ...] --deal RUN --flop RUN --turn RUN
+
+Several match folders (parts with different deal seeds) are pooled by deal.
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ def played_per_deal(match_dir: str, game: GameDef, label: str = "A-") -> dict[st
     return played
 
 
+def played_in_parts(match_dirs: Sequence[str], game: GameDef, label: str = "A-") -> dict[str, np.ndarray]:
+    """``played_per_deal`` of several duplicate matches (different deal seeds), pooled."""
+    parts = [played_per_deal(d, game, label) for d in match_dirs]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
 def compare(played: dict[str, np.ndarray], measured: dict[str, dict]) -> dict:
     """Per root: play's mean and interval, the measure's (``summary.json`` of a
     ``pokerbot subgames`` run: its ``blueprint`` variant), their difference with its
@@ -143,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pokerbot.protocol.gamedef import DEFAULT_GAME, load_gamedef
 
     p = argparse.ArgumentParser(description="the subgame measure against hands played between the same blueprints")
-    p.add_argument("match", help="a duplicate match of the two blueprints (pokerbot match --duplicate: match*.log)")
+    p.add_argument(
+        "match", nargs="+", help="duplicate matches of the two blueprints (pokerbot match --duplicate: match*.log)"
+    )
     for root in ("deal", *ROOT_ROUNDS):
         p.add_argument(f"--{root}", default=None, help=f"a pokerbot subgames run rooted at the {root} (its --out)")
     p.add_argument("--game", default=DEFAULT_GAME)
@@ -155,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if folder is not None:
             with open(os.path.join(folder, "summary.json")) as f:
                 measured[root] = json.load(f)
-    print(table(compare(played_per_deal(args.match, game), measured)))
+    print(table(compare(played_in_parts(args.match, game), measured)))
     return 0
 
 

@@ -45,3 +45,15 @@ def test_a_duplicate_match_against_a_measure(tmp_path):
     wrong = mp.compare(played, {"flop": far})["flop"]
     assert not wrong["inside"] and not wrong["shares_agree"]
     assert "| flop |" in mp.table(rows)
+
+
+def test_match_parts_are_pooled_deal_by_deal(tmp_path):
+    for part, bettings in (("a", ["r300c/cc/cc/cc", "r300f"]), ("b", ["cc/r600f"])):
+        (tmp_path / part).mkdir()
+        for run, names in (("match1", ["A-x", "B-y"]), ("match2", ["B-y", "A-x"])):
+            lines = [format_state_line(finished(b, i), finished(b, i).payoffs(), names) for i, b in enumerate(bettings)]
+            (tmp_path / part / f"{run}.log").write_text("\n".join(lines) + "\n")
+    pooled = mp.played_in_parts([str(tmp_path / "a"), str(tmp_path / "b")], HUNL)
+    one = mp.played_per_deal(str(tmp_path / "a"), HUNL)
+    assert len(pooled["deal"]) == 3 and np.array_equal(pooled["deal"][:2], one["deal"])
+    assert pooled["reached_flop"].sum() == 4  # 2 of a's 4 hands and b's 2 (both seats) reach the flop
