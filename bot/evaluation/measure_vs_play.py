@@ -11,7 +11,8 @@ Played hands are scored all-in adjusted (exact over the boards left), the two se
 orders of a duplicate match paired by deal; the measure's and play's intervals are
 independent, so the difference's interval is the two in quadrature.
 
-    .venv/bin/python -m pokerbot.bot.evaluation.measure_vs_play MATCH_DIR [MATCH_DIR ...] --deal RUN --flop RUN --turn RUN
+    .venv/bin/python -m pokerbot.bot.evaluation.measure_vs_play MATCH_DIR [MATCH_DIR ...] \
+        --deal RUN --flop RUN --turn RUN
 
 Several match folders (parts with different deal seeds) are pooled by deal.
 """
