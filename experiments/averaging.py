@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from experiments.depth_limited_spots import ranges_at, round_spots
 from experiments.later_solved import AgentLater, keyed_cards, turn_values
 from experiments.later_solved import exploitability as split_exploitability
-from experiments.scripts import machine
+from experiments.report import machine
 from pokerbot.blueprint_store.continuations import attach_blueprint_continuations
 from pokerbot.blueprint_store.real_play import BlueprintPlay
 from pokerbot.blueprint_store.store import Blueprint
@@ -41,7 +41,7 @@ from pokerbot.solver.subgame import make_subgame
 EXPONENTS = (1.0, 2.0)
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--blueprint", required=True)
     ap.add_argument("--spots", type=int, default=10)
@@ -54,11 +54,20 @@ def main() -> None:
         help="turn spots: score each turn strategy with every river solved anew, as the agent plays",
     )
     ap.add_argument("--river-iterations", type=int, default=300, help="with --river-solved: a river solve's iterations")
-    args = ap.parse_args()
+    return ap
+
+
+def columns(args: argparse.Namespace) -> list[tuple[int, float]]:
+    """The table's columns: (iterations, average exponent), each count's exponents side by side."""
+    return [(it, e) for it in args.iterations for e in EXPONENTS]
+
+
+def measure(args: argparse.Namespace) -> list[tuple[str, list[float]]]:
+    """Per spot, its betting line and the exploitability (% of the pot) of each of
+    ``columns(args)``'s solves; each row printed as it comes."""
     bp = Blueprint(args.blueprint)
     walker = BlueprintPlay(bp, random.Random(0))
-    print(machine())
-    cols = [f"{it} its, t^{e:g}" for it in args.iterations for e in EXPONENTS]
+    cols = [f"{it} its, t^{e:g}" for it, e in columns(args)]
     print("| spot | line | " + " | ".join(cols) + " |")
     rows = []
     for root, _ in round_spots(bp, args.spots, args.seed, 3 if args.round == "river" else 2):
@@ -73,21 +82,27 @@ def main() -> None:
             attach_blueprint_continuations(sub, root, walker.view, node)
             samples = 1
         row = []
-        for it in args.iterations:
-            for e in EXPONENTS:
-                if args.river_solved and args.round == "turn":
-                    later = AgentLater(
-                        walker, SUBGAME_SIZES[2], RIVER_SUBGAME_SIZES, it, args.river_iterations, 1, args.seed, e
-                    )
-                    hands, values = turn_values(later, root, reach, keyed_cards(0, 0))
-                    assert np.array_equal(hands, sub.hand_index)  # the same subgame, the same hand order
-                    row.append(100 * split_exploitability(sub, values) / sub.pot)
-                    continue
-                r = cfr.solve(sub, it, card_samples=samples, seed=args.seed, average_exponent=e)
-                row.append(100 * cfr.exploitability(sub, r.strategy, r.leaf_strategy) / sub.pot)
-        rows.append(row)
+        for it, e in columns(args):
+            if args.river_solved and args.round == "turn":
+                later = AgentLater(
+                    walker, SUBGAME_SIZES[2], RIVER_SUBGAME_SIZES, it, args.river_iterations, 1, args.seed, e
+                )
+                hands, values = turn_values(later, root, reach, keyed_cards(0, 0))
+                assert np.array_equal(hands, sub.hand_index)  # the same subgame, the same hand order
+                row.append(100 * split_exploitability(sub, values) / sub.pot)
+                continue
+            r = cfr.solve(sub, it, card_samples=samples, seed=args.seed, average_exponent=e)
+            row.append(100 * cfr.exploitability(sub, r.strategy, r.leaf_strategy) / sub.pot)
+        rows.append((root.betting_string(), row))
         print(f"| {len(rows)} | `{root.betting_string()}` | " + " | ".join(f"{x:.2f}" for x in row) + " |", flush=True)
-    med = [statistics.median(r[i] for r in rows) for i in range(len(cols))]
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    print(machine())
+    rows = [row for _, row in measure(args)]
+    med = [statistics.median(r[i] for r in rows) for i in range(len(columns(args)))]
     print("| **median** | | " + " | ".join(f"**{x:.2f}**" for x in med) + " |")
     for j, it in enumerate(args.iterations):
         better = sum(r[2 * j + 1] < r[2 * j] for r in rows)

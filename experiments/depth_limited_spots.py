@@ -49,7 +49,7 @@ from pokerbot.solver.subgame import make_subgame
 from pokerbot.solver.tree import CHANCE, DECISION
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from experiments.scripts import add_options, add_spot_options, measured
+from experiments.report import add_options, add_spot_options, measured
 
 
 def turn_spots(bp: Blueprint, count: int, seed: int) -> list[tuple[BettingState, list[int]]]:
@@ -302,7 +302,7 @@ OPTIONS: tuple[tuple[str, type, object, str], ...] = (
 )
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_spot_options(ap, spots=20)
     add_options(ap, OPTIONS)
@@ -341,7 +341,13 @@ def main() -> None:
         default=None,
         help="depth-limited solves of exactly these iteration counts (a column each) instead of the --seconds budget",
     )
-    args = ap.parse_args()
+    return ap
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line's options, the counts checked (an error exits as argparse does)."""
+    ap = parser()
+    args = ap.parse_args(argv)
     if args.iterations and min(args.iterations) < 1:
         ap.error("--iterations: counts must be at least 1")
     if args.full_iterations and min(args.full_iterations) < 1:
@@ -351,6 +357,11 @@ def main() -> None:
             _sampled(x)
     except argparse.ArgumentTypeError as e:
         ap.error(str(e))
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     labels = (
         ["blueprint"]
         + (["full depth"] if args.seconds > 0 else [])

@@ -66,7 +66,7 @@ from pokerbot.solver.subgame import Subgame, make_subgame
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from experiments.depth_limited_spots import ranges_at, round_spots
 from experiments.later_solved import AgentLater, flop_exploitability, keyed_cards
-from experiments.scripts import add_options, add_spot_options, machine, measured
+from experiments.report import add_options, add_spot_options, machine, measured
 
 
 def flop_subgame(root: BettingState, reach: np.ndarray, deals: np.ndarray, walker: BlueprintPlay, node) -> Subgame:
@@ -316,14 +316,20 @@ LATER = (
 )
 
 
-def main() -> None:
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line's options, ``--later`` as a set (``both``: mix and blueprint)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_spot_options(ap, spots=10)
     add_options(ap, OPTIONS)
     ap.add_argument("--warm-regrets", choices=cfr.WARM_REGRETS, default="strategy", help="cfr.WarmStart's regrets")
     ap.add_argument("--later", nargs="+", choices=("mix", "blueprint", "both", "solved"), default=["mix"], help=LATER)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     args.later = set(args.later) - {"both"} | ({"mix", "blueprint"} if "both" in args.later else set())
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     print(machine())
     budgets = [f"DL {args.iterations} iterations" if args.iterations else f"DL {args.seconds:g} s (iterations)"]
     if args.long_iterations > 0:

@@ -136,13 +136,48 @@ def libratus_size_memory(preset_name: str, shards: int) -> tuple[float, float, f
     return tree.num_slots * 8 / 1e9, max(plan.memory_bytes(k) for k in range(shards)) / 1e9, plan.head_slots * 8 / 1e9
 
 
-def main() -> None:
+#: The worker counts the scale model is computed for.
+WORKERS = (1, 2, 4, 8, 16, 64, 196)
+
+
+def scale(
+    tree,
+    cards,
+    settings,
+    big_blind: int,
+    preset_name: str,
+    node_rate: float,
+    kept: float,
+    workers: tuple[int, ...] = WORKERS,
+    iterations: int = 4_000,
+) -> list[dict]:
+    """The scale on paper, per number of workers: the busiest shard's nodes per iteration
+    (``busiest_shard_nodes`` over ``iterations``), the iterations per second expected (a
+    core's ``node_rate`` over them, times ``kept``: what Ray kept of one machine's rate
+    with one shard), and the memory of the preset's actions at Libratus's bucket counts."""
+    out = []
+    for n in workers:
+        busiest = busiest_shard_nodes(tree, cards, settings, big_blind, n, iterations)
+        total, largest, head = libratus_size_memory(preset_name, n)
+        expected = node_rate / busiest * kept
+        out.append(
+            {"workers": n, "busiest_nodes_per_iteration": busiest, "expected_iterations_per_second": expected,
+             "libratus_size_total_gb": total, "libratus_size_largest_shard_gb": largest, "head_gb": head}
+        )  # fmt: skip
+        print(
+            f"    {n:>3} workers: busiest shard {busiest:,.0f} nodes/iteration, expected {expected:,.0f} iterations/s; "
+            f"Libratus-size abstraction: largest shard {largest:,.1f} GB of {total:,.0f} GB"
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--preset", default="default", choices=sorted(PRESETS))
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--batch", type=int, default=2_000, help="sharded: iterations per batch")
     p.add_argument("--out", default=None)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     preset = PRESETS[args.preset]
     game = bundled_game("holdem.nolimit.2p")
     cards = stand_in_cards(preset.cards.buckets)
@@ -152,28 +187,14 @@ def main() -> None:
     rows = [one_machine(tree, cards, settings, game.big_blind, t, args.seconds) for t in (1, 2)]
     connect("local", num_cpus=2)
     rows += [on_ray(tree, cards, settings, game.big_blind, k, args.batch, args.seconds) for k in (1, 2)]
-    # scale on paper: a core's node rate over the busiest shard's nodes per iteration,
-    # times what Ray kept of one machine's rate with one shard
     node_rate = rows[0]["nodes_per_second"]
     kept = rows[2]["iterations_per_second"] / rows[0]["iterations_per_second"]
-    scale = []
     print(f"  scale (a core: {node_rate / 1e6:.1f} M nodes/s; Ray kept {100 * kept:.0f} % of it with one shard):")
-    for n in (1, 2, 4, 8, 16, 64, 196):
-        busiest = busiest_shard_nodes(tree, cards, settings, game.big_blind, n, 4_000)
-        total, largest, head = libratus_size_memory(args.preset, n)
-        expected = node_rate / busiest * kept
-        scale.append(
-            {"workers": n, "busiest_nodes_per_iteration": busiest, "expected_iterations_per_second": expected,
-             "libratus_size_total_gb": total, "libratus_size_largest_shard_gb": largest, "head_gb": head}
-        )  # fmt: skip
-        print(
-            f"    {n:>3} workers: busiest shard {busiest:,.0f} nodes/iteration, expected {expected:,.0f} iterations/s; "
-            f"Libratus-size abstraction: largest shard {largest:,.1f} GB of {total:,.0f} GB"
-        )
+    model = scale(tree, cards, settings, game.big_blind, args.preset, node_rate, kept)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(
-                {"cpu": cpu_model(), "cores": os.cpu_count(), "preset": args.preset, "rows": rows, "scale": scale},
+                {"cpu": cpu_model(), "cores": os.cpu_count(), "preset": args.preset, "rows": rows, "scale": model},
                 f,
                 indent=2,
             )

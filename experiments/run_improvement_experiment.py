@@ -26,7 +26,7 @@ from dataclasses import replace
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from experiments import improvement_experiment as ie
-from experiments import scripts
+from experiments import report
 from pokerbot.solver.translation import pseudo_harmonic_midpoint
 
 #: The setup's iteration counts the command line sets (their defaults the setup's), with their help.
@@ -45,7 +45,7 @@ def parse_sizes(text: str, setup: ie.ImprovementSetup) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = scripts.parser(__doc__)
+    p = report.parser(__doc__)
     p.add_argument(
         "--sizes",
         default="0.75,mid,0.6",
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out type 1 without all-in and the types with our first move kept",
     )
-    scripts.add_run_options(p, "fewer raises and iterations, one size", "table")
+    report.add_run_options(p, "fewer raises and iterations, one size", "table")
     args = p.parse_args(argv)
     setup = ie.ImprovementSetup(
         **{name: getattr(args, name) for name in ITERATION_OPTIONS}, diagnostics=not args.no_diagnostics
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{setup.game}: base first raises {', '.join(f'{f:g}' for f in setup.first_raises)} pot plus all-in; "
         f"opponent sizes {', '.join(f'{x:.3f}' for x in sizes)}; {setup.iterations} CFR+ iterations; "
-        f"{scripts.machine()}",
+        f"{report.machine()}",
         flush=True,
     )
     t0 = time.perf_counter()
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     text = "\n".join(
         [
-            *scripts.report_head(seconds),
+            *report.head(seconds),
             f"Blueprint: {facts['base_nodes']} nodes, {setup.iterations} CFR+ iterations, "
             f"{facts['base_mbb']:.3f} mbb/h in its own abstraction",
             "",
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
         ]
     )
-    scripts.publish(text, args.output)
+    report.publish(text, args.output)
     return 0
 
 

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from experiments import scripts
+from experiments import report
 from experiments import subgame_experiments as se
 
 
@@ -61,8 +61,8 @@ def setups(args: argparse.Namespace) -> list[tuple[int, str, object]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = scripts.parser(__doc__)
+def parser() -> argparse.ArgumentParser:
+    p = report.parser(__doc__)
     defaults = se.Table2Setup()  # the game and subgame iterations of Table 1's setups are the same
     p.add_argument(
         "--game",
@@ -80,8 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--tables", default="1,2", help="which tables: 1, 2 or 1,2")
     p.add_argument("--workers", type=int, default=2, help="processes running setups side by side")
-    scripts.add_run_options(p, "one Table 1 setup, smaller trees", "tables")
-    args = p.parse_args(argv)
+    report.add_run_options(p, "one Table 1 setup, smaller trees", "tables")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
         game = se.load_game(args.game)
         se.whole_game(game, se.Table2Setup().small)
@@ -92,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     print(
         f"{len(runs)} setups on {args.game}, {args.iterations} CFR+ iterations per subgame, "
-        f"{args.workers} workers; {scripts.machine()}",
+        f"{args.workers} workers; {report.machine()}",
         flush=True,
     )
     if args.workers > 1:
@@ -101,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         results = [_run(*r) for r in runs]
     seconds = time.perf_counter() - t0
-    parts = [*scripts.report_head(seconds), ""]
+    parts = [*report.head(seconds), ""]
     for table, title, paper, columns in (
         (1, "subgame solving against a poor blueprint", se.PAPER_TABLE1, se.PAPER_TABLE1_COLUMNS),
         (2, "nested solving for an off-tree bet", se.PAPER_TABLE2, se.PAPER_TABLE2_COLUMNS),
@@ -116,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
             for name, rows in ours.items():
                 parts += [f"### Table {table}, {name}", "", se.markdown_table(rows), ""]
-    scripts.publish("\n".join(parts), args.output)
+    report.publish("\n".join(parts), args.output)
     return 0
 
 

@@ -15,9 +15,17 @@ import tempfile
 import time
 
 
-def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000), preset: str = "default") -> None:
+def parse_counts(text: str) -> list[int]:
+    """The comma-separated job counts, with 1 (every ratio is against one job alone), in order."""
+    return sorted({int(x) for x in text.split(",")} | {1})
+
+
+def mccfr_phases(
+    counts: list[int], batches: tuple[int, ...] = (20_000, 100_000), preset: str = "default"
+) -> list[dict]:
     """Within one process on t threads: seconds to sample a batch's deals, and the
-    batch's iterations/s as ``train`` runs it (sampling included), per batch size."""
+    batch's iterations/s as ``train`` runs it (sampling included), per batch size
+    (medians of 3; a row each, printed as it comes)."""
     import numpy as np
 
     from pokerbot.blueprint_store.abstraction import HoldemDeals, stand_in_cards
@@ -32,6 +40,7 @@ def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000)
     print(f"{preset} preset: {tree.num_nodes:,} nodes, {tree.num_slots:,} slots", flush=True)
     solver = mccfr_solver(tree, game, p.prune_threshold, p.regret_floor, seed=1)
     rng = np.random.default_rng(0)
+    rows = []
     for t in counts:
         deals = HoldemDeals(cards, threads=t)
         solver.train(deals, 20_000, batch=20_000, threads=t)  # warm
@@ -43,14 +52,18 @@ def mccfr_phases(counts: list[int], batches: tuple[int, ...] = (20_000, 100_000)
                 sample.append(time.perf_counter() - t0)
                 walk.append(solver.train(deals, b, batch=b, threads=t).seconds)
             s, w = statistics.median(sample), statistics.median(walk)
+            rows.append(
+                {"threads": t, "batch": b, "iterations_per_second": b / w, "sampling_seconds": s, "batch_seconds": w}
+            )
             print(
                 f"mccfr phases: {t:2d} threads, batch {b:,}: {b / w:,.0f} it/s, sampling the deals "
                 f"{1000 * s:.1f} ms of {1000 * w:.1f} ms ({100 * s / w:.0f} %)",
                 flush=True,
             )
+    return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--counts", default="1,2", help="numbers of concurrent jobs (default 1,2)")
     ap.add_argument("--seconds", type=float, default=4.0, help="timed seconds per job (default 4)")
@@ -58,8 +71,8 @@ def main() -> None:
     ap.add_argument(
         "--work", default="turn,mccfr", help="turn, flop, mccfr (default turn,mccfr), phases (MCCFR's sampling share)"
     )
-    a = ap.parse_args()
-    counts = sorted({int(x) for x in a.counts.split(",")} | {1})
+    a = ap.parse_args(argv)
+    counts = parse_counts(a.counts)
     from pokerbot.bot.bench.ceiling import WORKS, ceiling_row, independent_rates
     from pokerbot.bot.bench.common import machine_description
     from pokerbot.bot.bench.spots import uniform_blueprint

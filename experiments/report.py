@@ -1,7 +1,8 @@
-"""What the experiment scripts (``experiments/run_*.py``) share: a command line described
-by the script's docstring with a smoke-run and an output option, and a report that
-starts with the command, the machine and the wall time, printed and optionally written
-to a file."""
+"""The experiment scripts' shared command line and report: a parser described by the
+script's docstring, a smoke-run and an output option (the ``run_*.py`` runners), the
+options of the spot tables (``depth_limited_spots.py``, ``flop_spots.py``) with their
+JSON of every row, and a report that starts with the command, the machine and the wall
+time, printed and optionally written to a file."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def machine() -> str:
     return f"{os.cpu_count()} vCPU ({model}), Python {platform.python_version()}, {platform.system()}"
 
 
-def report_head(seconds: float) -> list[str]:
+def head(seconds: float) -> list[str]:
     """A report's first lines: the command that ran, the machine, the wall time."""
     return [
         f"Command: `{' '.join([os.path.basename(sys.executable), *sys.argv])}`",
