@@ -10,14 +10,13 @@ to the match's figure.
 from __future__ import annotations
 
 import csv
-import math
 import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from pokerbot.bot.evaluation.match_log import read_logged_hands
-from pokerbot.bot.evaluation.stats import Z95
+from pokerbot.bot.evaluation.stats import mean_interval
 from pokerbot.protocol.betting import ActionType, BettingState
 from pokerbot.protocol.gamedef import GameDef
 
@@ -99,7 +98,7 @@ def breakdown(hands: Sequence[tuple[BettingState, int, dict[str, float]]], big_b
                 "hands": int(member.sum()),
                 "share": float(member.mean()),
                 "mbb_per_hand": float(part.mean()),
-                "ci95": float(Z95 * part.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan"),
+                "ci95": mean_interval(part)[1],
             }
         out["splits"][split] = groups
     return out

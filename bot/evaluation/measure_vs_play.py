@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pokerbot.bot.evaluation.match_log import read_match_log
-from pokerbot.bot.evaluation.stats import Z95
+from pokerbot.bot.evaluation.stats import Z95, mean_interval
 from pokerbot.protocol.betting import BettingState
 from pokerbot.protocol.gamedef import GameDef
 
@@ -102,7 +102,7 @@ def compare(played: dict[str, np.ndarray], measured: dict[str, dict]) -> dict:
     rows = {}
     for root, summary in measured.items():
         xs = played[root]
-        mean, half = float(xs.mean()), float(Z95 * xs.std(ddof=1) / math.sqrt(len(xs)))
+        mean, half = mean_interval(xs)
         est = summary["variants"]["blueprint"]
         diff = est["mbb_per_hand"] - mean
         diff_half = math.hypot(est["mbb_ci95"], half)

@@ -61,6 +61,8 @@ PROGRAMS = (
 #: k-means buckets on the flop, the turn and the river.
 CARD_BUCKETS = (200, 200, 200)
 CARD_NAME = "sb200"
+#: the flop's and the turn's rollout features: hand strength at these percentiles of the rollouts
+PERCENTILES = ("0.1", "0.3", "0.5", "0.7", "0.9")
 BETTING_NAME = "acpcb"
 #: Its betting abstraction in its own parameter format. StackSize counts small blinds:
 #: 400 is the ACPC game's 200 big blinds (its client maps 20,000 chips and blinds of
@@ -204,23 +206,31 @@ def build_steps(out: str, settings: Settings) -> list[Step]:
             estimate=20,
         ),
         Step("preflop buckets", [["bin/build_null_buckets", game, "0"]], "one bucket per preflop hand", src, env, 5),
-        Step(
-            "flop features",
-            [["bin/build_rollout_features", game, "1", "wml5", "1.0", "wmls", "0.1", "0.3", "0.5", "0.7", "0.9"]],
-            "rollout features of every flop hand",
-            src,
-            env,
-            estimate=300,
-            progress=feature_progress,
-        ),
-        Step(
-            "turn features",
-            [["bin/build_rollout_features", game, "2", "wml5", "1.0", "wmls", "0.1", "0.3", "0.5", "0.7", "0.9"]],
-            "rollout features of every turn hand",
-            src,
-            env,
-            estimate=240,
-            progress=feature_progress,
+        *(
+            Step(
+                f"{name} features",
+                [
+                    [
+                        "bin/build_rollout_features",
+                        game,
+                        str(street),
+                        "wml5",
+                        "1.0",
+                        "wmls",
+                        "0.1",
+                        "0.3",
+                        "0.5",
+                        "0.7",
+                        "0.9",
+                    ]
+                ],
+                f"rollout features of every {name} hand",
+                src,
+                env,
+                estimate=estimate,
+                progress=feature_progress,
+            )
+            for street, name, estimate in ((1, "flop", 300), (2, "turn", 240))
         ),
         Step(
             "river features",
