@@ -209,21 +209,7 @@ def build_steps(out: str, settings: Settings) -> list[Step]:
         *(
             Step(
                 f"{name} features",
-                [
-                    [
-                        "bin/build_rollout_features",
-                        game,
-                        str(street),
-                        "wml5",
-                        "1.0",
-                        "wmls",
-                        "0.1",
-                        "0.3",
-                        "0.5",
-                        "0.7",
-                        "0.9",
-                    ]
-                ],
+                [["bin/build_rollout_features", game, str(street), "wml5", "1.0", "wmls", *PERCENTILES]],
                 f"rollout features of every {name} hand",
                 src,
                 env,
