@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 from collections import Counter
@@ -110,7 +111,19 @@ def summarise(paths: list[str]) -> dict:
         "reply_seconds_per_hand_with_a_decision": sum(reply) / len(hands) if hands else 0.0,
         "reply_seconds_max": max(reply) if reply else 0.0,
         "reply_seconds_median": statistics.median(reply) if reply else 0.0,
+        # per source: the median and 99th percentile of a decision's reply time
+        "reply_seconds_by_source": {
+            src: {"decisions": len(rs), "median": statistics.median(rs), "p99": percentile(rs, 0.99)}
+            for src in sorted({e["source"] for e in decisions})
+            for rs in [[e["reply_seconds"] for e in decisions if e["source"] == src]]
+        },
     }
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile of ``values``: the value at rank ceil(q * n) (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[max(math.ceil(q * len(ordered)) - 1, 0)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
         f"per hand with a decision, median {s['reply_seconds_median'] * 1000:.1f} ms, "
         f"max {s['reply_seconds_max']:.3f} s"
     )
+    for src, r in s["reply_seconds_by_source"].items():
+        print(
+            f"  {src}: {r['decisions']:,} decisions, reply median {r['median'] * 1000:.2f} ms, "
+            f"99th percentile {r['p99'] * 1000:.2f} ms"
+        )
     return 0
 
 

@@ -84,8 +84,14 @@ def test_a_log_is_summed_up(tmp_path, capsys):
     assert safe["rounds"] == {"flop": 1, "turn": 1}
     assert s["unreadable_lines"] == 1  # only lines that look like JSON are counted
     assert abs(s["reply_seconds_per_hand_with_a_decision"] - 3.35 / 5) < 1e-9
+    by_source = s["reply_seconds_by_source"]
+    assert by_source["unsafe"] == {"decisions": 2, "median": 1.65, "p99": 3.0}
+    assert by_source["translation"]["median"] == 0.015 and by_source["translation"]["p99"] == 0.02
+    # nearest rank: of 100 replies the 99th percentile is the 99th, not the slowest
+    assert summary.percentile([i / 100 for i in range(1, 101)], 0.99) == 0.99
     assert summary.main([str(path)]) == 0
     out = capsys.readouterr().out
     assert "from extensions: type1 0.750 2" in out and "turn solves full: 1, median 4000 iterations" in out
     assert "turn decisions by source: unsafe 1, blueprint-fallback 1" in out
+    assert "unsafe: 2 decisions, reply median 1650.00 ms, 99th percentile 3000.00 ms" in out
     assert summary.main([str(tmp_path / "missing.stderr")]) == 1
