@@ -48,7 +48,7 @@ from pokerbot.solver.tree import DECISION
 from .abstraction import HOLE_PAIRS
 from .actions import pot_fraction
 from .purification import fold_call_bet
-from .store import PLAY_THRESHOLD, THRESHOLD_ROUNDS, Blueprint, apply_threshold
+from .store import RANGE_THRESHOLD, THRESHOLD_ROUNDS, Blueprint, apply_threshold
 
 
 @dataclass
@@ -83,7 +83,7 @@ class BlueprintPlay:
         blueprint: str | os.PathLike | Blueprint | None,
         rng: random.Random,
         purified_rounds: Sequence[int] = (),
-        range_threshold: float = PLAY_THRESHOLD,
+        range_threshold: float = RANGE_THRESHOLD,
     ) -> None:
         if blueprint is None:
             raise ValueError("the blueprint strategy needs a blueprint store (--blueprint PATH)")

@@ -59,14 +59,8 @@ ALIGN = 4096
 PREAMBLE = struct.Struct("<8sIIQ")
 #: Boards whose hand buckets a store keeps (``Blueprint.hand_buckets``): about 10 KB each.
 BUCKET_CACHE = 256
-#: Range thresholding on read: on rounds 0-1, actions below this probability are dropped
-#: (the ranges the agent models an opponent with; how our own early rounds are played is
-#: ``PLAY_THRESHOLD``).
+#: Range thresholding on read: on rounds 0-1, actions below this probability are dropped.
 RANGE_THRESHOLD = 0.04
-#: The range threshold the first rounds are played at by default (the agent's preflop and
-#: flop, the ``blueprint`` player): 0.08 won against every opponent it was measured
-#: against from the deal, 0.04 (``RANGE_THRESHOLD``) before (docs/evaluation.md).
-PLAY_THRESHOLD = 0.08
 THRESHOLD_ROUNDS = (0, 1)
 
 

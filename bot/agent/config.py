@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from pokerbot.blueprint_store.store import PLAY_THRESHOLD
+from pokerbot.blueprint_store.store import RANGE_THRESHOLD
 
 #: The rounds solving may start on, and their 0-based indices.
 SOLVE_ROUNDS = {"flop": 1, "turn": 2, "river": 3}
@@ -46,7 +46,7 @@ class AgentConfig:
     opponent_ranges: str = "pooled"
     purify: bool = False
     early_purify: bool = False
-    early_threshold: float = PLAY_THRESHOLD
+    early_threshold: float = RANGE_THRESHOLD
     first_solve: str = "unsafe"
     gifts: bool = True
     river_ranges: str = "solution"

@@ -115,7 +115,7 @@ def add(sub) -> None:
         metavar=("NAME", "'OPTIONS'"),
         help="a variant that plays our blueprint another way, named NAME: '--purify preflop,flop' (fold-call-bet "
         "purification on those rounds), '--threshold 0.02' (the preflop's and flop's range threshold; 0 as "
-        "trained; default 0.08, as the agent plays them); repeatable",
+        "trained; default 0.04); repeatable",
     )
     k, n = FULL_TURN_2_CORES
     sg.add_argument(

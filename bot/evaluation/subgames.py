@@ -213,11 +213,11 @@ def key_of(*parts: object) -> int:
 def blueprint_player(seed: int, store, purified_rounds: Sequence[int] = (), range_threshold: float | None = None):
     """The blueprint player on ``store`` (keyed by ``seed``): purified on
     ``purified_rounds``, range-thresholded on the first rounds at ``range_threshold``
-    (default ``PLAY_THRESHOLD``, as the agent plays its first rounds)."""
-    from pokerbot.blueprint_store.store import PLAY_THRESHOLD
+    (default the store's)."""
+    from pokerbot.blueprint_store.store import RANGE_THRESHOLD
     from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 
-    threshold = PLAY_THRESHOLD if range_threshold is None else range_threshold
+    threshold = RANGE_THRESHOLD if range_threshold is None else range_threshold
     return BlueprintStrategy(seed, store, purified_rounds, threshold)
 
 

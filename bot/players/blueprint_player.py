@@ -22,7 +22,7 @@ import random
 from collections.abc import Sequence
 
 from pokerbot.blueprint_store.real_play import BlueprintPlay
-from pokerbot.blueprint_store.store import PLAY_THRESHOLD, Blueprint
+from pokerbot.blueprint_store.store import RANGE_THRESHOLD, Blueprint
 from pokerbot.bot.players.strategy_query import ActionProbabilities, blueprint_answer
 from pokerbot.protocol.betting import CALL, Action, BettingState
 from pokerbot.protocol.matchstate import MatchState
@@ -37,7 +37,7 @@ class BlueprintStrategy:
         seed: int | None = None,
         blueprint: str | Blueprint | None = None,
         purified_rounds: Sequence[int] = (),
-        range_threshold: float = PLAY_THRESHOLD,
+        range_threshold: float = RANGE_THRESHOLD,
     ) -> None:
         """``purified_rounds``: rounds (0-based) played with fold-call-bet purification
         (``blueprint_store.purification``; none by default); ``range_threshold``: the

@@ -43,27 +43,8 @@ def test_purified_early_rounds_reach_our_range_and_not_theirs(small_blueprint):
 
 
 def test_the_options_reach_the_agent_and_the_blueprint_player():
-    args = build_parser().parse_args(["play", "h", "1", "--early-purify", "--early-threshold", "0.02"])
+    args = build_parser().parse_args(["play", "h", "1", "--early-purify", "--early-threshold", "0.08"])
     options = agent_options(args)
-    assert options["early_purify"] and options["early_threshold"] == 0.02
+    assert options["early_purify"] and options["early_threshold"] == 0.08
     plain = agent_options(build_parser().parse_args(["play", "h", "1"]))
     assert "early_purify" not in plain and "early_threshold" not in plain
-
-
-def test_the_agent_the_blueprint_player_and_the_measure_play_one_default(small_blueprint):
-    """One default threshold for the first rounds as played (``PLAY_THRESHOLD``): the
-    agent's, the ``blueprint`` player's and the measure's ``blueprint`` variant's; the
-    agent's preflop then keeps no action below it, which the opponent model's lower
-    ``RANGE_THRESHOLD`` would (the negative control)."""
-    from pokerbot.blueprint_store.store import PLAY_THRESHOLD, RANGE_THRESHOLD
-    from pokerbot.bot.evaluation.subgames import blueprint_player
-
-    agent = LibratusAgent(1, small_blueprint)
-    assert agent.blueprint.range_threshold == PLAY_THRESHOLD
-    assert BlueprintStrategy(1, small_blueprint).play.range_threshold == PLAY_THRESHOLD
-    assert blueprint_player(1, small_blueprint).play.range_threshold == PLAY_THRESHOLD
-    start = BettingState(HUNL, 0)
-    probs = agent.blueprint.every_hand(start, 1)[1]
-    assert ((probs == 0) | (probs >= PLAY_THRESHOLD - 1e-9)).all()
-    lower = LibratusAgent(1, small_blueprint, early_threshold=RANGE_THRESHOLD).blueprint.every_hand(start, 1)[1]
-    assert ((lower > 0) & (lower < PLAY_THRESHOLD)).any()

@@ -437,7 +437,7 @@ def test_rooted_at_the_deal_both_seats_walk_the_same_cards(small_blueprint, tmp_
 def test_a_blueprint_variant_plays_the_early_rounds_as_its_options_say(small_blueprint):
     """``--blueprint-as``: purified preflop play puts each hand's whole weight on one of
     fold, call and raise; a threshold of 0 plays the store as trained (actions below
-    the default threshold kept); the default thresholds at ``PLAY_THRESHOLD``."""
+    4 % kept); the default thresholds at 4 %."""
     from pokerbot.bot.cli.subgames import SpecError, blueprint_spec
     from pokerbot.bot.players.strategy_query import query
 
@@ -455,10 +455,10 @@ def test_a_blueprint_variant_plays_the_early_rounds_as_its_options_say(small_blu
     one_group = [len({kinds[j] for j in np.nonzero(row > 0)[0]}) == 1 for row in rows["pure"]]
     assert all(one_group)
     assert not all(len({kinds[j] for j in np.nonzero(row > 0)[0]}) == 1 for row in rows["blueprint"])
-    from pokerbot.blueprint_store.store import PLAY_THRESHOLD
+    from pokerbot.blueprint_store.store import RANGE_THRESHOLD
 
-    assert ((rows["blueprint"] == 0) | (rows["blueprint"] >= PLAY_THRESHOLD - 1e-9)).all()
-    assert ((rows["raw"] > 0) & (rows["raw"] < PLAY_THRESHOLD)).any()  # what thresholding drops
+    assert ((rows["blueprint"] == 0) | (rows["blueprint"] >= RANGE_THRESHOLD - 1e-9)).all()
+    assert ((rows["raw"] > 0) & (rows["raw"] < RANGE_THRESHOLD)).any()  # what thresholding drops
 
 
 def test_a_blueprint_walked_incrementally_answers_as_asked_from_the_root(small_blueprint, tmp_path, monkeypatch):
