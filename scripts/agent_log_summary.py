@@ -70,6 +70,9 @@ def summarise(paths: list[str]) -> dict:
             elif ev == "solver_worker_replaced":
                 replaced += 1
     reply = [e["reply_seconds"] for e in decisions]
+    replies_by_source: dict[str, list[float]] = {}
+    for e in decisions:
+        replies_by_source.setdefault(e["source"], []).append(e["reply_seconds"])
     by_kind: dict[str, dict] = {}
     for kind in sorted({s["kind"] for s in solves}):
         ks = [s for s in solves if s["kind"] == kind]
@@ -114,8 +117,7 @@ def summarise(paths: list[str]) -> dict:
         # per source: the median and 99th percentile of a decision's reply time
         "reply_seconds_by_source": {
             src: {"decisions": len(rs), "median": statistics.median(rs), "p99": percentile(rs, 0.99)}
-            for src in sorted({e["source"] for e in decisions})
-            for rs in [[e["reply_seconds"] for e in decisions if e["source"] == src]]
+            for src, rs in sorted(replies_by_source.items())
         },
     }
 
