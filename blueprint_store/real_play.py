@@ -48,7 +48,12 @@ from pokerbot.solver.tree import DECISION
 from .abstraction import HOLE_PAIRS
 from .actions import pot_fraction
 from .purification import fold_call_bet
-from .store import RANGE_THRESHOLD, THRESHOLD_ROUNDS, Blueprint, apply_threshold
+from .store import RANGE_THRESHOLD, THRESHOLD_ROUNDS, Blueprint, apply_kept, apply_threshold, range_kept
+
+#: How the first rounds' threshold is applied: ``hand`` drops each bucket's actions under
+#: it (``apply_threshold``), ``range`` only actions every bucket plays under it (``range_kept``,
+#: Libratus's range thresholding).
+THRESHOLD_RULES = ("hand", "range")
 
 
 @dataclass
@@ -84,6 +89,7 @@ class BlueprintPlay:
         rng: random.Random,
         purified_rounds: Sequence[int] = (),
         range_threshold: float = RANGE_THRESHOLD,
+        threshold_rule: str = "hand",
     ) -> None:
         if blueprint is None:
             raise ValueError("the blueprint strategy needs a blueprint store (--blueprint PATH)")
@@ -94,6 +100,11 @@ class BlueprintPlay:
         #: range thresholding on the first rounds (``THRESHOLD_ROUNDS``): actions below it
         #: are dropped (0: the strategy as trained)
         self.range_threshold = range_threshold
+        if threshold_rule not in THRESHOLD_RULES:
+            raise ValueError(f"threshold_rule must be one of {', '.join(THRESHOLD_RULES)}, got {threshold_rule!r}")
+        #: per bucket (``hand``) or over the round's buckets (``range``)
+        self.threshold_rule = threshold_rule
+        self._range_kept: dict[tuple[int, int], np.ndarray] = {}
         self._checked_game: GameDef | None = None
         self.hand = HandWalk(None, self.bp)
         #: the opponent's last first-round first raises (pot fractions) per spot (actions before it)
@@ -293,7 +304,14 @@ class BlueprintPlay:
         view = self.view
         r = int(view.tree.round[node])
         if r in THRESHOLD_ROUNDS and self.range_threshold > 0:
-            probs = apply_threshold(probs, self.range_threshold)
+            if self.threshold_rule == "range":
+                key = (id(view), node)
+                kept = self._range_kept.get(key)
+                if kept is None:
+                    kept = self._range_kept[key] = range_kept(view.strategy_rows(node), self.range_threshold)
+                probs = apply_kept(probs, kept)
+            else:
+                probs = apply_threshold(probs, self.range_threshold)
         if r in self.purified_rounds:
             probs = fold_call_bet(probs, view.child_actions(node))
         return probs

@@ -24,9 +24,11 @@ opening size, Libratus's "type 2", or only the opponent's most common size, "typ
 The player switches to one when an opponent's first bet maps to its size.
 
 A lookup walks the stored betting tree along a rules state's actions and returns the
-probabilities of the abstract actions for the viewer's bucket, range-thresholded on
-read (probabilities under 4 % dropped and the rest renormalised on the first two
-rounds, as Libratus did); ``reach`` gives every hand's probability of a line.
+probabilities of the abstract actions for the viewer's bucket, thresholded on read on
+the first two rounds: each bucket's actions under 4 % dropped and the rest
+renormalised (``apply_threshold``: per hand, not the range thresholding Libratus used,
+which drops an action only where every hand plays it under the threshold:
+``range_kept``); ``reach`` gives every hand's probability of a line.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ ALIGN = 4096
 PREAMBLE = struct.Struct("<8sIIQ")
 #: Boards whose hand buckets a store keeps (``Blueprint.hand_buckets``): about 10 KB each.
 BUCKET_CACHE = 256
-#: Range thresholding on read: on rounds 0-1, actions below this probability are dropped.
+#: Thresholding on read: on rounds 0-1, each bucket's actions below this probability are
+#: dropped (per hand; the name is historical: see ``range_kept`` for Libratus's rule).
 RANGE_THRESHOLD = 0.04
 THRESHOLD_ROUNDS = (0, 1)
 
@@ -509,6 +512,27 @@ class Blueprint:
         blocked = set(board)
         out[[bool(set(h) & blocked) for h in HOLE_PAIRS.tolist()]] = 0.0
         return out
+
+
+def range_kept(rows: np.ndarray, threshold: float) -> np.ndarray:
+    """Libratus's range thresholding at a node: the actions kept, those some hand of the
+    round (some row of ``rows``, every bucket's strategy at the node) plays with at least
+    ``threshold``; an action is dropped only where every hand plays it below."""
+    return np.asarray(rows).max(axis=0) >= threshold
+
+
+def apply_kept(p: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """``p`` (one strategy or rows) with the actions outside ``kept`` dropped and
+    renormalised; a row that would keep nothing keeps its likeliest action."""
+    p = np.asarray(p, dtype=np.float64)
+    keep = np.broadcast_to(kept, p.shape).copy()
+    empty = ~(keep & (p > 0)).any(axis=-1, keepdims=True)
+    likeliest = np.zeros_like(keep)
+    np.put_along_axis(likeliest, np.argmax(p, axis=-1)[..., None], True, axis=-1)
+    keep |= empty & likeliest
+    q = np.where(keep, p, 0.0)
+    s = q.sum(axis=-1, keepdims=True)
+    return np.divide(q, s, out=np.full_like(q, 1.0 / p.shape[-1]), where=s > 0)
 
 
 def apply_threshold(p: np.ndarray, threshold: float = RANGE_THRESHOLD) -> np.ndarray:

@@ -47,16 +47,25 @@ ROUND_NAMES = ("preflop", "flop", "turn", "river")
 
 
 def blueprint_spec(text: str) -> dict:
-    """``--blueprint-as NAME '[--purify ROUNDS] [--threshold T]'``: a blueprint variant's
-    options (``blueprint_player``'s): fold-call-bet purification on the named rounds
-    (comma-separated: preflop, flop, turn, river), range thresholding on the preflop
-    and flop at T (0: as trained; default the store's)."""
+    """``--blueprint-as NAME '[--purify ROUNDS] [--threshold T | --range-threshold T]'``:
+    a blueprint variant's options (``blueprint_player``'s): fold-call-bet purification on
+    the named rounds (comma-separated: preflop, flop, turn, river), the preflop's and
+    flop's thresholding at T (0: as trained; default the store's 0.04): per hand
+    (``--threshold``, each hand's actions under T dropped, as the agent plays) or over
+    the range (``--range-threshold``, Libratus's: an action dropped only where every hand
+    plays it under T)."""
     import shlex
 
     parser = SpecParser(prog="blueprint", add_help=False)
     parser.add_argument("--purify", default="")
     parser.add_argument("--threshold", type=float, default=None)
+    parser.add_argument("--range-threshold", type=float, default=None)
     args = parser.parse_args(shlex.split(text))
+    if args.threshold is not None and args.range_threshold is not None:
+        raise SpecError("--threshold (per hand) and --range-threshold (over the range) exclude each other")
+    rule = "range" if args.range_threshold is not None else "hand"
+    if args.range_threshold is not None:
+        args.threshold = args.range_threshold
     names = [r.strip() for r in args.purify.split(",") if r.strip()]
     wrong = [r for r in names if r not in ROUND_NAMES]
     if wrong:
@@ -66,6 +75,8 @@ def blueprint_spec(text: str) -> dict:
     options: dict = {"purified_rounds": sorted(ROUND_NAMES.index(r) for r in set(names))}
     if args.threshold is not None:
         options["range_threshold"] = args.threshold
+    if rule == "range":
+        options["threshold_rule"] = rule
     return options
 
 
@@ -114,8 +125,9 @@ def add(sub) -> None:
         default=[],
         metavar=("NAME", "'OPTIONS'"),
         help="a variant that plays our blueprint another way, named NAME: '--purify preflop,flop' (fold-call-bet "
-        "purification on those rounds), '--threshold 0.02' (the preflop's and flop's range threshold; 0 as "
-        "trained; default 0.04); repeatable",
+        "purification on those rounds), '--threshold 0.02' (the preflop's and flop's threshold, per hand; 0 as "
+        "trained; default 0.04), '--range-threshold 0.04' (Libratus's range thresholding: an action dropped only "
+        "where every hand plays it under the threshold); repeatable",
     )
     k, n = FULL_TURN_2_CORES
     sg.add_argument(

@@ -112,7 +112,7 @@ class SubgamesConfig:
     #: more agent variants, each (its name, its options as ``agent``)
     agents: tuple[tuple[str, dict], ...] = ()
     #: blueprint variants, each (its name, ``blueprint_player``'s options: ``purified_rounds``,
-    #: ``range_threshold``): A's store played another way
+    #: ``range_threshold``, ``threshold_rule``): A's store played another way
     blueprints: tuple[tuple[str, dict], ...] = ()
 
     def verify(self) -> None:
@@ -133,10 +133,17 @@ class SubgamesConfig:
         for name, played in self.blueprints:
             rounds = list(played.get("purified_rounds", ()))
             threshold = played.get("range_threshold")
-            if set(played) - {"purified_rounds", "range_threshold"}:
+            if set(played) - {"purified_rounds", "range_threshold", "threshold_rule"}:
                 raise SubgamesError(f"blueprint variant {name}: unknown options {sorted(set(played))}")
-            if any(not 0 <= r < 4 for r in rounds) or (threshold is not None and not 0 <= threshold < 1):
-                raise SubgamesError(f"blueprint variant {name}: rounds 0-3 and a threshold in [0, 1), got {played}")
+            rule = played.get("threshold_rule", "hand")
+            if (
+                any(not 0 <= r < 4 for r in rounds)
+                or (threshold is not None and not 0 <= threshold < 1)
+                or rule not in ("hand", "range")
+            ):
+                raise SubgamesError(
+                    f"blueprint variant {name}: rounds 0-3, a threshold in [0, 1), the rule hand or range; got {played}"
+                )
         if ("agent" in self.variants) != (self.agent is not None):
             raise SubgamesError("the agent variant is the one --agent configures: give both or neither")
         if len(set(self.variants)) != len(self.variants):
@@ -210,15 +217,21 @@ def key_of(*parts: object) -> int:
     return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
 
 
-def blueprint_player(seed: int, store, purified_rounds: Sequence[int] = (), range_threshold: float | None = None):
+def blueprint_player(
+    seed: int,
+    store,
+    purified_rounds: Sequence[int] = (),
+    range_threshold: float | None = None,
+    threshold_rule: str = "hand",
+):
     """The blueprint player on ``store`` (keyed by ``seed``): purified on
-    ``purified_rounds``, range-thresholded on the first rounds at ``range_threshold``
-    (default the store's)."""
+    ``purified_rounds``, thresholded on the first rounds at ``range_threshold`` (default
+    the store's) by ``threshold_rule`` (per ``hand`` or over the ``range``)."""
     from pokerbot.blueprint_store.store import RANGE_THRESHOLD
     from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 
     threshold = RANGE_THRESHOLD if range_threshold is None else range_threshold
-    return BlueprintStrategy(seed, store, purified_rounds, threshold)
+    return BlueprintStrategy(seed, store, purified_rounds, threshold, threshold_rule)
 
 
 def iteration_bound(options: dict) -> dict:
@@ -252,7 +265,13 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
         return blueprint_player(seed, stores[0], PURIFIED_ROUNDS)
     played = config.blueprint_options(variant)
     if played is not None:
-        return blueprint_player(seed, stores[0], played.get("purified_rounds", ()), played.get("range_threshold"))
+        return blueprint_player(
+            seed,
+            stores[0],
+            played.get("purified_rounds", ()),
+            played.get("range_threshold"),
+            played.get("threshold_rule", "hand"),
+        )
     options: dict = {"threads": config.threads}
     if variant == "depth-limited":
         options["turn_solver"] = "depth-limited"

@@ -38,11 +38,13 @@ class BlueprintStrategy:
         blueprint: str | Blueprint | None = None,
         purified_rounds: Sequence[int] = (),
         range_threshold: float = RANGE_THRESHOLD,
+        threshold_rule: str = "hand",
     ) -> None:
         """``purified_rounds``: rounds (0-based) played with fold-call-bet purification
         (``blueprint_store.purification``; none by default); ``range_threshold``: the
-        first rounds' range thresholding (0: the strategy as trained)."""
-        self.play = BlueprintPlay(blueprint, random.Random(seed), purified_rounds, range_threshold)
+        first rounds' thresholding (0: the strategy as trained), applied per hand or
+        over the range (``threshold_rule``: ``BlueprintPlay``'s)."""
+        self.play = BlueprintPlay(blueprint, random.Random(seed), purified_rounds, range_threshold, threshold_rule)
         self.bp = self.play.bp
         self.keys = KeyedUniform(seed)
         self.fallbacks = 0  # decisions made outside the abstraction (check or call)

@@ -461,6 +461,43 @@ def test_a_blueprint_variant_plays_the_early_rounds_as_its_options_say(small_blu
     assert ((rows["raw"] > 0) & (rows["raw"] < RANGE_THRESHOLD)).any()  # what thresholding drops
 
 
+def test_range_thresholding_drops_an_action_only_where_every_hand_plays_it_under(small_blueprint):
+    """``--range-threshold T`` (Libratus's rule): at the preflop root an action is played
+    by no hand exactly when no hand plays it at T or more as trained, and each hand's
+    row is its trained row over the kept actions, renormalised; the per-hand rule at
+    the same T drops more (the negative control: the two rules differ here)."""
+    from pokerbot.bot.cli.subgames import SpecError, blueprint_spec
+    from pokerbot.bot.players.strategy_query import query
+
+    assert blueprint_spec("--range-threshold 0.04") == {
+        "purified_rounds": [],
+        "range_threshold": 0.04,
+        "threshold_rule": "range",
+    }
+    with pytest.raises(SpecError):
+        blueprint_spec("--threshold 0.04 --range-threshold 0.04")
+    store = sg.store_of(small_blueprint)
+    root = BettingState(HUNL, 0)
+    raw_c = config(
+        small_blueprint, variants=("blueprint", "raw"), blueprints=(("raw", blueprint_spec("--threshold 0")),)
+    )
+    raw = query(sg.variant_strategy(raw_c, "raw", 3, (store, store)), root, 1).probabilities
+    live = raw.sum(axis=1) > 0
+    column_max = raw[live].max(axis=0)
+    assert column_max.min() < 1
+    t = float(column_max.min()) + 1e-6  # drops the action(s) no hand plays more than that
+    blueprints = (("range", blueprint_spec(f"--range-threshold {t}")), ("hand", blueprint_spec(f"--threshold {t}")))
+    c = config(small_blueprint, variants=("blueprint", "range", "hand"), blueprints=blueprints)
+    rows = {v: query(sg.variant_strategy(c, v, 3, (store, store)), root, 1).probabilities for v in ("range", "hand")}
+    kept = column_max >= t
+    assert not kept.all() and kept.any()
+    expected = np.where(kept, raw, 0.0)
+    expected[live] /= expected[live].sum(axis=1, keepdims=True)
+    assert np.allclose(rows["range"], expected, atol=1e-12)
+    assert not rows["range"][:, ~kept].any() and (rows["range"][live][:, kept] > 0).any(axis=0).all()
+    assert not np.allclose(rows["hand"], rows["range"])  # per hand, more is dropped
+
+
 def test_a_blueprint_walked_incrementally_answers_as_asked_from_the_root(small_blueprint, tmp_path, monkeypatch):
     """``BlueprintDecider`` carries the blueprint's walk down each line instead of
     walking from the root at each question: the same value, to rounding, against an
