@@ -54,6 +54,14 @@ from .store import RANGE_THRESHOLD, THRESHOLD_ROUNDS, Blueprint, apply_kept, app
 #: it (``apply_threshold``), ``range`` only actions every bucket plays under it (``range_kept``,
 #: Libratus's range thresholding).
 THRESHOLD_RULES = ("hand", "range")
+#: How our players play the first rounds unless told otherwise (the agent's preflop and
+#: flop, the ``blueprint`` player, the evaluations' blueprint baselines): purified on
+#: ``PLAY_PURIFIED_ROUNDS``, thresholded per hand at ``PLAY_THRESHOLD``. A ``BlueprintPlay``
+#: made without options (the opponent's range model, ``opponent_model``) keeps the
+#: store's ``RANGE_THRESHOLD``: it models an opponent, not how we play. 0.08 per hand, no
+#: purification: the choice measured from the deal (docs/evaluation.md).
+PLAY_PURIFIED_ROUNDS: tuple[int, ...] = ()
+PLAY_THRESHOLD = 0.08
 
 
 @dataclass

@@ -62,7 +62,8 @@ PREAMBLE = struct.Struct("<8sIIQ")
 #: Boards whose hand buckets a store keeps (``Blueprint.hand_buckets``): about 10 KB each.
 BUCKET_CACHE = 256
 #: Thresholding on read: on rounds 0-1, each bucket's actions below this probability are
-#: dropped (per hand; the name is historical: see ``range_kept`` for Libratus's rule).
+#: dropped (per hand; the name is historical: see ``range_kept`` for Libratus's rule). The
+#: ranges an opponent is modelled with; our players play at ``real_play.PLAY_THRESHOLD``.
 RANGE_THRESHOLD = 0.04
 THRESHOLD_ROUNDS = (0, 1)
 

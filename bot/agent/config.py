@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from pokerbot.blueprint_store.store import RANGE_THRESHOLD
+from pokerbot.blueprint_store.real_play import PLAY_PURIFIED_ROUNDS, PLAY_THRESHOLD
 
 #: The rounds solving may start on, and their 0-based indices.
 SOLVE_ROUNDS = {"flop": 1, "turn": 2, "river": 3}
@@ -45,8 +45,8 @@ class AgentConfig:
     gadget: str = "resolve"
     opponent_ranges: str = "pooled"
     purify: bool = False
-    early_purify: bool = False
-    early_threshold: float = RANGE_THRESHOLD
+    early_purify: bool = bool(PLAY_PURIFIED_ROUNDS)
+    early_threshold: float = PLAY_THRESHOLD
     first_solve: str = "unsafe"
     gifts: bool = True
     river_ranges: str = "solution"
@@ -266,9 +266,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "early_threshold",
         "--early-threshold",
-        "the range threshold of the blueprint's preflop and flop: actions below T dropped (0 plays the strategy "
-        "as trained)",
-        "the early rounds' range threshold",
+        "the threshold of the blueprint's preflop and flop, per hand: each hand's actions below T dropped (0 plays "
+        "the strategy as trained; the opponent's range is modelled at the store's 0.04 whatever T)",
+        "the early rounds' threshold",
         float,
         check=lambda t: None if 0 <= t < 1 else "must be in [0, 1)",
         metavar="T",

@@ -50,7 +50,8 @@ def blueprint_spec(text: str) -> dict:
     """``--blueprint-as NAME '[--purify ROUNDS] [--threshold T | --range-threshold T]'``:
     a blueprint variant's options (``blueprint_player``'s): fold-call-bet purification on
     the named rounds (comma-separated: preflop, flop, turn, river), the preflop's and
-    flop's thresholding at T (0: as trained; default the store's 0.04): per hand
+    flop's thresholding at T (0: as trained; default ``PLAY_THRESHOLD``, as the agent
+    plays them): per hand
     (``--threshold``, each hand's actions under T dropped, as the agent plays) or over
     the range (``--range-threshold``, Libratus's: an action dropped only where every hand
     plays it under T)."""
@@ -126,8 +127,8 @@ def add(sub) -> None:
         metavar=("NAME", "'OPTIONS'"),
         help="a variant that plays our blueprint another way, named NAME: '--purify preflop,flop' (fold-call-bet "
         "purification on those rounds), '--threshold 0.02' (the preflop's and flop's threshold, per hand; 0 as "
-        "trained; default 0.04), '--range-threshold 0.04' (Libratus's range thresholding: an action dropped only "
-        "where every hand plays it under the threshold); repeatable",
+        "trained; default 0.08, as the agent plays them), '--range-threshold 0.04' (Libratus's range "
+        "thresholding: an action dropped only where every hand plays it under the threshold); repeatable",
     )
     k, n = FULL_TURN_2_CORES
     sg.add_argument(

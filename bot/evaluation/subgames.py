@@ -220,18 +220,20 @@ def key_of(*parts: object) -> int:
 def blueprint_player(
     seed: int,
     store,
-    purified_rounds: Sequence[int] = (),
+    purified_rounds: Sequence[int] | None = None,
     range_threshold: float | None = None,
     threshold_rule: str = "hand",
 ):
     """The blueprint player on ``store`` (keyed by ``seed``): purified on
-    ``purified_rounds``, thresholded on the first rounds at ``range_threshold`` (default
-    the store's) by ``threshold_rule`` (per ``hand`` or over the ``range``)."""
-    from pokerbot.blueprint_store.store import RANGE_THRESHOLD
+    ``purified_rounds``, thresholded on the first rounds at ``range_threshold`` by
+    ``threshold_rule`` (per ``hand`` or over the ``range``); by default (None) as the
+    agent plays its first rounds (``PLAY_PURIFIED_ROUNDS``, ``PLAY_THRESHOLD``)."""
+    from pokerbot.blueprint_store.real_play import PLAY_PURIFIED_ROUNDS, PLAY_THRESHOLD
     from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 
-    threshold = RANGE_THRESHOLD if range_threshold is None else range_threshold
-    return BlueprintStrategy(seed, store, purified_rounds, threshold, threshold_rule)
+    rounds = PLAY_PURIFIED_ROUNDS if purified_rounds is None else purified_rounds
+    threshold = PLAY_THRESHOLD if range_threshold is None else range_threshold
+    return BlueprintStrategy(seed, store, rounds, threshold, threshold_rule)
 
 
 def iteration_bound(options: dict) -> dict:
@@ -261,8 +263,10 @@ def variant_strategy(config: SubgamesConfig, variant: str, seed: int, stores: tu
 
     if variant == "blueprint":
         return blueprint_player(seed, stores[0])
-    if variant == "blueprint-purified":
-        return blueprint_player(seed, stores[0], PURIFIED_ROUNDS)
+    if variant == "blueprint-purified":  # the first rounds as the agent plays them
+        from pokerbot.blueprint_store.real_play import PLAY_PURIFIED_ROUNDS
+
+        return blueprint_player(seed, stores[0], sorted(set(PLAY_PURIFIED_ROUNDS) | set(PURIFIED_ROUNDS)))
     played = config.blueprint_options(variant)
     if played is not None:
         return blueprint_player(

@@ -21,8 +21,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from pokerbot.blueprint_store.real_play import BlueprintPlay
-from pokerbot.blueprint_store.store import RANGE_THRESHOLD, Blueprint
+from pokerbot.blueprint_store.real_play import PLAY_PURIFIED_ROUNDS, PLAY_THRESHOLD, BlueprintPlay
+from pokerbot.blueprint_store.store import Blueprint
 from pokerbot.bot.players.strategy_query import ActionProbabilities, blueprint_answer
 from pokerbot.protocol.betting import CALL, Action, BettingState
 from pokerbot.protocol.matchstate import MatchState
@@ -36,14 +36,15 @@ class BlueprintStrategy:
         self,
         seed: int | None = None,
         blueprint: str | Blueprint | None = None,
-        purified_rounds: Sequence[int] = (),
-        range_threshold: float = RANGE_THRESHOLD,
+        purified_rounds: Sequence[int] = PLAY_PURIFIED_ROUNDS,
+        range_threshold: float = PLAY_THRESHOLD,
         threshold_rule: str = "hand",
     ) -> None:
         """``purified_rounds``: rounds (0-based) played with fold-call-bet purification
-        (``blueprint_store.purification``; none by default); ``range_threshold``: the
-        first rounds' thresholding (0: the strategy as trained), applied per hand or
-        over the range (``threshold_rule``: ``BlueprintPlay``'s)."""
+        (``blueprint_store.purification``); ``range_threshold``: the first rounds'
+        thresholding (0: the strategy as trained), applied per hand or over the range
+        (``threshold_rule``: ``BlueprintPlay``'s); by default as the agent plays its
+        first rounds (``PLAY_PURIFIED_ROUNDS``, ``PLAY_THRESHOLD``)."""
         self.play = BlueprintPlay(blueprint, random.Random(seed), purified_rounds, range_threshold, threshold_rule)
         self.bp = self.play.bp
         self.keys = KeyedUniform(seed)

@@ -26,6 +26,7 @@ from pokerbot.blueprint_store.store import Blueprint, BlueprintContents, Extensi
 from pokerbot.bot.agent.libratus import LibratusAgent
 from pokerbot.bot.evaluation.aivat import estimate, hand_events
 from pokerbot.bot.evaluation.lbr import play_hand
+from pokerbot.bot.evaluation.subgames import iteration_bound
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.bot.players.strategy_query import query
 from pokerbot.bot.strategies import make_strategy
@@ -159,13 +160,15 @@ def continuation_record(bp: str) -> dict:
 
 
 def agent_record(bp: str) -> dict:
-    """The agent's actions over 16 hands against two bots, each solve 12 iterations."""
+    """The agent's actions over 16 hands against two bots, each solve 12 iterations, on
+    one thread and without a clock (iteration-bound: the same decisions on a busy
+    machine or one with more cores)."""
     saved = cfr.libratus_iterations
     cfr.libratus_iterations = lambda pot, bb: 12
     try:
         out = {}
         for name in ("call", "random"):
-            agent = LibratusAgent(seed=3, blueprint=bp, solve_seconds=30.0)
+            agent = LibratusAgent(seed=3, blueprint=bp, **iteration_bound({"threads": 1}))
             other = make_strategy(name, 4)
             actions: list[str] = []
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pokerbot.blueprint_store.real_play import concrete_action
+from pokerbot.blueprint_store.store import RANGE_THRESHOLD
 from pokerbot.bot.evaluation.lbr import (
     MIN_FIT_HANDS,
     ROUND_CODES,
@@ -99,8 +100,9 @@ def test_lbr_folds_junk_against_a_preflop_shove_only_where_it_may():
 
 def test_range_tracking_equals_a_brute_force_bayes_update(small_blueprint):
     """The blueprint in the small blind raises, then bets the flop: the tracked range
-    against each hand's probability of that line, from the store's own lookup."""
-    player = BlueprintStrategy(seed=2, blueprint=small_blueprint)
+    against each hand's probability of that line, from the store's own lookup (the
+    player thresholds as the lookup does, whatever its default)."""
+    player = BlueprintStrategy(seed=2, blueprint=small_blueprint, purified_rounds=(), range_threshold=RANGE_THRESHOLD)
     lbr_hole, board = [48, 49], [0, 17, 34]
     belief = Range.holdem(lbr_hole, [])
     states = []

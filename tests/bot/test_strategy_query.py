@@ -8,6 +8,7 @@ import pytest
 from conftest import shuffled_deck
 
 from pokerbot.blueprint_store.real_play import concrete_action
+from pokerbot.blueprint_store.store import RANGE_THRESHOLD
 from pokerbot.bot.evaluation.lbr import stand_in_for
 from pokerbot.bot.players.blueprint_player import BlueprintStrategy
 from pokerbot.bot.players.strategy_query import HANDS, QueryError, live_hands, query
@@ -83,7 +84,8 @@ def test_questions_the_api_refuses():
 
 
 def test_the_blueprint_answers_its_store_s_strategy_for_every_hand(small_blueprint):
-    player = BlueprintStrategy(seed=3, blueprint=small_blueprint)
+    # played as the store's lookups threshold (whatever the player's default), the answers are the lookups'
+    player = BlueprintStrategy(seed=3, blueprint=small_blueprint, purified_rounds=(), range_threshold=RANGE_THRESHOLD)
     board = [5, 18, 31, 44, 51]
     for betting in ("", "r300", "c", "r300c/", "cc/", "r300c/cc/"):
         s = spot(betting, board)

@@ -437,7 +437,7 @@ def test_rooted_at_the_deal_both_seats_walk_the_same_cards(small_blueprint, tmp_
 def test_a_blueprint_variant_plays_the_early_rounds_as_its_options_say(small_blueprint):
     """``--blueprint-as``: purified preflop play puts each hand's whole weight on one of
     fold, call and raise; a threshold of 0 plays the store as trained (actions below
-    4 % kept); the default thresholds at 4 %."""
+    4 % kept); the default thresholds at 4 % or more (``PLAY_THRESHOLD``)."""
     from pokerbot.bot.cli.subgames import SpecError, blueprint_spec
     from pokerbot.bot.players.strategy_query import query
 
