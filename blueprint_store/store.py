@@ -523,8 +523,9 @@ def range_kept(rows: np.ndarray, threshold: float) -> np.ndarray:
 
 
 def apply_kept(p: np.ndarray, kept: np.ndarray) -> np.ndarray:
-    """``p`` (one strategy or rows) with the actions outside ``kept`` dropped and
-    renormalised; a row that would keep nothing keeps its likeliest action."""
+    """``p`` (one strategy or rows) with the actions outside ``kept`` (one mask for
+    every row, or a mask per row) dropped and renormalised; a row that would keep
+    nothing keeps its likeliest action."""
     p = np.asarray(p, dtype=np.float64)
     keep = np.broadcast_to(kept, p.shape).copy()
     empty = ~(keep & (p > 0)).any(axis=-1, keepdims=True)
@@ -540,8 +541,4 @@ def apply_threshold(p: np.ndarray, threshold: float = RANGE_THRESHOLD) -> np.nda
     """Drop actions below ``threshold`` and renormalise (the largest is always kept);
     ``p`` one strategy or (..., actions) rows of them, each thresholded alone."""
     p = np.asarray(p, dtype=np.float64)
-    keep = p >= threshold
-    np.put_along_axis(keep, np.argmax(p, axis=-1)[..., None], True, axis=-1)
-    q = np.where(keep, p, 0.0)
-    s = q.sum(axis=-1, keepdims=True)
-    return np.divide(q, s, out=np.full_like(q, 1.0 / p.shape[-1]), where=s > 0)
+    return apply_kept(p, p >= threshold)

@@ -65,17 +65,16 @@ def blueprint_spec(text: str) -> dict:
     if args.threshold is not None and args.range_threshold is not None:
         raise SpecError("--threshold (per hand) and --range-threshold (over the range) exclude each other")
     rule = "range" if args.range_threshold is not None else "hand"
-    if args.range_threshold is not None:
-        args.threshold = args.range_threshold
+    threshold = args.range_threshold if rule == "range" else args.threshold
     names = [r.strip() for r in args.purify.split(",") if r.strip()]
     wrong = [r for r in names if r not in ROUND_NAMES]
     if wrong:
         raise SpecError(f"--purify takes rounds among {', '.join(ROUND_NAMES)}, got {', '.join(wrong)}")
-    if args.threshold is not None and not 0 <= args.threshold < 1:
-        raise SpecError(f"--threshold must be in [0, 1), got {args.threshold}")
+    if threshold is not None and not 0 <= threshold < 1:
+        raise SpecError(f"--threshold must be in [0, 1), got {threshold}")
     options: dict = {"purified_rounds": sorted(ROUND_NAMES.index(r) for r in set(names))}
-    if args.threshold is not None:
-        options["range_threshold"] = args.threshold
+    if threshold is not None:
+        options["range_threshold"] = threshold
     if rule == "range":
         options["threshold_rule"] = rule
     return options

@@ -117,6 +117,7 @@ class SubgamesConfig:
 
     def verify(self) -> None:
         """Raises SubgamesError for an unknown variant or opponent, or bad counts."""
+        from pokerbot.blueprint_store.real_play import THRESHOLD_RULES
         from pokerbot.bot.strategies import STRATEGIES
 
         names = [name for name, _ in self.agents + self.blueprints]
@@ -139,7 +140,7 @@ class SubgamesConfig:
             if (
                 any(not 0 <= r < 4 for r in rounds)
                 or (threshold is not None and not 0 <= threshold < 1)
-                or rule not in ("hand", "range")
+                or rule not in THRESHOLD_RULES
             ):
                 raise SubgamesError(
                     f"blueprint variant {name}: rounds 0-3, a threshold in [0, 1), the rule hand or range; got {played}"
