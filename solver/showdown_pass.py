@@ -76,15 +76,16 @@ def showdown_values(
     of ``qs`` (see ``Workspace``). A fold terminal under the same decision node is
     evaluated in the same call: fold_out[h] = fold_value * (compatible reach of
     ``y``), where y is ``q`` itself (FOLD_SAME_REACH: from F and F*) or another
-    reach (FOLD_OTHER_REACH: its card totals are summed apart); NO_FOLD leaves
-    fold_out alone."""
+    reach (FOLD_OTHER_REACH: its card totals are summed apart, into a per-card table
+    in the arrays' precision as F is); NO_FOLD leaves fold_out alone."""
     n = order.shape[0]
     W = LADDER_WIDTH
     zero = qs.dtype.type(0.0)
-    table = qs[qs.shape[0] - (rows * W + n + 2 * W) :]
+    table = qs[qs.shape[0] - (rows * W + n + 3 * W) :]
     at_end = table[rows * W :]  # per group: the running reach total at its end, then K
     F = table[rows * W + n :]
     R = F[W:]
+    Y = F[2 * W :]  # FOLD_OTHER_REACH: y's per-card totals
     if identity:
         x_ = q
         ys = y
@@ -154,15 +155,33 @@ def showdown_values(
                 out[order[t]] = st * (at_end[gid[t]] - table[a] - table[b])
                 fold_out[order[t]] = fv * (dp * x_[t] + F_all - F[a & (W - 1)] - F[b & (W - 1)])
         return
-    if fold_mode == FOLD_OTHER_REACH:
-        ycard = np.zeros(NUM_CARDS + 1)
-        ytotal = _card_totals(ys[:n], c1s, c2s, ycard)
+    if fold_mode == FOLD_OTHER_REACH:  # y's card totals as F's, then both in one loop
+        for c in range(W):
+            Y[c] = zero
+        y_total = 0.0
         for t in range(n):
-            v = fold_value * (ytotal - ycard[c1s[t]] - ycard[c2s[t]] + dup * ys[t])
-            if identity:
-                fold_out[t] = v
-            else:
-                fold_out[order[t]] = v
+            x = ys[t]
+            if x != zero:
+                Y[c1s[t]] += x
+                Y[c2s[t]] += x
+                y_total += x
+        Y[NO_CARD] = zero
+        Y_all = qs.dtype.type(y_total)
+        fv = qs.dtype.type(fold_value)
+        dp = qs.dtype.type(dup)
+        if identity:
+            for t in range(n):
+                a = s1[t]
+                b = s2[t]
+                out[t] = st * (at_end[gid[t]] - table[a] - table[b])
+                fold_out[t] = fv * (dp * ys[t] + Y_all - Y[a & (W - 1)] - Y[b & (W - 1)])
+        else:
+            for t in range(n):
+                a = s1[t]
+                b = s2[t]
+                out[order[t]] = st * (at_end[gid[t]] - table[a] - table[b])
+                fold_out[order[t]] = fv * (dp * ys[t] + Y_all - Y[a & (W - 1)] - Y[b & (W - 1)])
+        return
     if identity:
         for t in range(n):
             out[t] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])

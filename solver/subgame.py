@@ -409,4 +409,4 @@ def showdown_scratch(sub: Subgame) -> int:
     table in (see ``Workspace``)."""
     rows = int(sub.board_rows.max()) if len(sub.board_rows) else 0
     longest = int(sub.board_len.max()) if len(sub.board_len) else 0
-    return rows * LADDER_WIDTH + longest + 2 * LADDER_WIDTH
+    return rows * LADDER_WIDTH + longest + 3 * LADDER_WIDTH
