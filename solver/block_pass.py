@@ -31,7 +31,7 @@ from .tree_pass import (
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _walk_block(b, i, tree, hands, rule, top, work, blocks):
+def _walk_block(b, i, tree, hands, rule, top, work, blocks, kept):
     """Block b of ``blocks``: the chance child ``parent`` of chance node ``chance`` and the
     subtree below it (nodes lo..hi-1), forward and then backward, back to back, in
     small block-local arrays that stay in cache (``work.reach``, ``work.cfv``: row 0
@@ -48,7 +48,9 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
     strength order, in their first ``board_len[board]`` columns: the reach is
     gathered into that order once here and the parent's values scattered back,
     instead of at every showdown of the block (see ``Subgame.block_board``,
-    ``to_hand_order``)."""
+    ``to_hand_order``). ``kept``: block-local rows (as ``work.cfv``'s) for the
+    current strategy of i's decisions, made by the forward walk and read by the
+    backward one instead of being made twice."""
     kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot = tree
     c1, c2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent = hands
     sigma, regret, avg, weight, update, best_response, regret_matching, discount = rule
@@ -87,19 +89,22 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
     Hb = hc1.shape[0]
     f = first_child[parent]
     if kind[parent] == DECISION:
-        decision_reach(parent, np.int64(0), base, player, first_child, num_children, rule, block_reach, Hb, tmp)
+        decision_reach(
+            parent, np.int64(0), base, player, first_child, num_children, rule, block_reach, Hb, tmp, kept,
+            player[parent] == i,
+        )  # fmt: skip
     else:  # a chance node right below a chance node (both players all in); never in order
         for c in range(f, f + num_children[parent]):
             dealt_reach(parent, c, block_reach, base, block_reach, c - base, dealt, local_slot, c1, c2)
     forward(
         lo, hi, base, kind, player, first_child, num_children, dealt, local_slot, hc1, hc2, rule, block_reach,
-        in_block, np.int64(-1), tmp,
+        in_block, np.int64(-1), tmp, np.int64(i), kept,
     )  # fmt: skip
     backward_nodes(
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, local_slot,
         hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
         sigma, regret, avg, weight, update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs,
-        in_block, in_order,
+        in_block, in_order, kept, np.bool_(True),
     )  # fmt: skip
     if kind[parent] == DECISION:
         terminal_children(
@@ -109,7 +114,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks):
         )  # fmt: skip
         decision_values(
             parent, np.int64(0), np.int64(0), base, i, player, first_child, num_children, sigma, regret, avg, weight,
-            update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs, Hb,
+            update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs, Hb, kept, np.bool_(True),
         )  # fmt: skip
     else:
         chance_values(
@@ -138,7 +143,7 @@ def traverse_by_block(i, tree, hands, reach0, reach1, rule, work, blocks, skip, 
     share = Scratch(blocks.block_reach[0], blocks.block_cfv[0], work.tmp, work.qs)
     if blocks.card_count > 0:  # the pass's cards only (see BlockArrays), then their chance nodes
         for j in range(blocks.walked_start[blocks.walked_start.shape[0] - 1]):
-            _walk_block(blocks.walked[j], i, tree, hands, rule, work, share, blocks)
+            _walk_block(blocks.walked[j], i, tree, hands, rule, work, share, blocks, blocks.block_strategy[0])
         for n in blocks.block_chances:
             _sampled_chance_values(
                 n, n, np.int64(0), np.int64(0), hands.c1.shape[0], tree.first_child, tree.num_children, tree.dealt,
@@ -147,7 +152,7 @@ def traverse_by_block(i, tree, hands, reach0, reach1, rule, work, blocks, skip, 
         backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.top_done, np.bool_(False))
         return
     for b in range(blocks.blocks.shape[0]):
-        _walk_block(b, i, tree, hands, rule, work, share, blocks)
+        _walk_block(b, i, tree, hands, rule, work, share, blocks, blocks.block_strategy[0])
     backward(np.int64(0), top_end, np.int64(0), i, tree, hands, rule, work, blocks.in_block, np.bool_(False))
 
 
@@ -167,10 +172,10 @@ def traverse_blocks(i, tree, hands, reach0, reach1, rule, work, blocks, skip, le
         share = Scratch(blocks.block_reach[t], blocks.block_cfv[t], np.empty_like(work.tmp), np.empty_like(work.qs))
         if sampled:  # the share's blocks of the pass's cards (see BlockArrays)
             for j in range(blocks.walked_start[t], blocks.walked_start[t + 1]):
-                _walk_block(blocks.walked[j], i, tree, hands, rule, work, share, blocks)
+                _walk_block(blocks.walked[j], i, tree, hands, rule, work, share, blocks, blocks.block_strategy[t])
         else:
             for b in range(np.int64(t), blocks.blocks.shape[0], T):
-                _walk_block(b, i, tree, hands, rule, work, share, blocks)
+                _walk_block(b, i, tree, hands, rule, work, share, blocks, blocks.block_strategy[t])
     # the chance nodes above the blocks, each cut into T ranges of hands (one thread
     # would otherwise sum 48 children per node while the others wait)
     H = hands.c1.shape[0]

@@ -118,7 +118,8 @@ class BlockArrays(NamedTuple):
     chance nodes whose children are all blocks' (``block_chances``: on threads their
     values are summed by hand ranges after the blocks, ``top_done`` then marks them
     with the blocks' nodes for the top's backward pass); the block-local reaches and
-    values, one copy per share of the blocks.
+    values, and the current strategy of the updating player's decisions (made in the
+    forward walk, used again in the backward one), one copy per share of the blocks.
 
     Public chance sampling: with ``card_count`` > 0 a pass walks only the blocks below
     ``card_count`` cards of ``cards`` (the cards the block chances deal), drawn by
@@ -153,6 +154,9 @@ class BlockArrays(NamedTuple):
     walked_start: np.ndarray  # (shares + 1,) int64
     block_share: np.ndarray  # (blocks,) int64
     share_work: np.ndarray  # (shares,) int64
+    #: per share, the regret-matched rows of the updating player's decisions, block-local
+    #: as ``block_cfv``: made by the block's forward pass, read by its backward pass
+    block_strategy: np.ndarray
 
 
 class LeafData(NamedTuple):

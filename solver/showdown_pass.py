@@ -140,20 +140,7 @@ def showdown_values(
         below = end
     st = qs.dtype.type(stake)
     if fold_mode == FOLD_SAME_REACH:  # both in one loop, in the arrays' precision
-        fv = qs.dtype.type(fold_value)
-        dp = qs.dtype.type(dup)
-        if identity:
-            for t in range(n):
-                a = s1[t]
-                b = s2[t]
-                out[t] = st * (at_end[gid[t]] - table[a] - table[b])
-                fold_out[t] = fv * (dp * x_[t] + F_all - F[a & (W - 1)] - F[b & (W - 1)])
-        else:
-            for t in range(n):
-                a = s1[t]
-                b = s2[t]
-                out[order[t]] = st * (at_end[gid[t]] - table[a] - table[b])
-                fold_out[order[t]] = fv * (dp * x_[t] + F_all - F[a & (W - 1)] - F[b & (W - 1)])
+        _with_fold(out, fold_out, order, identity, st, at_end, gid, table, s1, s2, fold_value, dup, x_, F_all, F)
         return
     if fold_mode == FOLD_OTHER_REACH:  # y's card totals as F's, then both in one loop
         for c in range(W):
@@ -166,21 +153,8 @@ def showdown_values(
                 Y[c2s[t]] += x
                 y_total += x
         Y[NO_CARD] = zero
-        Y_all = qs.dtype.type(y_total)
-        fv = qs.dtype.type(fold_value)
-        dp = qs.dtype.type(dup)
-        if identity:
-            for t in range(n):
-                a = s1[t]
-                b = s2[t]
-                out[t] = st * (at_end[gid[t]] - table[a] - table[b])
-                fold_out[t] = fv * (dp * ys[t] + Y_all - Y[a & (W - 1)] - Y[b & (W - 1)])
-        else:
-            for t in range(n):
-                a = s1[t]
-                b = s2[t]
-                out[order[t]] = st * (at_end[gid[t]] - table[a] - table[b])
-                fold_out[order[t]] = fv * (dp * ys[t] + Y_all - Y[a & (W - 1)] - Y[b & (W - 1)])
+        y_all = qs.dtype.type(y_total)
+        _with_fold(out, fold_out, order, identity, st, at_end, gid, table, s1, s2, fold_value, dup, ys, y_all, Y)
         return
     if identity:
         for t in range(n):
@@ -188,6 +162,30 @@ def showdown_values(
     else:
         for t in range(n):
             out[order[t]] = st * (at_end[gid[t]] - table[s1[t]] - table[s2[t]])
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def _with_fold(out, fold_out, order, identity, st, at_end, gid, table, s1, s2, fold_value, dup, fx, f_all, cards):
+    """``showdown_values``' last loop with a fold beside the showdown: each hand's
+    showdown value from its group's K and its two slots, and its fold value from the
+    fold reach ``fx`` (in strength order), its total ``f_all`` and its per-card totals
+    ``cards`` (a card is its slot's column), in the arrays' precision."""
+    W = LADDER_WIDTH
+    fv = table.dtype.type(fold_value)
+    dp = table.dtype.type(dup)
+    n = gid.shape[0]
+    if identity:
+        for t in range(n):
+            a = s1[t]
+            b = s2[t]
+            out[t] = st * (at_end[gid[t]] - table[a] - table[b])
+            fold_out[t] = fv * (dp * fx[t] + f_all - cards[a & (W - 1)] - cards[b & (W - 1)])
+    else:
+        for t in range(n):
+            a = s1[t]
+            b = s2[t]
+            out[order[t]] = st * (at_end[gid[t]] - table[a] - table[b])
+            fold_out[order[t]] = fv * (dp * fx[t] + f_all - cards[a & (W - 1)] - cards[b & (W - 1)])
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)

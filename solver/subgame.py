@@ -163,6 +163,7 @@ class Subgame:
             np.zeros(copies + 1, dtype=np.int64),
             np.zeros(nb_, dtype=np.int64),
             np.zeros(copies, dtype=np.int64),
+            np.zeros((copies, t.block_rows, H), dtype=dtype),
         )
 
 

@@ -52,19 +52,22 @@ def top_forward(tree, hands, reach0, reach1, rule, work, top_end, in_block, skip
         work.reach[1, 0, h] = reach1[h]
     forward(
         np.int64(0), top_end, np.int64(0), tree.kind, tree.player, tree.first_child, tree.num_children, tree.dealt,
-        tree.slot, hands.c1, hands.c2, rule, work.reach, in_block, skip, work.tmp,
+        tree.slot, hands.c1, hands.c2, rule, work.reach, in_block, skip, work.tmp, np.int64(-1), work.cfv[:0],
     )  # fmt: skip
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def forward(
-    lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, rule, reach, in_block, skip, tmp
+    lo, hi, base, kind, player, first_child, num_children, dealt, slot, c1, c2, rule, reach, in_block, skip, tmp,
+    keep, kept,
 ):  # fmt: skip
     """Reaches below the nodes lo..hi-1 (parents come before children) under
     ``rule``'s current strategy; node n's row of ``reach`` is n - base. Nodes marked
     ``in_block`` (chance children whose block walk computes them) are left out, and
     so are their rows. So are the decisions of player ``skip`` (-1: none), whose
-    rows are still current (see ``passes.run_cfr``). ``tmp``: a row of scratch."""
+    rows are still current (see ``passes.run_cfr``). ``tmp``: a row of scratch. The
+    regret-matched rows of player ``keep``'s decisions (-1: none) are also left in
+    ``kept`` (row c - base for child c), for the backward pass (``backward_nodes``)."""
     for n in range(lo, hi):
         if in_block[n]:  # a chance child whose block's walk does it
             continue
@@ -72,8 +75,9 @@ def forward(
         if k == DECISION:
             if player[n] != skip:
                 decision_reach(
-                    n, slot[player[n], n] - base, base, player, first_child, num_children, rule, reach, c1.shape[0], tmp
-                )
+                    n, slot[player[n], n] - base, base, player, first_child, num_children, rule, reach, c1.shape[0],
+                    tmp, kept, player[n] == keep,
+                )  # fmt: skip
         elif k == CHANCE:
             for c in range(first_child[n], first_child[n] + num_children[n]):
                 if not in_block[c]:
@@ -81,16 +85,22 @@ def forward(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def decision_reach(n, src, base, player, first_child, num_children, rule, reach, H, tmp):
+def decision_reach(n, src, base, player, first_child, num_children, rule, reach, H, tmp, kept, keep):
     """The actor's reach at the children of decision node n (rows c - base) from its
     reach at n (row ``src``) under ``rule``'s current strategy, for the first H hands
-    (``tmp``: scratch, its first H entries)."""
+    (``tmp``: scratch, its first H entries). ``keep`` (regret matching): the
+    strategy's rows are also left in ``kept`` (rows c - base)."""
     p = player[n]
     f = first_child[n]
     m = num_children[n]
     if rule.regret_matching:
         _positive_totals(rule.regret, f, m, tmp, H)
         for c in range(f, f + m):
+            if keep:
+                _matched_row(rule.regret, c, m, tmp, kept[c - base], H)
+                for h in range(H):
+                    reach[p, c - base, h] = kept[c - base, h] * reach[p, src, h]
+                continue
             _matched_row(rule.regret, c, m, tmp, reach[p, c - base], H)
             for h in range(H):
                 reach[p, c - base, h] *= reach[p, src, h]
@@ -151,6 +161,7 @@ def backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2,
         dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma,
         regret, avg, weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order,
+        cfv[:0], np.bool_(False),
     )  # fmt: skip
 
 
@@ -158,12 +169,13 @@ def backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
 def backward_nodes(
     lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
     orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret, avg,
-    weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order,
+    weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order, kept, use_kept,
 ):  # fmt: skip
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
     showdowns' board order if ``in_order``: see ``block_pass._walk_block``). Nodes marked
-    ``in_block`` are left out (see forward)."""
+    ``in_block`` are left out (see forward). ``use_kept``: the current strategy of i's
+    decisions is read from ``kept`` (rows c - base), as the forward pass left it."""
     H = c1.shape[0]
     o = 1 - i
     for n in range(hi - 1, lo - 1, -1):
@@ -206,7 +218,7 @@ def backward_nodes(
             )  # fmt: skip
             decision_values(
                 n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma, regret, avg, weight,
-                update, best_response, regret_matching, discount, reach, cfv, tmp, qs, H,
+                update, best_response, regret_matching, discount, reach, cfv, tmp, qs, H, kept, use_kept,
             )  # fmt: skip
 
 
@@ -230,13 +242,13 @@ def chance_values(n, row, base, lo, hi, first_child, num_children, dealt, chance
 @nb.njit(cache=True, fastmath=FASTMATH)
 def decision_values(
     n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response,
-    regret_matching, discount, reach, cfv, tmp, scratch, H,
+    regret_matching, discount, reach, cfv, tmp, scratch, H, kept, use_kept,
 ):  # fmt: skip
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
     c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
     for the first H hands; the current strategy as ``PassRule`` says
-    (``regret_matching``: from ``regret``, else ``sigma``). ``tmp``, ``scratch``: rows
-    of at least H."""
+    (``regret_matching``: from ``regret``, else ``sigma``; ``use_kept``: regret
+    matching's rows as ``forward`` kept them). ``tmp``, ``scratch``: rows of at least H."""
     f = first_child[n]
     m = num_children[n]
     if player[n] != i:
@@ -252,7 +264,9 @@ def decision_values(
             for h in range(H):
                 cfv[row, h] = max(cfv[row, h], cfv[c - base, h])
     elif regret_matching:
-        _matched_values(f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H)
+        _matched_values(
+            f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H, kept, use_kept
+        )  # fmt: skip
     else:
         for h in range(H):
             cfv[row, h] = 0.0
@@ -283,19 +297,28 @@ def decision_values(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _matched_values(f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, sr, H):
+def _matched_values(
+    f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H, kept, use_kept
+):  # fmt: skip
     """``decision_values`` at one of player i's decisions (children f..f+m-1) playing
-    regret matching on ``regret``: each child's probabilities made into ``sr`` (a row
-    of scratch) while the rows are in cache, used for the values and the average, then
-    (``update``) the regrets: CFR+'s, or discounted as ``discount`` says (``PassRule``).
-    No strategy is stored: the arrays a pass streams are the regrets and the average."""
+    regret matching on ``regret``: each child's probabilities made into a row of
+    ``scratch`` while the rows are in cache (or, ``use_kept``, read from ``kept``'s
+    row c - base, where the forward pass left them), used for the values and the
+    average, then (``update``) the regrets: CFR+'s, or discounted as ``discount`` says
+    (``PassRule``). No strategy is stored in the tree: the arrays a pass streams are
+    the regrets and the average."""
     zero = regret.dtype.type(0.0)
     w = avg.dtype.type(weight)  # the arrays' own precision (see decision_values)
-    _positive_totals(regret, f, m, tmp, H)
+    if not use_kept:
+        _positive_totals(regret, f, m, tmp, H)
     for h in range(H):
         cfv[row, h] = 0.0
     for c in range(f, f + m):
-        _matched_row(regret, c, m, tmp, sr, H)
+        if use_kept:
+            sr = kept[c - base]
+        else:
+            sr = scratch
+            _matched_row(regret, c, m, tmp, sr, H)
         for h in range(H):
             cfv[row, h] += sr[h] * cfv[c - base, h]
         if update:
