@@ -139,9 +139,9 @@ class PublicTree(NodeCounts):
         average per node and hand (the current strategy is made from the regrets where
         a pass needs it), both players' reaches and values per node above the blocks
         (``top_rows``), all in single precision in solves, and per thread the
-        block-local reaches and values of the largest block (see
+        block-local reaches, values and kept strategy of the largest block (see
         ``block_pass._walk_block``)."""
-        return (2 * self.num_nodes + 3 * self.top_rows + 3 * threads * self.block_rows) * num_hands * float_bytes
+        return (2 * self.num_nodes + 3 * self.top_rows + 4 * threads * self.block_rows) * num_hands * float_bytes
 
     @property
     def top_rows(self) -> int:

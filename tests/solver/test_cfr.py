@@ -30,8 +30,8 @@ def test_reference_river_tree_has_the_reference_size():
     t = build_tree(river_state(), BetSizes(bets=((0.25, 0.5, 1.0, 2.0), (0.5, 1.0)), max_raises=3))
     assert (t.num_decisions, t.num_terminals) == (44, 85)
     assert (t.first_child[t.kind == DECISION] > np.nonzero(t.kind == DECISION)[0]).all()  # parents first
-    # five arrays of (nodes, hands) floats, and one block-local row of three (no chance nodes: no blocks)
-    assert t.memory_bytes(1081) == (5 * t.num_nodes + 3) * 1081 * 4
+    # five arrays of (nodes, hands) floats, and one block-local row of four (no chance nodes: no blocks)
+    assert t.memory_bytes(1081) == (5 * t.num_nodes + 4) * 1081 * 4
 
 
 def test_postflop_solver_tree_rules_give_its_tree_sizes():
@@ -328,7 +328,11 @@ def test_a_solve_keeps_tree_wide_reaches_only_above_the_blocks(spot):
     t = sub.tree
     H = len(sub.hands)
     assert 0 < t.top_rows == t.top_end < t.num_nodes
-    assert t.memory_bytes(H) == (2 * t.num_nodes + 3 * t.top_end + 3 * t.block_rows) * H * 4
+    assert t.memory_bytes(H) == (2 * t.num_nodes + 3 * t.top_end + 4 * t.block_rows) * H * 4
+    # the block-local rows it counts are those a one-thread solve's blocks allocate
+    blocks = sub.block_arrays(1, cfr.SOLVE_DTYPE)
+    local = blocks.block_reach.nbytes + blocks.block_cfv.nbytes + blocks.block_strategy.nbytes
+    assert local == 4 * t.block_rows * H * 4
     small = cfr.solve(sub, 20)
     regret, avg = (np.zeros((t.num_nodes, H), cfr.SOLVE_DTYPE) for _ in range(2))
     w = cfr.Workspace(sub, cfr.SOLVE_DTYPE)  # every node's rows
