@@ -104,7 +104,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks, kept):
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, local_slot,
         hc1, hc2, dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent,
         sigma, regret, avg, weight, update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs,
-        in_block, in_order, kept, np.bool_(True),
+        in_block, in_order, kept,
     )  # fmt: skip
     if kind[parent] == DECISION:
         terminal_children(
@@ -114,7 +114,7 @@ def _walk_block(b, i, tree, hands, rule, top, work, blocks, kept):
         )  # fmt: skip
         decision_values(
             parent, np.int64(0), np.int64(0), base, i, player, first_child, num_children, sigma, regret, avg, weight,
-            update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs, Hb, kept, np.bool_(True),
+            update, best_response, regret_matching, discount, block_reach, block_cfv, tmp, qs, Hb, kept,
         )  # fmt: skip
     else:
         chance_values(

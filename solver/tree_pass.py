@@ -161,7 +161,7 @@ def backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
         lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2,
         dup, orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma,
         regret, avg, weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order,
-        cfv[:0], np.bool_(False),
+        cfv[:0],
     )  # fmt: skip
 
 
@@ -169,13 +169,13 @@ def backward(lo, hi, base, i, tree, hands, rule, work, in_block, in_order):
 def backward_nodes(
     lo, hi, base, i, kind, player, first_child, num_children, spent, dealt, board_of, chance_weight, slot, c1, c2, dup,
     orders, c1s, c2s, ladder, board_start, board_len, board_rows, board_identity, payoff, at_parent, sigma, regret, avg,
-    weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order, kept, use_kept,
+    weight, update, best_response, regret_matching, discount, reach, cfv, tmp, qs, in_block, in_order, kept,
 ):  # fmt: skip
     """Values at the nodes hi-1..lo (children before parents), with CFR+ updates; node
     n's rows of ``reach`` and ``cfv`` are n - base, over the hands of ``c1`` (in the
     showdowns' board order if ``in_order``: see ``block_pass._walk_block``). Nodes marked
-    ``in_block`` are left out (see forward). ``use_kept``: the current strategy of i's
-    decisions is read from ``kept`` (rows c - base), as the forward pass left it."""
+    ``in_block`` are left out (see forward). ``kept`` with rows: the current strategy of
+    i's decisions is read from it (rows c - base), as the forward pass left it."""
     H = c1.shape[0]
     o = 1 - i
     for n in range(hi - 1, lo - 1, -1):
@@ -218,7 +218,7 @@ def backward_nodes(
             )  # fmt: skip
             decision_values(
                 n, n - base, slot[i, n] - base, base, i, player, first_child, num_children, sigma, regret, avg, weight,
-                update, best_response, regret_matching, discount, reach, cfv, tmp, qs, H, kept, use_kept,
+                update, best_response, regret_matching, discount, reach, cfv, tmp, qs, H, kept,
             )  # fmt: skip
 
 
@@ -242,12 +242,12 @@ def chance_values(n, row, base, lo, hi, first_child, num_children, dealt, chance
 @nb.njit(cache=True, fastmath=FASTMATH)
 def decision_values(
     n, row, me, base, i, player, first_child, num_children, sigma, regret, avg, weight, update, best_response,
-    regret_matching, discount, reach, cfv, tmp, scratch, H, kept, use_kept,
+    regret_matching, discount, reach, cfv, tmp, scratch, H, kept,
 ):  # fmt: skip
     """Values at decision node n (into ``row`` of ``cfv``) from its children's (rows
     c - base), with the CFR+ update at player i's nodes (``me``: i's reach row at n),
     for the first H hands; the current strategy as ``PassRule`` says
-    (``regret_matching``: from ``regret``, else ``sigma``; ``use_kept``: regret
+    (``regret_matching``: from ``regret``, else ``sigma``; ``kept`` with rows: regret
     matching's rows as ``forward`` kept them). ``tmp``, ``scratch``: rows of at least H."""
     f = first_child[n]
     m = num_children[n]
@@ -265,8 +265,8 @@ def decision_values(
                 cfv[row, h] = max(cfv[row, h], cfv[c - base, h])
     elif regret_matching:
         _matched_values(
-            f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H, kept, use_kept
-        )  # fmt: skip
+            f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H, kept
+        )
     else:
         for h in range(H):
             cfv[row, h] = 0.0
@@ -297,18 +297,17 @@ def decision_values(
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
-def _matched_values(
-    f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H, kept, use_kept
-):  # fmt: skip
+def _matched_values(f, m, row, me, base, i, regret, avg, weight, update, discount, reach, cfv, tmp, scratch, H, kept):
     """``decision_values`` at one of player i's decisions (children f..f+m-1) playing
     regret matching on ``regret``: each child's probabilities made into a row of
-    ``scratch`` while the rows are in cache (or, ``use_kept``, read from ``kept``'s
-    row c - base, where the forward pass left them), used for the values and the
+    ``scratch`` while the rows are in cache (or, where ``kept`` has rows, read from
+    its row c - base, where the forward pass left them), used for the values and the
     average, then (``update``) the regrets: CFR+'s, or discounted as ``discount`` says
     (``PassRule``). No strategy is stored in the tree: the arrays a pass streams are
     the regrets and the average."""
     zero = regret.dtype.type(0.0)
     w = avg.dtype.type(weight)  # the arrays' own precision (see decision_values)
+    use_kept = kept.shape[0] > 0
     if not use_kept:
         _positive_totals(regret, f, m, tmp, H)
     for h in range(H):
