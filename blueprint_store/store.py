@@ -226,6 +226,18 @@ def write_blueprint(path: str | os.PathLike, contents: BlueprintContents) -> Non
         raise
 
 
+_PLAY_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def play_digest(path: str | os.PathLike) -> str:
+    """``Blueprint(path).play_digest()``, kept per (path, size, modification time)."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    if key not in _PLAY_DIGESTS:
+        _PLAY_DIGESTS[key] = Blueprint(path).play_digest()
+    return _PLAY_DIGESTS[key]
+
+
 def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
@@ -395,6 +407,26 @@ class Blueprint:
                 crc = zlib.crc32(flat[start : start + (1 << 24)].data, crc)
             if crc != info["crc32"]:
                 raise StoreError(f"{self.path}: array {name!r} is corrupt (CRC mismatch)")
+
+    def play_digest(self) -> str:
+        """The SHA-256 (16 hex digits) of what plays: the header without its training
+        figures and array offsets, and every array's bytes (a full read). A store trained
+        again to the same strategy (one thread, the same seed and iterations) has the same
+        digest, though its file's bytes differ in the figures (times, machine)."""
+        import hashlib
+
+        header = {k: v for k, v in self.header.items() if k not in ("training", "arrays")}
+        header["extensions"] = [
+            {k: v for k, v in e.items() if k != "training"} for e in self.header.get("extensions", [])
+        ]
+        h = hashlib.sha256(msgpack.packb(header, use_bin_type=True))
+        for name in sorted(self._arrays):
+            a = self._arrays[name]
+            h.update(f"{name} {a.dtype.str} {list(a.shape)}".encode())
+            flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
+            for start in range(0, flat.size, 1 << 24):
+                h.update(flat[start : start + (1 << 24)].data)
+        return h.hexdigest()[:16]
 
     def check_game(self, game: GameDef) -> None:
         """Refuse to play ``game`` with a blueprint trained for another one."""

@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from pokerbot.blueprint_store.store import play_digest
 from pokerbot.bot.cores import usable_cpus
 from pokerbot.bot.evaluation.control_variates import cross_fitted
 from pokerbot.bot.evaluation.stats import Z95
@@ -134,22 +135,6 @@ def code_version(root: str | None = None) -> str:
         except PackageNotFoundError:
             return "unknown"
     return head if not diff else f"{head}-dirty-{hashlib.sha256(diff).hexdigest()[:8]}"
-
-
-_DIGESTS: dict[tuple, str] = {}
-
-
-def file_digest(path: str) -> str:
-    """The SHA-256 of a file (first 16 hex digits), kept per (path, size, mtime)."""
-    st = os.stat(path)
-    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
-    if key not in _DIGESTS:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 22), b""):
-                h.update(block)
-        _DIGESTS[key] = h.hexdigest()[:16]
-    return _DIGESTS[key]
 
 
 @dataclass(frozen=True)
@@ -471,7 +456,7 @@ def spec_maker(
     at_once: int = 1,
 ) -> Callable[[Row, int, str], ChunkSpec]:
     """Chunk specs of one run: the same game, blueprint, limits and commit for all."""
-    digest = file_digest(blueprint) if blueprint and os.path.exists(blueprint) else None
+    digest = play_digest(blueprint) if blueprint and os.path.exists(blueprint) else None
     version = commit or code_version()
 
     def make(row: Row, seed: int, out_dir: str) -> ChunkSpec:

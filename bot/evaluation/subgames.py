@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from pokerbot.bot.evaluation.ladder import file_digest
+from pokerbot.blueprint_store.store import play_digest
 from pokerbot.bot.evaluation.run_identity import claim, open_results
 from pokerbot.bot.evaluation.stats import Z95, mean_interval
 from pokerbot.bot.evaluation.subgame_parts import SubgameParts, hand_classes
@@ -644,8 +644,8 @@ class SubgamesRun:
         subgames staying the same)."""
         return {
             "config": asdict(self.config),
-            "blueprint_digest": file_digest(self.config.blueprint),
-            "opponent_blueprint_digest": file_digest(self.config.b_blueprint),
+            "blueprint_digest": play_digest(self.config.blueprint),
+            "opponent_blueprint_digest": play_digest(self.config.b_blueprint),
             "code": sources_digest(),
         }
 

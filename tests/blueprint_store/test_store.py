@@ -1,6 +1,7 @@
 """The blueprint store: round trip, lookups with range thresholding, reach along a
 line, and clear errors for truncated, corrupt or mismatched files."""
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ from pokerbot.blueprint_store.store import (
     OffTreeError,
     StoreError,
     apply_threshold,
+    play_digest,
+    write_blueprint,
 )
 from pokerbot.protocol.betting import BettingState, apply_betting
 from pokerbot.protocol.gamedef import bundled_game
@@ -37,6 +40,23 @@ def test_round_trip_and_verify(small_blueprint):
         for b in range(bp.tree.buckets[bp.tree.round[n]]):
             p = bp.probabilities(int(n), b, threshold=False)
             assert p.sum() == pytest.approx(1.0, abs=1e-5) and (p >= 0).all()
+
+
+def test_the_play_digest_ignores_training_figures_and_sees_the_strategy(small_blueprint, tmp_path):
+    """A store written again with other training figures (times, machine) plays the same
+    and has the same play digest though its bytes differ; one probability changed gives
+    another digest (the control that the digest reads the arrays)."""
+    contents = Blueprint(small_blueprint).contents()
+    again = tmp_path / "again.bp"
+    write_blueprint(again, dataclasses.replace(contents, training={**contents.training, "seconds": 12345.6}))
+    with open(small_blueprint, "rb") as f, open(again, "rb") as g:
+        assert f.read() != g.read()
+    assert play_digest(again) == play_digest(small_blueprint) == Blueprint(again).play_digest()
+    strategy = np.array(contents.strategy)
+    strategy[len(strategy) // 2] += 1e-6
+    changed = tmp_path / "changed.bp"
+    write_blueprint(changed, dataclasses.replace(contents, strategy=strategy))
+    assert play_digest(changed) != play_digest(small_blueprint)
 
 
 def test_lookup_follows_the_betting_and_thresholds_early_rounds(small_blueprint):
