@@ -45,6 +45,8 @@ def print_info(path: str, verify: bool = False, hands: list[str] | None = None) 
         f"{path}: blueprint store, format {h['format']}, {bp.size_bytes / 1e6:.1f} MB"
         + (" (checksums verified)" if verify else "")
     )
+    if verify:  # a full read as well: what subgames runs and ladder chunks identify the store by
+        print(f"play digest: {bp.play_digest()} (SHA-256 of the strategy, cards and header, not the training figures)")
     game = bp.game
     print(
         f"game: {'no-limit' if game.is_nolimit else 'limit'}, {game.num_rounds} rounds, stacks {game.stack}, "

@@ -225,6 +225,7 @@ def test_info_lists_the_extensions(improved, capsys):
     text = capsys.readouterr().out
     assert "extension type2: first raise 0.714 pot by the opponent in position 1" in text
     assert "extension type1: first raise 0.750 pot by the opponent in position 1" in text
+    assert f"play digest: {Blueprint(out).play_digest()} " in text  # --verify prints it
 
 
 def raises_after_our_limp(tmp_path, size_to: int, hands: int):

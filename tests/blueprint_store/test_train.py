@@ -10,7 +10,7 @@ import pytest
 from pokerbot.blueprint_store import train
 from pokerbot.blueprint_store.abstraction import HOLDEM_ROUNDS, CardAbstraction, CardAbstractionSpec
 from pokerbot.blueprint_store.indexer import HandIndexer
-from pokerbot.blueprint_store.store import Blueprint
+from pokerbot.blueprint_store.store import Blueprint, play_digest
 from pokerbot.solver import evaluator as ev
 
 pytestmark = pytest.mark.timeout(300)
@@ -48,6 +48,21 @@ def test_train_write_and_resume(tmp_path, monkeypatch):
     assert any("resumed at" in x for x in lines) and any("reused" in x for x in lines)
     assert second["iterations"] > first["iterations"]
     assert Blueprint(out).header["training"]["iterations"] == second["iterations"]
+
+
+def test_one_thread_and_an_iteration_budget_train_the_same_store_again(tmp_path, monkeypatch):
+    """Two trainings of one seed and iteration count on one thread play the same (equal
+    play digests, though the training figures differ); another seed does not (control)."""
+    monkeypatch.setattr(train, "build_card_abstraction", fake_cards)
+    preset = train.Preset(
+        "test", CardAbstractionSpec(buckets=(169, 4, 4, 4)), train.PRESETS["tiny"].actions, seconds=60.0, batch=2_000
+    )
+    digests = []
+    for name, seed in (("a", 3), ("b", 3), ("c", 4)):
+        out = str(tmp_path / f"{name}.bp")
+        train.train_blueprint(preset, out, threads=1, iterations=9_000, seed=seed, log=lambda x: None)
+        digests.append(play_digest(out))
+    assert digests[0] == digests[1] != digests[2]
 
 
 def test_unknown_preset_and_wrong_game(tmp_path):
