@@ -10,7 +10,11 @@ def add(sub) -> None:
     bi = sub.add_parser("blueprint", help="inspect a blueprint store: pokerbot blueprint info PATH")
     bi.add_argument("action", choices=["info"], help="what to do")
     bi.add_argument("path", help="the store")
-    bi.add_argument("--verify", action="store_true", help="also check every array's checksum and print the play digest (reads the whole file)")
+    bi.add_argument(
+        "--verify",
+        action="store_true",
+        help="also check every array's checksum and print the play digest (reads the whole file)",
+    )
     bi.add_argument(
         "--hands",
         default="AA,KK,AKs,AKo,QJs,T9s,72o,32o",
