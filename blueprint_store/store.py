@@ -34,11 +34,12 @@ which drops an action only where every hand plays it under the threshold:
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -238,6 +239,13 @@ def play_digest(path: str | os.PathLike) -> str:
     return _PLAY_DIGESTS[key]
 
 
+def _byte_chunks(a: np.ndarray) -> Iterator[memoryview]:
+    """An array's bytes in 16 MB pieces (a full read that never copies the whole array)."""
+    flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
+    for start in range(0, flat.size, 1 << 24):
+        yield flat[start : start + (1 << 24)].data
+
+
 def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
@@ -402,9 +410,8 @@ class Blueprint:
         for name, info in self.header["arrays"].items():
             a = self._arrays[name]
             crc = 0
-            flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
-            for start in range(0, flat.size, 1 << 24):
-                crc = zlib.crc32(flat[start : start + (1 << 24)].data, crc)
+            for chunk in _byte_chunks(a):
+                crc = zlib.crc32(chunk, crc)
             if crc != info["crc32"]:
                 raise StoreError(f"{self.path}: array {name!r} is corrupt (CRC mismatch)")
 
@@ -413,8 +420,6 @@ class Blueprint:
         figures and array offsets, and every array's bytes (a full read). A store trained
         again to the same strategy (one thread, the same seed and iterations) has the same
         digest, though its file's bytes differ in the figures (times, machine)."""
-        import hashlib
-
         header = {k: v for k, v in self.header.items() if k not in ("training", "arrays")}
         header["extensions"] = [
             {k: v for k, v in e.items() if k != "training"} for e in self.header.get("extensions", [])
@@ -423,9 +428,8 @@ class Blueprint:
         for name in sorted(self._arrays):
             a = self._arrays[name]
             h.update(f"{name} {a.dtype.str} {list(a.shape)}".encode())
-            flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
-            for start in range(0, flat.size, 1 << 24):
-                h.update(flat[start : start + (1 << 24)].data)
+            for chunk in _byte_chunks(a):
+                h.update(chunk)
         return h.hexdigest()[:16]
 
     def check_game(self, game: GameDef) -> None:
